@@ -1,0 +1,3 @@
+"""searchtrace dashboard (see its issue)."""
+
+__all__: list[str] = []

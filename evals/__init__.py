@@ -1,0 +1,3 @@
+"""searchtrace evals (see its issue)."""
+
+__all__: list[str] = []

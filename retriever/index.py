@@ -1,0 +1,196 @@
+"""Content-addressed indexes: build once, reuse while data and config are unchanged.
+
+An index lives in ``<home>/indexes/<dataset>-<key>/`` where ``key`` hashes the
+dataset fingerprint (corpus + triples bytes) and the index configuration
+(embedding model, BM25 parameters, schema version). It holds ``manifest.json``
+(written last: its presence marks a complete index), ``doc_ids.json``, the
+Qdrant Edge shard (embedded default) and the graph file. Embeddings are cached
+by text hash in ``<home>/cache/`` so a changed corpus embeds only new texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from retriever.config import RetrieverConfig
+from retriever.data.beir import Dataset, fingerprint, load_dataset
+from retriever.graph.base import GraphStore
+from retriever.types import Document
+from retriever.vectorstore.base import PointRow, VectorStore
+from retriever.vectorstore.bm25 import Bm25Encoder, mean_token_length
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+UPSERT_BATCH = 512
+
+
+@dataclass(frozen=True)
+class IndexManifest:
+    key: str
+    dataset: str
+    dataset_fingerprint: str
+    n_docs: int
+    n_triples: int
+    avg_len: float
+    model: str
+    dim: int
+    vector_backend: str  # "edge" or the Qdrant URL
+    collection: str
+    graph_backend: str  # "memory", "neo4j" or "none"
+    built_at: float
+    build_seconds: float
+    embedded_texts: int  # texts embedded (not served from the cache) by this build
+
+
+@dataclass
+class OpenIndex:
+    """Everything a search needs, opened."""
+
+    manifest: IndexManifest
+    path: Path
+    store: VectorStore
+    graph: GraphStore | None
+    bm25: Bm25Encoder
+    doc_ids: np.ndarray  # object array: point id -> document id
+    point_of: dict[str, int]
+
+    def close(self) -> None:
+        self.store.close()
+        if self.graph is not None:
+            self.graph.close()
+
+
+def payload(doc: Document) -> dict:
+    return {"id": doc.id, "title": doc.title, "text": doc.text, "collection": doc.collection,
+            "tags": list(doc.tags), "language": doc.language, "url": doc.url, "timestamp": doc.timestamp}
+
+
+def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:
+    spec = {"schema": SCHEMA_VERSION, "data": dataset_fp, "model": model_id, "bm25": "qdrant-english",
+            "qdrant": config.qdrant_url or "edge", "neo4j": config.neo4j.uri if config.neo4j else None}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def index_dir(config: RetrieverConfig, dataset_name: str, key: str) -> Path:
+    return config.home / "indexes" / f"{dataset_name}-{key}"
+
+
+def _make_store(config: RetrieverConfig, path: Path, collection: str) -> VectorStore:
+    if config.qdrant_url:
+        from retriever.vectorstore.server import ServerStore
+        return ServerStore(url=config.qdrant_url, collection=collection, api_key=config.qdrant_api_key)
+    from retriever.vectorstore.edge import EdgeStore
+    return EdgeStore(path / "shard")
+
+
+def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
+    if config.neo4j:
+        from retriever.graph.neo4j import Neo4jGraph
+        n = config.neo4j
+        return Neo4jGraph(n.uri, n.user, n.password, database=n.database, timeout_s=config.graph.timeout_s)
+    from retriever.graph.memory import MemoryGraph
+    return MemoryGraph(path / "graph.json")
+
+
+def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
+                  progress: bool) -> None:
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(docs), desc="indexing", unit="doc", disable=not progress)
+    for start in range(0, len(docs), UPSERT_BATCH):
+        batch = docs[start:start + UPSERT_BATCH]
+        sparse = bm25.encode_documents([d.content for d in batch])
+        store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d)) for i, d in enumerate(batch)])
+        bar.update(len(batch))
+    bar.close()
+    store.flush()
+
+
+def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> tuple[Path, str, bool]:
+    """The index folder for a dataset folder, its key, and whether it is complete."""
+    dataset_fp = fingerprint(dataset_dir)
+    key = index_key(dataset_fp, model_id, config)
+    path = index_dir(config, Path(dataset_dir).resolve().name, key)
+    return path, dataset_fp, (path / "manifest.json").exists()
+
+
+def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress: bool = True,
+                force: bool = False) -> Path:
+    """Index ``dataset`` unless an identical index exists; returns its folder."""
+    from retriever.embedding import EmbeddingCache, embed_with_cache
+
+    path, dataset_fp, complete = existing_index(dataset.root, config, embedder.model_id)
+    key = path.name.rsplit("-", 1)[1]
+    if complete and not force:
+        log.info("index %s is up to date", path)
+        return path
+    started = time.perf_counter()
+    tmp = path.with_name(path.name + ".building")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    docs = list(dataset.docs)
+    texts = [d.content for d in docs]
+    cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
+    vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
+    avg_len = mean_token_length(texts)
+    bm25 = Bm25Encoder(avg_len)
+    collection = f"searchtrace_{dataset.name}_{key}"
+    store = _make_store(config, tmp, collection)
+    store.create(vectors.shape[1] if len(vectors) else embedder.dim)
+    _write_points(store, docs, vectors, bm25, progress)
+    store.close()
+    graph_backend = "none"
+    if dataset.has_triples:
+        graph = _make_graph(config, tmp)
+        graph.connect()
+        graph.clear()
+        graph.load(dataset.triples, dataset.aliases)
+        if hasattr(graph, "save"):
+            graph.save(tmp / "graph.json")
+        graph.close()
+        graph_backend = "neo4j" if config.neo4j else "memory"
+    (tmp / "doc_ids.json").write_text(json.dumps([d.id for d in docs]), encoding="utf-8")
+    manifest = IndexManifest(
+        key=key, dataset=dataset.name, dataset_fingerprint=dataset_fp, n_docs=len(docs),
+        n_triples=len(dataset.triples), avg_len=avg_len, model=embedder.model_id, dim=int(vectors.shape[1]),
+        vector_backend=config.qdrant_url or "edge", collection=collection, graph_backend=graph_backend,
+        built_at=time.time(), build_seconds=time.perf_counter() - started,
+        embedded_texts=int(embedded),
+    )
+    (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
+    shutil.rmtree(path, ignore_errors=True)
+    tmp.rename(path)
+    return path
+
+
+def open_index(path: Path, config: RetrieverConfig) -> OpenIndex:
+    """Open a built index folder."""
+    data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    manifest = IndexManifest(**data)
+    store = _make_store(config, path, manifest.collection)
+    store.open()
+    graph = None
+    if manifest.graph_backend != "none":
+        graph = _make_graph(config, path)
+        graph.connect()
+    doc_ids = np.array(json.loads((path / "doc_ids.json").read_text(encoding="utf-8")), dtype=object)
+    return OpenIndex(manifest, path, store, graph, Bm25Encoder(manifest.avg_len), doc_ids,
+                     {d: i for i, d in enumerate(doc_ids)})
+
+
+def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder, *, progress: bool = True,
+                 force: bool = False) -> OpenIndex:
+    """Load the dataset, build its index if needed, and open it."""
+    path, _, complete = existing_index(dataset_dir, config, embedder.model_id)
+    if not complete or force:
+        path = build_index(load_dataset(dataset_dir), config, embedder, progress=progress, force=force)
+    return open_index(path, config)

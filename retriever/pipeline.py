@@ -1,0 +1,275 @@
+"""The search pipeline: composes the stages, one OpenTelemetry span each.
+
+validate -> rewrite -> embed -> dense -> keyword -> graph -> fuse -> rerank ->
+filter -> shape. The pipeline holds no retrieval logic of its own: each stage
+lives in ``retriever.stages``; relevance and bands in ``retriever.confidence``;
+retry hints in ``retriever.retry_hints``.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+
+from retriever import confidence as conf
+from retriever.config import RetrieverConfig
+from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError
+from retriever.index import OpenIndex
+from retriever.request import SearchRequest
+from retriever.retry_hints import retry_hints
+from retriever.stages import shape as shaping
+from retriever.stages.dense import dense
+from retriever.stages.embed import embed
+from retriever.stages.filter import apply_filters, payload_filter
+from retriever.stages.fuse import fuse
+from retriever.stages.graph import GraphResult, graph
+from retriever.stages.keyword import keyword
+from retriever.stages.rerank import IdentityReranker, Reranker
+from retriever.stages.rewrite import Rewrite, rewrite
+from retriever.stages.validate import validate_request
+from retriever.types import Band, Candidates, Mode, Stage
+from traces import attributes as attrs
+from traces.vocabulary import SpanName
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Spans:
+    """Opens stage spans under the current root; records errors on them."""
+
+    tracer: trace.Tracer
+    degraded: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: SpanName) -> Iterator[trace.Span]:
+        with self.tracer.start_as_current_span(name.value, attributes=attrs.span_kind(name),
+                                               record_exception=False, set_status_on_exception=False) as span:
+            try:
+                yield span
+            except Exception as exc:
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, str(exc)))
+                raise
+
+
+def _trace_id(span: trace.Span) -> str:
+    ctx = span.get_span_context()
+    return format(ctx.trace_id, "032x") if ctx.is_valid else ""
+
+
+class Retriever:
+    """Staged hybrid + knowledge-graph search over an open index.
+
+    Args:
+        index: an open index (``retriever.index.open_index``).
+        embedder: has ``encode_query(text) -> np.ndarray``.
+        config: retriever configuration.
+        tracer: OpenTelemetry tracer; defaults to the global provider's.
+        relevance: relevance model; defaults to the calibration file in
+            ``config.confidence`` if set, else similarity-based.
+        reranker: defaults to identity.
+        capture: trace privacy switches.
+    """
+
+    def __init__(self, index: OpenIndex, embedder, config: RetrieverConfig | None = None, *,
+                 tracer: trace.Tracer | None = None, relevance: conf.RelevanceModel | None = None,
+                 reranker: Reranker | None = None, capture: attrs.CaptureConfig | None = None) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.config = config or RetrieverConfig()
+        self.tracer = tracer or trace.get_tracer("searchtrace")
+        if relevance is None and self.config.confidence.calibration_path:
+            relevance = conf.load_calibration(self.config.confidence.calibration_path)
+        self.relevance = relevance or conf.SimilarityRelevance()
+        self.reranker = reranker or IdentityReranker()
+        self.capture = capture or attrs.CaptureConfig()
+
+    # -- public API --------------------------------------------------------
+
+    def default_mode(self) -> Mode:
+        return Mode.GRAPH if self.index.graph is not None else Mode.FAST
+
+    def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
+               run_id: str | None = None, query_id: str | None = None) -> dict:
+        """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input."""
+        with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
+                                               record_exception=False, set_status_on_exception=False) as root:
+            root.set_attributes(attrs.eval_context(run_id, query_id))
+            try:
+                response = self._search(request, root, query_vector)
+            except SearchtraceError as exc:
+                root.set_status(Status(StatusCode.ERROR, exc.message))
+                root.set_attribute("searchtrace.error.code", exc.code.value)
+                return exc.to_dict()
+            except Exception as exc:  # a bug or an unexpected backend failure: report, never crash
+                log.exception("search failed")
+                root.record_exception(exc)
+                root.set_status(Status(StatusCode.ERROR, str(exc)))
+                root.set_attribute("searchtrace.error.code", "SEARCH_ERROR")
+                return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}
+            root.set_attributes(attrs.outcome(response))
+            return response
+
+    def get_docs(self, ids: list[str]) -> list[dict]:
+        """Documents by id, in the order asked. Raises NotFoundError naming unknown ids."""
+        payloads = self._payloads(ids)
+        missing = [i for i in ids if i not in payloads]
+        if missing:
+            raise NotFoundError(f"unknown document ids: {', '.join(missing[:20])}", field="ids")
+        return [{"id": i, "title": payloads[i].get("title", ""), "text": payloads[i].get("text", ""),
+                 "metadata": shaping.metadata(payloads[i])} for i in ids]
+
+    def get_chunks(self, ids: list[str]) -> list[dict]:
+        """Chunks by id (one chunk per document in this index), shaped like results."""
+        docs = self.get_docs(ids)
+        return [{"id": d["id"], "content": f"{d['title']}\n{d['text']}" if d["title"] else d["text"],
+                 "component_type": "chunk", "metadata": d["metadata"]} for d in docs]
+
+    # -- stages ------------------------------------------------------------
+
+    def _payloads(self, ids: list[str]) -> dict[str, Mapping[str, Any]]:
+        points = [self.index.point_of[i] for i in ids if i in self.index.point_of]
+        return {p["id"]: p for _, p, _ in self.index.store.retrieve(points)}
+
+    def _search(self, request, root: trace.Span, query_vector) -> dict:
+        spans = _Spans(self.tracer)
+        with spans.stage(SpanName.VALIDATE):
+            req = validate_request(request)
+        mode = req.mode or self.default_mode()
+        use_graph = mode is Mode.GRAPH and self.index.graph is not None
+        depth = 0 if mode is Mode.FAST else (req.depth if req.depth is not None else self.config.graph.depth)
+        root.set_attributes(attrs.request(req.query, mode.value, req.top_k, req.candidates, depth, self.capture))
+
+        rw = self._rewrite(spans, req, use_graph)
+        vector = self._embed(spans, rw, query_vector)
+        flt = payload_filter(req)
+        flt = None if flt.is_empty() else flt
+        lists = [self._dense(spans, vector, req.candidates, flt), self._keyword(spans, rw, req.candidates, flt, use_graph)]
+        g = self._graph(spans, rw, depth if use_graph else 0, req.candidates)
+        if len(g.docs):
+            lists.append(g.docs)
+        if all(c is None for c in lists[:2]):
+            raise BackendUnavailable("both the dense and the keyword search failed: " + ", ".join(spans.degraded))
+        lists = [c for c in lists if c is not None]
+
+        with spans.stage(SpanName.FUSE) as span:
+            fused = fuse(lists, self.config.fusion)
+            f = self.config.fusion
+            span.set_attributes(attrs.fusion(f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
+                                                                   if s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)}))
+            span.set_attributes(attrs.candidates(fused.ids, fused.scores, self.capture))
+        with spans.stage(SpanName.RERANK) as span:
+            reranked = self.reranker.rerank(rw.query, fused, req.top_k)
+            span.set_attributes(attrs.rerank(self.reranker.name, req.top_k, fused.ids, fused.scores,
+                                             reranked.ids, reranked.scores, self.capture))
+        return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, root)
+
+    def _rewrite(self, spans: _Spans, req: SearchRequest, use_graph: bool) -> Rewrite:
+        with spans.stage(SpanName.REWRITE) as span:
+            try:
+                rw = rewrite(req.query, self.index.graph if use_graph else None)
+            except Exception as exc:
+                self._degrade(spans, span, Stage.REWRITE, exc)
+                rw = rewrite(req.query, None)
+            span.set_attributes(attrs.rewrite([e.name for e in rw.entities], rw.rewrite_terms))
+        return rw
+
+    def _embed(self, spans: _Spans, rw: Rewrite, query_vector) -> np.ndarray | None:
+        with spans.stage(SpanName.EMBED) as span:
+            span.set_attribute("embedding.model_name", getattr(self.embedder, "model_id", "unknown"))
+            if query_vector is not None:
+                span.set_attribute("searchtrace.embed.precomputed", True)
+                return query_vector
+            return embed(self.embedder, rw.query)
+
+    def _dense(self, spans: _Spans, vector, limit: int, flt) -> Candidates | None:
+        with spans.stage(SpanName.DENSE) as span:
+            try:
+                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
+            except Exception as exc:
+                return self._degrade(spans, span, Stage.DENSE, exc)
+            span.set_attributes(attrs.candidates(found.ids, found.scores, self.capture))
+            return found
+
+    def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> Candidates | None:
+        with spans.stage(SpanName.KEYWORD) as span:
+            text = rw.keyword_query if use_graph else rw.query
+            try:
+                found = keyword(self.index.store, self.index.bm25, text, limit, self.index.doc_ids, flt)
+            except Exception as exc:
+                return self._degrade(spans, span, Stage.KEYWORD, exc)
+            span.set_attributes(attrs.candidates(found.ids, found.scores, self.capture))
+            return found
+
+    def _graph(self, spans: _Spans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
+        with spans.stage(SpanName.GRAPH) as span:
+            span.set_attribute("searchtrace.graph.depth", depth)
+            if depth == 0 or not rw.entities:
+                return GraphResult.empty()
+            try:
+                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph)
+            except Exception as exc:
+                self._degrade(spans, span, Stage.GRAPH, exc)
+                return GraphResult.empty()
+            span.set_attributes(attrs.candidates(g.docs.ids, g.docs.scores, self.capture))
+            span.set_attribute("searchtrace.graph.triples", len(g.hits))
+            return g
+
+    @staticmethod
+    def _degrade(spans: _Spans, span: trace.Span, stage: Stage, exc: Exception) -> None:
+        log.warning("%s stage failed, skipped: %s", stage.value, exc)
+        span.record_exception(exc)
+        span.set_status(Status(StatusCode.ERROR, str(exc)))
+        spans.degraded.append(stage.value)
+        return None
+
+    def _relevance(self, reranked, lists: list[Candidates]) -> tuple[np.ndarray, bool]:
+        dense_list = next((c for c in lists if c.stage is Stage.DENSE), None)
+        model = self.relevance
+        if dense_list is None and not isinstance(model, (conf.LogisticRelevance, conf.IsotonicRelevance)):
+            model = conf.RankRelevance()
+        floor = float(dense_list.scores[-1]) if dense_list is not None and len(dense_list) else 0.0
+        x = conf.features(reranked, floor)
+        return (model.predict(x) if len(reranked) else np.empty(0)), model.rank_only
+
+    def _filter_and_shape(self, spans, req, mode, rw, g, reranked, lists, root) -> dict:
+        with spans.stage(SpanName.FILTER) as span:
+            relevance, rank_only = self._relevance(reranked, lists)
+            best = shaping.best_relevance(relevance)
+            outcome = apply_filters(reranked.ids, relevance, req, self._payloads)
+            span.set_attributes(attrs.filtered(outcome.applied, outcome.dropped, self.capture))
+            span.set_attribute("searchtrace.relevance.model", "rank" if rank_only else self.relevance.name)
+        with spans.stage(SpanName.SHAPE):
+            rows = outcome.keep[: req.top_k]
+            ids = [str(reranked.ids[r]) for r in rows]
+            payloads = self._payloads(ids)
+            band_of = conf.bands(relevance[rows], self.config.confidence, rank_only)
+            results = [shaping.chunk_result(i, payloads.get(i, {"id": i}), relevance[r], b, reranked, int(r), req.debug)
+                       for i, r, b in zip(ids, rows, band_of)]
+            if mode is Mode.GRAPH and g.relations:
+                rel = np.array([h.score for h in g.relations]) / max(h.score for h in g.relations)
+                rel_scores = np.minimum(rel * best, best)  # a relation is never more relevant than the best chunk
+                rel_bands = conf.bands(rel_scores, self.config.confidence, True)
+                results += [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
+            no_confident = not results or best < self.config.confidence.low
+            weak = not results or best < self.config.confidence.high
+            top_title = payloads.get(ids[0], {}).get("title") if ids else None
+            hints = (retry_hints(rw.query, [e.name for e in rw.entities], g.hits, top_title) if weak else None)
+            return {
+                "results": results,
+                "kg": shaping.kg_triples(g.hits, set(ids), g.relations) if mode is Mode.GRAPH else [],
+                "rewrite_terms": list(rw.rewrite_terms) if mode is Mode.GRAPH else [],
+                "bestScore": best,
+                "noConfidentResults": bool(no_confident),
+                "retryHints": hints,
+                "traceId": _trace_id(root),
+                "mode": mode.value,
+                "degraded": list(spans.degraded),
+            }

@@ -1,0 +1,103 @@
+"""Fuse stage: combine the dense, keyword and graph candidate lists.
+
+Three methods:
+
+* RRF, weighted (Cormack, Clarke & Buettcher 2009):
+  ``score(d) = sum_s w_s / (k0 + rank_s(d))`` over the stages ``s`` that ranked ``d``.
+* Weighted sum of min-max normalized scores:
+  ``score(d) = sum_s w_s * (x_s(d) - min_s) / (max_s - min_s)`` (a list whose
+  scores are all equal normalizes to 1).
+* Keyword then dense: the keyword candidates, reordered by their dense similarity.
+
+Every method breaks ties by document id so the result never depends on the
+order of the input lists.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from retriever.config import FusionConfig
+from retriever.types import Candidates, Fused, FusionMethod, Stage
+
+
+def _union(lists: Sequence[Candidates]) -> tuple[np.ndarray, dict[Stage, np.ndarray]]:
+    """All ids (sorted) and, per stage, the row of each of its ids in that union."""
+    non_empty = [c.ids for c in lists if len(c)]
+    ids = np.unique(np.concatenate(non_empty)) if non_empty else np.empty(0, dtype=object)
+    rows = {c.stage: np.searchsorted(ids, c.ids) for c in lists}
+    return ids, rows
+
+
+def _components(lists: Sequence[Candidates], n: int, rows: dict[Stage, np.ndarray]):
+    components: dict[Stage, np.ndarray] = {}
+    ranks: dict[Stage, np.ndarray] = {}
+    for c in lists:
+        comp = np.full(n, np.nan)
+        rank = np.zeros(n, dtype=np.int64)
+        comp[rows[c.stage]] = c.scores
+        rank[rows[c.stage]] = np.arange(1, len(c) + 1)
+        components[c.stage] = comp
+        ranks[c.stage] = rank
+    return components, ranks
+
+
+def _ordered(ids: np.ndarray, scores: np.ndarray, components, ranks) -> Fused:
+    # ids are sorted ascending, so a stable sort on -score breaks ties by id.
+    order = np.argsort(-scores, kind="stable")
+    return Fused(ids, scores, components, ranks).take(order)
+
+
+def rrf(lists: Sequence[Candidates], k0: int, weights: dict[Stage, float]) -> Fused:
+    """Weighted reciprocal rank fusion."""
+    ids, rows = _union(lists)
+    scores = np.zeros(len(ids))
+    for c in lists:
+        w = weights.get(c.stage, 1.0)
+        np.add.at(scores, rows[c.stage], w / (k0 + np.arange(1, len(c) + 1)))
+    components, ranks = _components(lists, len(ids), rows)
+    return _ordered(ids, scores, components, ranks)
+
+
+def minmax(scores: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1]; a constant list maps to 1."""
+    if len(scores) == 0:
+        return scores.astype(np.float64)
+    lo, hi = float(np.min(scores)), float(np.max(scores))
+    if hi - lo <= 1e-12:
+        return np.ones(len(scores))
+    return (scores - lo) / (hi - lo)
+
+
+def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float]) -> Fused:
+    """Weighted sum of min-max normalized scores; a stage that missed a document adds 0."""
+    ids, rows = _union(lists)
+    scores = np.zeros(len(ids))
+    for c in lists:
+        np.add.at(scores, rows[c.stage], weights.get(c.stage, 1.0) * minmax(c.scores))
+    components, ranks = _components(lists, len(ids), rows)
+    return _ordered(ids, scores, components, ranks)
+
+
+def keyword_then_dense(lists: Sequence[Candidates], dense_of: dict[str, float]) -> Fused:
+    """Keyword candidates reordered by dense similarity (``dense_of``: id -> cosine)."""
+    ids, rows = _union(lists)
+    components, ranks = _components(lists, len(ids), rows)
+    keep = np.zeros(len(ids), dtype=bool)
+    keep[rows.get(Stage.KEYWORD, np.empty(0, dtype=np.int64))] = True
+    scores = np.array([dense_of.get(i, -1.0) for i in ids], dtype=np.float64)
+    kept = np.flatnonzero(keep)
+    fused = Fused(ids, scores, components, ranks).take(kept)
+    return _ordered(fused.ids, fused.scores, fused.components, fused.ranks)
+
+
+def fuse(lists: Sequence[Candidates], config: FusionConfig, dense_of: dict[str, float] | None = None) -> Fused:
+    """Fuse with the configured method."""
+    weights = {s: config.weight(s) for s in Stage}
+    if config.method is FusionMethod.RRF:
+        return rrf(lists, config.k0, weights)
+    if config.method is FusionMethod.WEIGHTED:
+        return weighted_sum(lists, weights)
+    return keyword_then_dense(lists, dense_of or {})

@@ -1,0 +1,90 @@
+"""The contract of a vector store: Qdrant Edge in-process, or a Qdrant server.
+
+Points are addressed by an integer id (the document's position in the index
+manifest); the payload carries the document id and metadata. Each point has a
+named dense vector ``dense`` (cosine) and a named sparse vector ``bm25``
+(IDF modifier, Qdrant's own BM25 embedder).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+DENSE = "dense"
+SPARSE = "bm25"
+
+
+@dataclass(frozen=True, slots=True)
+class Sparse:
+    """A sparse vector, independent of the client library."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PointRow:
+    """One point to write."""
+
+    id: int
+    dense: np.ndarray  # float32, unit norm
+    sparse: Sparse
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadFilter:
+    """Filters a store can push down (all optional; ``None`` = no constraint)."""
+
+    collection: str | None = None
+    tags_any: tuple[str, ...] | None = None
+    tags_all: tuple[str, ...] | None = None
+    doc_ids: tuple[str, ...] | None = None
+    created_after: str | None = None
+    created_before: str | None = None
+
+    def is_empty(self) -> bool:
+        return all(v is None for v in (self.collection, self.tags_any, self.tags_all,
+                                       self.doc_ids, self.created_after, self.created_before))
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A scored point: integer id, score."""
+
+    id: int
+    score: float
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    def create(self, dim: int) -> None:
+        """Create an empty collection/shard with the schema above (drops an existing one)."""
+
+    def open(self) -> None:
+        """Open an existing collection/shard."""
+
+    def close(self) -> None: ...
+
+    def upsert(self, rows: Sequence[PointRow]) -> None: ...
+
+    def flush(self) -> None:
+        """Make written points durable and searchable (builds/optimizes the index)."""
+
+    def count(self) -> int: ...
+
+    def search_dense(self, vectors: np.ndarray, limit: int, flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """Nearest neighbours for a batch of query vectors (one engine call)."""
+
+    def search_sparse(self, vectors: Sequence[Sparse], limit: int, flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """BM25 search for a batch of sparse query vectors (one engine call)."""
+
+    def search_hybrid(self, dense: np.ndarray, sparse: Sequence[Sparse], limit: int,
+                      flt: PayloadFilter | None = None) -> tuple[list[list[Hit]], list[list[Hit]]]:
+        """Dense and sparse searches for a batch of queries in one engine call."""
+
+    def retrieve(self, ids: Sequence[int], with_vectors: bool = False) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
+        """Points by id, in the order asked for; unknown ids are left out."""

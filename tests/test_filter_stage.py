@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+
+from retriever.request import validate_request
+from retriever.stages.filter import apply_filters, gap_cut, payload_matches
+
+IDS = np.array(["a", "b", "c", "d"], dtype=object)
+REL = np.array([0.9, 0.8, 0.3, 0.2])
+PAYLOADS = {
+    "a": {"id": "a", "collection": "gazetteer", "tags": ["river", "north"], "timestamp": "2021-03-01T00:00:00"},
+    "b": {"id": "b", "collection": "chronicles", "tags": ["river"], "timestamp": "2019-01-01"},
+    "c": {"id": "c", "collection": "gazetteer", "tags": ["south"], "timestamp": "2023-06-30T12:00:00+00:00"},
+    "d": {"id": "d", "collection": "gazetteer", "tags": [], "timestamp": ""},
+}
+
+
+def run(**req):
+    calls = []
+
+    def payloads(ids):
+        calls.append(list(ids))
+        return {i: PAYLOADS[i] for i in ids}
+
+    out = apply_filters(IDS, REL, validate_request({"query": "q", **req}), payloads)
+    return [IDS[i] for i in out.keep], out, calls
+
+
+def test_no_filter_keeps_all_and_fetches_nothing():
+    kept, out, calls = run()
+    assert kept == ["a", "b", "c", "d"] and out.dropped == () and calls == []
+
+
+def test_min_relevance():
+    kept, out, _ = run(min_relevance=0.5)
+    assert kept == ["a", "b"] and out.dropped == ("c", "d") and out.applied == ("min_relevance",)
+
+
+@pytest.mark.parametrize("req, expected", [
+    ({"collection": "gazetteer"}, ["a", "c", "d"]),
+    ({"tags_any": ["north", "south"]}, ["a", "c"]),
+    ({"tags_all": ["river", "north"]}, ["a"]),
+    ({"doc_ids": ["d", "b"]}, ["b", "d"]),
+    ({"created_after": "2020-01-01T00:00:00"}, ["a", "c"]),
+    ({"created_before": "2022-01-01T00:00:00Z"}, ["a", "b"]),
+])
+def test_payload_filters(req, expected):
+    assert run(**req)[0] == expected
+
+
+def test_gap_cutoff():
+    assert gap_cut(np.array([0.9, 0.8, 0.3, 0.2]), 0.3) == 2
+    assert gap_cut(np.array([0.9, 0.8]), 0.3) == 2
+    kept, out, _ = run(gap_cutoff=0.3)
+    assert kept == ["a", "b"] and "gap_cutoff" in out.applied
+
+
+def test_payload_matches_missing_timestamp_fails_time_filter():
+    req = validate_request({"query": "q", "created_after": "2000-01-01"})
+    assert not payload_matches(PAYLOADS["d"], req)

@@ -1,0 +1,80 @@
+"""Request validation at the boundary."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retriever.errors import ValidationError
+from retriever.request import validate_request
+
+
+def error_of(raw):
+    with pytest.raises(ValidationError) as info:
+        validate_request(raw)
+    return info.value
+
+
+def test_defaults():
+    req = validate_request({"query": "tides"})
+    assert (req.top_k, req.candidates, req.mode, req.depth, req.min_relevance) == (5, 100, None, None, None)
+
+
+@pytest.mark.parametrize("raw, field", [
+    ({}, "query"),
+    ({"query": ""}, "query"),
+    ({"query": "   "}, "query"),
+    ({"query": "x" * 8193}, "query"),
+    ({"query": "é" * 4097}, "query"),  # 8194 UTF-8 bytes
+    ({"query": 3}, "query"),
+    ({"query": "q", "top_k": 0}, "top_k"),
+    ({"query": "q", "top_k": 51}, "top_k"),
+    ({"query": "q", "top_k": "5"}, "top_k"),
+    ({"query": "q", "top_k": 2.5}, "top_k"),
+    ({"query": "q", "top_k": True}, "top_k"),
+    ({"query": "q", "candidates": 501}, "candidates"),
+    ({"query": "q", "top_k": 10, "candidates": 9}, "candidates"),
+    ({"query": "q", "min_relevance": 1.5}, "min_relevance"),
+    ({"query": "q", "min_relevance": -0.1}, "min_relevance"),
+    ({"query": "q", "mode": "turbo"}, "mode"),
+    ({"query": "q", "depth": 4}, "depth"),
+    ({"query": "q", "depth": -1}, "depth"),
+    ({"query": "q", "colour": "red"}, "colour"),
+])
+def test_rejections_name_the_field(raw, field):
+    err = error_of(raw)
+    assert err.field == field
+    assert err.to_dict()["error"]["code"] == "VALIDATION_ERROR"
+    assert field in err.message
+
+
+def test_messages_list_allowed_values():
+    assert "fast" in error_of({"query": "q", "mode": "x"}).message
+    assert "allowed fields" in error_of({"query": "q", "bogus": 1}).message
+
+
+def test_limits_accepted():
+    assert validate_request({"query": "x" * 8192, "top_k": 50, "candidates": 500, "depth": 3}).top_k == 50
+    assert validate_request({"query": "q", "top_k": 1, "candidates": 1}).candidates == 1
+
+
+def test_non_mapping():
+    assert error_of(["query"]).field is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=10,
+)
+keys = st.sampled_from(["query", "top_k", "candidates", "min_relevance", "mode", "depth", "tags_any",
+                        "created_after", "debug", "gap_cutoff", "unknown"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(keys, json_values, max_size=6) | json_values)
+def test_any_request_validates_or_gives_validation_error(raw):
+    try:
+        validate_request(raw)
+    except ValidationError as exc:
+        assert exc.to_dict()["error"]["code"] == "VALIDATION_ERROR"
+        assert exc.message

@@ -1,0 +1,28 @@
+from retriever.retry_hints import broader_query, narrower_query, related_terms, retry_hints
+from retriever.types import GraphHit, Triple
+
+
+def hit(s, p, o, hops=1, seed="x"):
+    return GraphHit(Triple(s, p, o, "d1"), hops, seed)
+
+
+def test_related_terms_are_one_hop_neighbours_not_in_query():
+    hits = [hit("Alder", "flows through", "Brackenford"), hit("Alder", "rises in", "Fell Moor"),
+            hit("Brackenford", "capital of", "Vey", hops=2), hit("Alder", "joins", "Brackenford")]
+    assert related_terms("Where does the Alder flow?", hits) == ["Brackenford", "Fell Moor"]
+
+
+def test_broader_drops_most_specific_word():
+    assert broader_query("valve KX-220 pressure rating") == "valve pressure rating"
+    assert broader_query("the harbour") == "harbour"
+
+
+def test_narrower_without_graph_uses_top_title():
+    assert narrower_query("harbour fees", [], "Port Vell Harbour Dues") == "harbour fees Port Vell Dues"
+    assert narrower_query("harbour fees", ["Port Vell"], None) == "harbour fees Port Vell"
+
+
+def test_hints_shape():
+    h = retry_hints("q word", ["E"], [], None)
+    assert set(h) == {"detectedEntities", "relatedTerms", "narrowerQuery", "broaderQuery"}
+    assert h["detectedEntities"] == ["E"]

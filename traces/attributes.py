@@ -1,0 +1,131 @@
+"""Pure builders of span attributes, testable without OpenTelemetry.
+
+Each returns a flat ``dict[str, AttributeValue]``; stage code only opens a span
+and calls ``span.set_attributes`` with it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from traces import vocabulary as v
+
+AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float] | Sequence[int] | Sequence[bool]
+
+
+@dataclass(frozen=True)
+class CaptureConfig:
+    """Privacy switches and recording limits.
+
+    Attributes:
+        capture_query: record the query text (``input.value``).
+        capture_content: record document text (``document.content``).
+        max_candidates: most candidates recorded per stage.
+    """
+
+    capture_query: bool = True
+    capture_content: bool = False
+    max_candidates: int = 100
+
+
+def span_kind(name: v.SpanName) -> dict[str, AttributeValue]:
+    kind = v.SPAN_KINDS.get(name)
+    return {v.OPENINFERENCE_SPAN_KIND: kind.value} if kind else {}
+
+
+def documents(
+    prefix: str,
+    ids: Sequence[str],
+    scores: Sequence[float],
+    capture: CaptureConfig,
+    contents: Sequence[str] | None = None,
+) -> dict[str, AttributeValue]:
+    """OpenInference ``{prefix}.{i}.document.*`` keys for at most ``max_candidates`` documents."""
+    n = min(len(ids), capture.max_candidates)
+    out: dict[str, AttributeValue] = {}
+    for i in range(n):
+        out[f"{prefix}.{i}.{v.DOCUMENT_ID}"] = str(ids[i])
+        out[f"{prefix}.{i}.{v.DOCUMENT_SCORE}"] = float(scores[i])
+        if capture.capture_content and contents is not None:
+            out[f"{prefix}.{i}.{v.DOCUMENT_CONTENT}"] = contents[i]
+    return out
+
+
+def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConfig) -> dict[str, AttributeValue]:
+    """A retriever stage's candidates: OpenInference documents plus our compact arrays."""
+    n = min(len(ids), capture.max_candidates)
+    head_ids = [str(i) for i in ids[:n]]
+    head_scores = [float(s) for s in scores[:n]]
+    out = documents(v.RETRIEVAL_DOCUMENTS, head_ids, head_scores, capture)
+    out[v.CANDIDATE_COUNT] = len(ids)
+    out[v.CANDIDATE_IDS] = head_ids
+    out[v.CANDIDATE_SCORES] = head_scores
+    return out
+
+
+def request(query: str, mode: str, top_k: int, candidates_: int, depth: int, capture: CaptureConfig) -> dict[str, AttributeValue]:
+    """Root-span attributes describing the request."""
+    out: dict[str, AttributeValue] = {
+        v.MODE: mode,
+        v.TOP_K: top_k,
+        v.CANDIDATES: candidates_,
+        v.DEPTH: depth,
+    }
+    if capture.capture_query:
+        out[v.INPUT_VALUE] = query
+    return out
+
+
+def rewrite(entities: Iterable[str], terms: Iterable[str]) -> dict[str, AttributeValue]:
+    return {v.DETECTED_ENTITIES: list(entities), v.REWRITE_TERMS: list(terms)}
+
+
+def fusion(method: str, k0: int, weights: Mapping[str, float]) -> dict[str, AttributeValue]:
+    return {
+        v.FUSION_METHOD: method,
+        v.FUSION_K0: k0,
+        v.FUSION_WEIGHTS: [f"{k}={w:g}" for k, w in sorted(weights.items())],
+    }
+
+
+def rerank(name: str, top_k: int, in_ids, in_scores, out_ids, out_scores, capture: CaptureConfig) -> dict[str, AttributeValue]:
+    out: dict[str, AttributeValue] = {v.RERANKER_MODEL_NAME: name, v.RERANKER_TOP_K: top_k}
+    out.update(documents(v.RERANKER_INPUT_DOCUMENTS, in_ids, in_scores, capture))
+    out.update(documents(v.RERANKER_OUTPUT_DOCUMENTS, out_ids, out_scores, capture))
+    return out
+
+
+def filtered(applied: Sequence[str], dropped: Sequence[str], capture: CaptureConfig) -> dict[str, AttributeValue]:
+    return {v.FILTER_APPLIED: list(applied), v.FILTER_DROPPED_IDS: [str(d) for d in dropped[: capture.max_candidates]]}
+
+
+def outcome(response: Mapping) -> dict[str, AttributeValue]:
+    """Root-span attributes from a search response (bands, best score, hints)."""
+    results = response.get("results", [])
+    hints = response.get("retryHints") or {}
+    out: dict[str, AttributeValue] = {
+        v.RESULT_IDS: [r["id"] for r in results],
+        v.RESULT_BANDS: [r["confidenceBand"] for r in results],
+        v.RESULT_RELEVANCE: [float(r["score"]) for r in results],
+        v.BEST_SCORE: float(response.get("bestScore", 0.0)),
+        v.NO_CONFIDENT_RESULTS: bool(response.get("noConfidentResults", False)),
+        v.DEGRADED: list(response.get("degraded", [])),
+        v.OUTPUT_VALUE: json.dumps({"n_results": len(results), "bestScore": response.get("bestScore")}),
+    }
+    if hints:
+        out[v.RETRY_DETECTED_ENTITIES] = list(hints.get("detectedEntities", []))
+        out[v.RETRY_RELATED_TERMS] = list(hints.get("relatedTerms", []))
+        out[v.RETRY_NARROWER] = hints.get("narrowerQuery") or ""
+        out[v.RETRY_BROADER] = hints.get("broaderQuery") or ""
+    return out
+
+
+def eval_context(run_id: str | None, query_id: str | None) -> dict[str, AttributeValue]:
+    out: dict[str, AttributeValue] = {}
+    if run_id:
+        out[v.RUN_ID] = run_id
+    if query_id:
+        out[v.QUERY_ID] = query_id
+    return out

@@ -1,0 +1,173 @@
+"""The span vocabulary: every span name and attribute key, defined once.
+
+OpenInference keys are reused where one exists so standard viewers (Phoenix,
+Arize, any OpenInference-aware backend) read our spans; what no standard
+covers lives under the ``searchtrace.`` prefix.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class SpanName(str, enum.Enum):
+    """Span names: the root ``search`` and one child per stage."""
+
+    SEARCH = "search"
+    VALIDATE = "validate"
+    REWRITE = "rewrite"
+    EMBED = "embed"
+    DENSE = "dense"
+    KEYWORD = "keyword"
+    GRAPH = "graph"
+    FUSE = "fuse"
+    RERANK = "rerank"
+    FILTER = "filter"
+    SHAPE = "shape"
+
+
+class SpanKind(str, enum.Enum):
+    """Values of ``openinference.span.kind``."""
+
+    CHAIN = "CHAIN"
+    EMBEDDING = "EMBEDDING"
+    RETRIEVER = "RETRIEVER"
+    RERANKER = "RERANKER"
+
+
+#: OpenInference span kind of each span that has one.
+SPAN_KINDS: dict[SpanName, SpanKind] = {
+    SpanName.SEARCH: SpanKind.CHAIN,
+    SpanName.EMBED: SpanKind.EMBEDDING,
+    SpanName.DENSE: SpanKind.RETRIEVER,
+    SpanName.KEYWORD: SpanKind.RETRIEVER,
+    SpanName.GRAPH: SpanKind.RETRIEVER,
+    SpanName.RERANK: SpanKind.RERANKER,
+}
+
+# --- OpenInference keys -----------------------------------------------------
+
+OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
+"""OpenInference span kind (CHAIN, EMBEDDING, RETRIEVER, RERANKER)."""
+
+INPUT_VALUE = "input.value"
+"""The query text (only when query capture is on)."""
+
+OUTPUT_VALUE = "output.value"
+"""A short JSON summary of the response on the root span."""
+
+RETRIEVAL_DOCUMENTS = "retrieval.documents"
+"""Prefix of ``retrieval.documents.{i}.document.{id,score,content}``."""
+
+DOCUMENT_ID = "document.id"
+"""Suffix: a candidate's document id."""
+
+DOCUMENT_SCORE = "document.score"
+"""Suffix: a candidate's raw stage score."""
+
+DOCUMENT_CONTENT = "document.content"
+"""Suffix: a candidate's text (only when content capture is on)."""
+
+RERANKER_INPUT_DOCUMENTS = "reranker.input_documents"
+"""Prefix of the reranker's input documents."""
+
+RERANKER_OUTPUT_DOCUMENTS = "reranker.output_documents"
+"""Prefix of the reranker's output documents."""
+
+RERANKER_TOP_K = "reranker.top_k"
+"""How many documents the reranker keeps."""
+
+RERANKER_MODEL_NAME = "reranker.model_name"
+"""The reranker in use (``identity`` by default)."""
+
+EMBEDDING_MODEL_NAME = "embedding.model_name"
+"""The embedding model."""
+
+# --- searchtrace keys -------------------------------------------------------
+
+MODE = "searchtrace.mode"
+"""Search mode: fast or graph."""
+
+TOP_K = "searchtrace.top_k"
+"""Results asked for."""
+
+CANDIDATES = "searchtrace.candidates"
+"""Per-stage candidate depth asked for."""
+
+DEPTH = "searchtrace.graph.depth"
+"""Graph traversal depth used (0 in fast mode)."""
+
+CANDIDATE_COUNT = "searchtrace.candidate_count"
+"""Number of candidates the stage produced (before the recording cap)."""
+
+CANDIDATE_IDS = "searchtrace.candidate.ids"
+"""All recorded candidate ids of the stage, best first (string array)."""
+
+CANDIDATE_SCORES = "searchtrace.candidate.scores"
+"""Raw scores parallel to ``searchtrace.candidate.ids`` (float array)."""
+
+RESULT_IDS = "searchtrace.result.ids"
+"""Ids of the returned results, in order."""
+
+RESULT_BANDS = "searchtrace.result.bands"
+"""Confidence band of each returned result."""
+
+RESULT_RELEVANCE = "searchtrace.result.relevance"
+"""Relevance (0-1) of each returned result."""
+
+BEST_SCORE = "searchtrace.best_score"
+"""Best relevance before any filter."""
+
+NO_CONFIDENT_RESULTS = "searchtrace.no_confident_results"
+"""True when no result reaches the low threshold."""
+
+RETRY_DETECTED_ENTITIES = "searchtrace.retry.detected_entities"
+"""Retry hint: entities detected in the query."""
+
+RETRY_RELATED_TERMS = "searchtrace.retry.related_terms"
+"""Retry hint: graph neighbours of the detected entities."""
+
+RETRY_NARROWER = "searchtrace.retry.narrower_query"
+"""Retry hint: a narrower query."""
+
+RETRY_BROADER = "searchtrace.retry.broader_query"
+"""Retry hint: a broader query."""
+
+DETECTED_ENTITIES = "searchtrace.rewrite.entities"
+"""Entities the rewrite stage detected (display names)."""
+
+REWRITE_TERMS = "searchtrace.rewrite.terms"
+"""Terms the rewrite stage added to the keyword query."""
+
+DEGRADED = "searchtrace.degraded"
+"""Stages that failed and were skipped."""
+
+FUSION_METHOD = "searchtrace.fusion.method"
+"""rrf, weighted or keyword_then_dense."""
+
+FUSION_K0 = "searchtrace.fusion.k0"
+"""RRF rank constant."""
+
+FUSION_WEIGHTS = "searchtrace.fusion.weights"
+"""Per-stage weights as ``stage=weight`` strings."""
+
+RELEVANCE_MODEL = "searchtrace.relevance.model"
+"""Relevance model: similarity, rank, logistic or isotonic."""
+
+FILTER_DROPPED_IDS = "searchtrace.filter.dropped_ids"
+"""Candidates the filter stage removed."""
+
+FILTER_APPLIED = "searchtrace.filter.applied"
+"""Names of the filters in force."""
+
+GRAPH_HITS = "searchtrace.graph.triples"
+"""Triples the graph stage reached."""
+
+RUN_ID = "searchtrace.run_id"
+"""Eval run id, when the eval runner drives the search."""
+
+QUERY_ID = "searchtrace.query_id"
+"""Query id within the eval run."""
+
+ERROR_CODE = "searchtrace.error.code"
+"""Error code when the search failed (VALIDATION_ERROR, ...)."""
