@@ -141,6 +141,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     texts = [d.content for d in docs]
     cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
     vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
+    cache.close()
     avg_len = mean_token_length(texts)
     bm25 = Bm25Encoder(avg_len)
     collection = f"searchtrace_{dataset.name}_{key}"

@@ -1,0 +1,195 @@
+"""Qdrant Edge: the vector store embedded in the process (the default backend)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import qdrant_edge as qe
+
+from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse
+
+UPSERT_BATCH = 1024
+_KEYWORD_FIELDS = ("id", "collection", "tags")
+_DATETIME_FIELDS = ("timestamp",)
+
+
+def _utc_iso(field: str, value: object) -> str:
+    # One parser for both backends (pydantic alone would read "2024" as a unix time);
+    # naive values are UTC, as Qdrant reads them.
+    try:
+        dt = datetime.fromisoformat(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{field} must be an ISO 8601 date-time string, got {value!r}", field=field) from exc
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).isoformat()
+
+
+def _range(flt: PayloadFilter) -> qe.FieldCondition:
+    # Half-open [created_after, created_before), so consecutive windows tile.
+    after = _utc_iso("created_after", flt.created_after) if flt.created_after is not None else None
+    before = _utc_iso("created_before", flt.created_before) if flt.created_before is not None else None
+    return qe.FieldCondition(key="timestamp", range=qe.RangeDateTime(gte=after, lt=before))
+
+
+def to_edge_filter(flt: PayloadFilter) -> qe.Filter | None:
+    """Translate a :class:`PayloadFilter` into a Qdrant Edge ``Filter`` (``None`` if empty)."""
+    try:
+        return _cached_filter(flt)
+    except TypeError:  # lists where tuples belong: unhashable, still translatable
+        return _translate(flt)
+
+
+def _translate(flt: PayloadFilter) -> qe.Filter | None:
+    if flt.is_empty():
+        return None
+    must: list[Any] = []
+    if flt.collection is not None:
+        must.append(qe.FieldCondition(key="collection", match=qe.MatchValue(flt.collection)))
+    if flt.tags_any is not None:
+        must.append(qe.FieldCondition(key="tags", match=qe.MatchAny(list(flt.tags_any))))
+    for tag in flt.tags_all or ():
+        must.append(qe.FieldCondition(key="tags", match=qe.MatchValue(tag)))
+    if flt.doc_ids is not None:
+        must.append(qe.FieldCondition(key="id", match=qe.MatchAny(list(flt.doc_ids))))
+    if flt.created_after is not None or flt.created_before is not None:
+        must.append(_range(flt))
+    return qe.Filter(must=must)
+
+
+_cached_filter = lru_cache(maxsize=256)(_translate)  # queries repeat the same few filters
+
+
+def _point(row: PointRow) -> qe.Point:
+    vector = {DENSE: row.dense.tolist(),
+              SPARSE: qe.SparseVector(list(row.sparse.indices), list(row.sparse.values))}
+    return qe.Point(row.id, vector, row.payload)
+
+
+def _hits(points: list[qe.ScoredPoint]) -> list[Hit]:
+    return [Hit(p.id, p.score) for p in points]
+
+
+class EdgeStore:
+    """A :class:`~retriever.vectorstore.base.VectorStore` on a Qdrant Edge shard.
+
+    Args:
+        path: Shard directory.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._shard: qe.EdgeShard | None = None
+
+    @property
+    def shard(self) -> qe.EdgeShard:
+        if self._shard is None:
+            raise BackendUnavailable(f"Qdrant Edge shard at {self.path} is not open: call open() or create()")
+        return self._shard
+
+    def create(self, dim: int) -> None:
+        """Create an empty shard (dropping any at ``path``) with payload indexes."""
+        self.close()
+        if self.path.exists():
+            if any(self.path.iterdir()) and not (self.path / "segments").is_dir():
+                raise ValidationError(f"{self.path} is neither empty nor a Qdrant Edge shard: not deleting it",
+                                      field="path")
+            shutil.rmtree(self.path)
+        config = qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        self._shard = qe.EdgeShard.create(str(self.path), config)
+        for field in _KEYWORD_FIELDS:
+            self._shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+        for field in _DATETIME_FIELDS:
+            self._shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Datetime))
+
+    def open(self) -> None:
+        """Load the shard at ``path``."""
+        if self._shard is not None:
+            return
+        if not self.path.is_dir():
+            raise NotFoundError(f"no Qdrant Edge shard at {self.path}: build the index first", field="path")
+        try:
+            self._shard = qe.EdgeShard.load(str(self.path))
+        except Exception as exc:  # the binding raises a bare Exception
+            raise BackendUnavailable(f"cannot load Qdrant Edge shard at {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        if self._shard is not None:
+            self._shard.close()
+            self._shard = None
+
+    def upsert(self, rows: Sequence[PointRow]) -> None:
+        shard = self.shard
+        for start in range(0, len(rows), UPSERT_BATCH):
+            points = [_point(r) for r in rows[start:start + UPSERT_BATCH]]
+            shard.update(qe.UpdateOperation.upsert_points(points))
+
+    def flush(self) -> None:
+        """Persist, then run the optimizers (merges segments, builds HNSW)."""
+        self.shard.flush()
+        self.shard.optimize()
+
+    def count(self) -> int:
+        return self.shard.count(qe.CountRequest(exact=True))
+
+    def _run(self, queries: list[qe.Query], limit: int, flt: PayloadFilter | None) -> list[list[Hit]]:
+        if limit < 1:
+            raise ValidationError(f"limit must be >= 1, got {limit}", field="limit")
+        edge_filter = to_edge_filter(flt) if flt is not None else None
+        requests = [qe.QueryRequest(limit=limit, query=q, filter=edge_filter, with_payload=False)
+                    for q in queries]
+        try:
+            results = self.shard.query_batch(qe.QueryBatchRequest(requests))
+        except Exception as exc:  # the binding raises a bare Exception, e.g. on a wrong dimension
+            raise SearchtraceError(f"Qdrant Edge rejected the query: {exc}") from exc
+        return [_hits(r) for r in results]
+
+    def search_dense(self, vectors: np.ndarray, limit: int, flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """Nearest neighbours by cosine for each row of ``vectors`` (one engine call)."""
+        return self._run(_dense_queries(vectors), limit, flt)
+
+    def search_sparse(self, vectors: Sequence[Sparse], limit: int,
+                      flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """BM25 (IDF-weighted) search for each sparse query (one engine call)."""
+        return self._run(_sparse_queries(vectors), limit, flt)
+
+    def search_hybrid(self, dense: np.ndarray, sparse: Sequence[Sparse], limit: int,
+                      flt: PayloadFilter | None = None) -> tuple[list[list[Hit]], list[list[Hit]]]:
+        """Dense and sparse results for a batch of queries from one ``query_batch`` call."""
+        if len(dense) != len(sparse):
+            raise ValidationError(f"{len(dense)} dense but {len(sparse)} sparse queries", field="sparse")
+        results = self._run(_dense_queries(dense) + _sparse_queries(sparse), limit, flt)
+        return results[:len(dense)], results[len(dense):]
+
+    def retrieve(self, ids: Sequence[int], with_vectors: bool = False
+                 ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
+        """Points by id in the order asked; unknown ids are left out."""
+        records = self.shard.retrieve(list(ids), True, [DENSE] if with_vectors else False)
+        by_id = {r.id: r for r in records}
+        out = []
+        for i in ids:
+            r = by_id.get(i)
+            if r is not None:
+                vec = np.asarray(r.vector[DENSE], dtype=np.float32) if with_vectors else None
+                out.append((i, r.payload or {}, vec))
+        return out
+
+
+def _dense_queries(vectors: np.ndarray) -> list[qe.Query]:
+    rows = np.asarray(vectors, dtype=np.float32)
+    if rows.ndim != 2:
+        raise ValidationError(f"dense queries must be a 2-d array, got shape {rows.shape}", field="vectors")
+    return [qe.Query.Nearest(v, using=DENSE) for v in rows.tolist()]
+
+
+def _sparse_queries(vectors: Sequence[Sparse]) -> list[qe.Query]:
+    return [qe.Query.Nearest(qe.SparseVector(list(s.indices), list(s.values)), using=SPARSE)
+            for s in vectors]
