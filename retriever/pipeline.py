@@ -35,6 +35,7 @@ from retriever.stages.rewrite import Rewrite, rewrite
 from retriever.stages.validate import validate_request
 from retriever.types import Band, Candidates, Mode, Stage
 from traces import attributes as attrs
+from traces import vocabulary as v
 from traces.vocabulary import SpanName
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,12 @@ class _Spans:
                 span.record_exception(exc)
                 span.set_status(Status(StatusCode.ERROR, str(exc)))
                 raise
+
+
+def _record(span: trace.Span, builder, *args) -> None:
+    """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced)."""
+    if span.is_recording():
+        span.set_attributes(builder(*args))
 
 
 def _trace_id(span: trace.Span) -> str:
@@ -101,20 +108,20 @@ class Retriever:
         """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input."""
         with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
                                                record_exception=False, set_status_on_exception=False) as root:
-            root.set_attributes(attrs.eval_context(run_id, query_id))
+            _record(root, attrs.eval_context, run_id, query_id)
             try:
                 response = self._search(request, root, query_vector)
             except SearchtraceError as exc:
                 root.set_status(Status(StatusCode.ERROR, exc.message))
-                root.set_attribute("searchtrace.error.code", exc.code.value)
+                root.set_attribute(v.ERROR_CODE, exc.code.value)
                 return exc.to_dict()
             except Exception as exc:  # a bug or an unexpected backend failure: report, never crash
                 log.exception("search failed")
                 root.record_exception(exc)
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
-                root.set_attribute("searchtrace.error.code", "SEARCH_ERROR")
+                root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
                 return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}
-            root.set_attributes(attrs.outcome(response))
+            _record(root, attrs.outcome, response)
             return response
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -145,7 +152,7 @@ class Retriever:
         mode = req.mode or self.default_mode()
         use_graph = mode is Mode.GRAPH and self.index.graph is not None
         depth = 0 if mode is Mode.FAST else (req.depth if req.depth is not None else self.config.graph.depth)
-        root.set_attributes(attrs.request(req.query, mode.value, req.top_k, req.candidates, depth, self.capture))
+        _record(root, attrs.request, req.query, mode.value, req.top_k, req.candidates, depth, self.capture)
 
         rw = self._rewrite(spans, req, use_graph)
         vector = self._embed(spans, rw, query_vector)
@@ -162,13 +169,13 @@ class Retriever:
         with spans.stage(SpanName.FUSE) as span:
             fused = fuse(lists, self.config.fusion)
             f = self.config.fusion
-            span.set_attributes(attrs.fusion(f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
-                                                                   if s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)}))
-            span.set_attributes(attrs.candidates(fused.ids, fused.scores, self.capture))
+            _record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
+                                                                   if s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)})
+            _record(span, attrs.candidates, fused.ids, fused.scores, self.capture)
         with spans.stage(SpanName.RERANK) as span:
             reranked = self.reranker.rerank(rw.query, fused, req.top_k)
-            span.set_attributes(attrs.rerank(self.reranker.name, req.top_k, fused.ids, fused.scores,
-                                             reranked.ids, reranked.scores, self.capture))
+            _record(span, attrs.rerank, self.reranker.name, req.top_k, fused.ids, fused.scores,
+                                             reranked.ids, reranked.scores, self.capture)
         return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, root)
 
     def _rewrite(self, spans: _Spans, req: SearchRequest, use_graph: bool) -> Rewrite:
@@ -178,14 +185,14 @@ class Retriever:
             except Exception as exc:
                 self._degrade(spans, span, Stage.REWRITE, exc)
                 rw = rewrite(req.query, None)
-            span.set_attributes(attrs.rewrite([e.name for e in rw.entities], rw.rewrite_terms))
+            _record(span, attrs.rewrite, [e.name for e in rw.entities], rw.rewrite_terms)
         return rw
 
     def _embed(self, spans: _Spans, rw: Rewrite, query_vector) -> np.ndarray | None:
         with spans.stage(SpanName.EMBED) as span:
-            span.set_attribute("embedding.model_name", getattr(self.embedder, "model_id", "unknown"))
+            span.set_attribute(v.EMBEDDING_MODEL_NAME, getattr(self.embedder, "model_id", "unknown"))
             if query_vector is not None:
-                span.set_attribute("searchtrace.embed.precomputed", True)
+                span.set_attribute(v.EMBED_PRECOMPUTED, True)
                 return query_vector
             return embed(self.embedder, rw.query)
 
@@ -195,7 +202,7 @@ class Retriever:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
-            span.set_attributes(attrs.candidates(found.ids, found.scores, self.capture))
+            _record(span, attrs.candidates, found.ids, found.scores, self.capture)
             return found
 
     def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> Candidates | None:
@@ -205,12 +212,12 @@ class Retriever:
                 found = keyword(self.index.store, self.index.bm25, text, limit, self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.KEYWORD, exc)
-            span.set_attributes(attrs.candidates(found.ids, found.scores, self.capture))
+            _record(span, attrs.candidates, found.ids, found.scores, self.capture)
             return found
 
     def _graph(self, spans: _Spans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
         with spans.stage(SpanName.GRAPH) as span:
-            span.set_attribute("searchtrace.graph.depth", depth)
+            span.set_attribute(v.DEPTH, depth)
             if depth == 0 or not rw.entities:
                 return GraphResult.empty()
             try:
@@ -218,8 +225,8 @@ class Retriever:
             except Exception as exc:
                 self._degrade(spans, span, Stage.GRAPH, exc)
                 return GraphResult.empty()
-            span.set_attributes(attrs.candidates(g.docs.ids, g.docs.scores, self.capture))
-            span.set_attribute("searchtrace.graph.triples", len(g.hits))
+            _record(span, attrs.candidates, g.docs.ids, g.docs.scores, self.capture)
+            span.set_attribute(v.GRAPH_HITS, len(g.hits))
             return g
 
     @staticmethod
@@ -244,8 +251,8 @@ class Retriever:
             relevance, rank_only = self._relevance(reranked, lists)
             best = shaping.best_relevance(relevance)
             outcome = apply_filters(reranked.ids, relevance, req, self._payloads)
-            span.set_attributes(attrs.filtered(outcome.applied, outcome.dropped, self.capture))
-            span.set_attribute("searchtrace.relevance.model", "rank" if rank_only else self.relevance.name)
+            _record(span, attrs.filtered, outcome.applied, outcome.dropped, self.capture)
+            span.set_attribute(v.RELEVANCE_MODEL, "rank" if rank_only else self.relevance.name)
         with spans.stage(SpanName.SHAPE):
             rows = outcome.keep[: req.top_k]
             ids = [str(reranked.ids[r]) for r in rows]

@@ -83,6 +83,9 @@ RERANKER_MODEL_NAME = "reranker.model_name"
 EMBEDDING_MODEL_NAME = "embedding.model_name"
 """The embedding model."""
 
+EMBED_PRECOMPUTED = "searchtrace.embed.precomputed"
+"""True when the caller passed the query vector (batch-embedded by the eval runner)."""
+
 # --- searchtrace keys -------------------------------------------------------
 
 MODE = "searchtrace.mode"

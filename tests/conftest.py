@@ -1,0 +1,71 @@
+"""Fixtures shared across the test suite."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def model():
+    """The loaded all-MiniLM-L6-v2 ``Embedder``, once per session (~8 s on a cold cache)."""
+    from retriever.embedding import Embedder
+
+    embedder = Embedder()
+    embedder.load()
+    return embedder
+
+
+# --- the sample dataset, indexed once per session -------------------------
+
+from pathlib import Path  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "datasets" / "sample"
+SHARED_DATASETS = REPO.parent / "shared" / "datasets"
+
+
+@pytest.fixture(scope="session")
+def sample_dataset():
+    from retriever.data.beir import load_dataset
+
+    return load_dataset(SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def sample_config(tmp_path_factory):
+    """A retriever config whose home is a fresh temporary folder (no server settings)."""
+    from retriever.config import RetrieverConfig
+
+    return RetrieverConfig.resolve(home=tmp_path_factory.mktemp("home"), environ={})
+
+
+@pytest.fixture(scope="session")
+def sample_index_path(model, sample_dataset, sample_config):
+    from retriever.index import build_index
+
+    return build_index(sample_dataset, sample_config, model, progress=False)
+
+
+@pytest.fixture
+def traced(sample_index_path, sample_config, model):
+    """A factory of Retrievers on the sample index, each with an in-memory span exporter."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from retriever.index import open_index
+    from retriever.pipeline import Retriever
+
+    opened = []
+
+    def make(**kwargs):
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        index = kwargs.pop("index", None) or open_index(sample_index_path, sample_config)
+        opened.append(index)
+        return Retriever(index, model, sample_config, tracer=provider.get_tracer("test"), **kwargs), exporter
+
+    yield make
+    for index in opened:
+        index.close()

@@ -1,0 +1,53 @@
+"""The searchtrace CLI: exit codes and JSON output."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pathlib import Path
+
+from retriever.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
+
+
+def test_bad_request_exits_2_before_loading_anything(capsys):
+    assert main(["search", "", "--dataset", str(SAMPLE), "--json"]) == 2
+    body = json.loads(capsys.readouterr().out)
+    assert body["error"]["code"] == "VALIDATION_ERROR" and body["error"]["field"] == "query"
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--top-k", "51"]) == 2
+    assert "top_k" in capsys.readouterr().err
+
+
+def test_bad_arguments_exit_2():
+    with pytest.raises(SystemExit) as info:
+        main(["search", "q"])
+    assert info.value.code == 2
+
+
+def test_malformed_dataset_names_file_and_line(tmp_path, capsys):
+    (tmp_path / "corpus.jsonl").write_text('{"_id": "a", "title": "", "text": "ok"}\n{not json\n')
+    (tmp_path / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n')
+    assert main(["datasets", "check", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'corpus.jsonl'}:2" in capsys.readouterr().err
+
+
+def test_datasets_check_reports_sample(capsys):
+    assert main(["datasets", "check", str(SAMPLE)]) == 0
+    assert "documents" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_search_json_end_to_end(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "retriever.cli", "search", "harbour", "--dataset", str(SAMPLE), "--json",
+         "--home", str(tmp_path), "--top-k", "3", "--mode", "fast", "--no-progress"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    body = json.loads(out.stdout)
+    assert len(body["results"]) == 3 and body["mode"] == "fast"
+    assert {"results", "kg", "rewrite_terms", "bestScore", "noConfidentResults", "retryHints", "traceId",
+            "mode", "degraded"} <= set(body)

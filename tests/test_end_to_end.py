@@ -1,0 +1,146 @@
+"""End to end on datasets/sample: graph mode finds multi-hop gold that fast mode misses,
+unanswerable queries come back with noConfidentResults, and a failing graph degrades."""
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+TOP_K = 10
+
+
+def chunk_ids(response):
+    return [r["id"] for r in response["results"] if r["component_type"] == "chunk"]
+
+
+def by_category(dataset, category):
+    return [q for q in dataset.queries if q.category == category]
+
+
+def test_graph_mode_finds_multi_hop_gold_fast_mode_misses(traced, sample_dataset):
+    retriever, _ = traced()
+    found = {"fast": 0, "graph": 0}
+    graph_only = []
+    for q in by_category(sample_dataset, "multi-hop"):
+        gold = {d for d, g in sample_dataset.qrels.get(q.id, {}).items() if g > 0}
+        hits = {}
+        for mode in ("fast", "graph"):
+            response = retriever.search({"query": q.text, "mode": mode, "top_k": TOP_K})
+            hits[mode] = gold & set(chunk_ids(response))
+            found[mode] += len(hits[mode])
+        if hits["graph"] - hits["fast"]:
+            graph_only.append(q.id)
+    assert found["graph"] > found["fast"], found
+    assert len(graph_only) >= 3, (found, graph_only)
+
+
+def test_graph_mode_fills_kg_and_fast_mode_leaves_it_empty(traced, sample_dataset):
+    retriever, _ = traced()
+    q = by_category(sample_dataset, "multi-hop")[0]
+    graph = retriever.search({"query": q.text, "mode": "graph"})
+    fast = retriever.search({"query": q.text, "mode": "fast"})
+    assert graph["kg"] and graph["retryHints"] is None or graph["retryHints"]["detectedEntities"]
+    assert fast["kg"] == [] and fast["rewrite_terms"] == [] and fast["mode"] == "fast"
+    assert all(r["component_type"] == "chunk" for r in fast["results"])
+    result_ids = set(chunk_ids(graph)) | {r["id"] for r in graph["results"]}
+    kg_keys = [(t["subject"], t["relation"], t["object"]) for t in graph["kg"]]
+    assert len(kg_keys) == len(set(kg_keys))
+    assert any(t["doc_id"] in result_ids for t in graph["kg"])
+
+
+def test_unanswerable_queries_have_no_confident_results(traced, sample_dataset):
+    retriever, _ = traced()
+    unanswerable = by_category(sample_dataset, "unanswerable")
+    assert len(unanswerable) >= 10
+    flagged = [q.id for q in unanswerable
+               if retriever.search({"query": q.text, "top_k": 5})["noConfidentResults"]]
+    assert flagged == [q.id for q in unanswerable]
+
+
+def test_answerable_queries_are_mostly_confident(traced, sample_dataset):
+    retriever, _ = traced()
+    answerable = [q for q in sample_dataset.queries if q.category in ("keyword-exact", "paraphrase")]
+    confident = sum(not retriever.search({"query": q.text})["noConfidentResults"] for q in answerable)
+    assert confident >= 0.8 * len(answerable)
+
+
+def test_weak_results_carry_retry_hints(traced, sample_dataset):
+    retriever, _ = traced()
+    q = by_category(sample_dataset, "unanswerable")[0]
+    hints = retriever.search({"query": q.text})["retryHints"]
+    assert hints is not None
+    assert set(hints) == {"detectedEntities", "relatedTerms", "narrowerQuery", "broaderQuery"}
+    assert hints["broaderQuery"] and hints["broaderQuery"] != q.text
+
+
+class BrokenGraph:
+    """A graph backend whose every call fails, like a Neo4j server that went away."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def match_entities(self, names):
+        return self.inner.match_entities(names)
+
+    def neighbourhood(self, *args, **kwargs):
+        raise ConnectionError("graph backend unreachable")
+
+    def degree(self, *args):
+        raise ConnectionError("graph backend unreachable")
+
+    def close(self):
+        self.inner.close()
+
+
+def test_failing_graph_degrades_to_fast_results(traced, sample_dataset, sample_index_path, sample_config):
+    from dataclasses import replace
+
+    from retriever.index import open_index
+
+    index = open_index(sample_index_path, sample_config)
+    index = replace(index, graph=BrokenGraph(index.graph))
+    retriever, exporter = traced(index=index)
+    q = by_category(sample_dataset, "multi-hop")[0]
+    response = retriever.search({"query": q.text, "mode": "graph", "top_k": 5})
+    fast = retriever.search({"query": q.text, "mode": "fast", "top_k": 5})
+    assert "error" not in response
+    assert response["degraded"] == ["graph"]
+    assert chunk_ids(response) == chunk_ids(fast)
+    graph_span = next(s for s in exporter.get_finished_spans() if s.name == "graph")
+    assert graph_span.status.status_code.name == "ERROR"
+    assert graph_span.events[0].name == "exception"
+
+
+def test_get_docs_and_chunks(traced, sample_dataset):
+    from retriever.errors import NotFoundError
+
+    retriever, _ = traced()
+    ids = [d.id for d in sample_dataset.docs[:3]]
+    docs = retriever.get_docs(ids)
+    assert [d["id"] for d in docs] == ids
+    assert docs[0]["text"] == sample_dataset.docs[0].text
+    chunks = retriever.get_chunks(ids[:1])
+    assert chunks[0]["component_type"] == "chunk" and sample_dataset.docs[0].text in chunks[0]["content"]
+    with pytest.raises(NotFoundError):
+        retriever.get_docs(["no-such-doc"])
+
+
+def test_filters_apply_end_to_end(traced, sample_dataset):
+    retriever, _ = traced()
+    doc = sample_dataset.docs[0]
+    response = retriever.search({"query": doc.title, "collection": doc.collection, "top_k": 10})
+    assert response["results"]
+    assert all(r["metadata"]["collection"] == doc.collection for r in response["results"]
+               if r["component_type"] == "chunk")
+    only = retriever.search({"query": doc.title, "doc_ids": [doc.id]})
+    assert chunk_ids(only) == [doc.id]
+    none = retriever.search({"query": doc.title, "min_relevance": 1.0, "mode": "fast"})
+    assert all(r["score"] >= 1.0 for r in none["results"])
+    assert none["bestScore"] >= max([r["score"] for r in none["results"]], default=0)
+
+
+def test_debug_score_components(traced, sample_dataset):
+    retriever, _ = traced()
+    r = retriever.search({"query": sample_dataset.docs[0].title, "debug": True, "mode": "fast"})["results"][0]
+    assert set(r["score_components"]) == {"dense", "keyword", "graph", "fused"}
+    assert r["ranks"]["fused"] == 1
+    assert 0 <= r["score"] <= 1 and r["score"] == round(r["score"], 3)
