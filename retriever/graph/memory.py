@@ -1,0 +1,173 @@
+"""``MemoryGraph``: the embedded, in-process knowledge graph (the default backend).
+
+Entities are interned to integers; relations are parallel lists indexed by
+relation id and each entity keeps the ids of the relations touching it, so a
+hop is a few list lookups. The whole graph saves to one JSON file that an index
+folder can carry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from retriever.errors import DataError, NotFoundError
+from retriever.graph._rows import build_rows, key_list
+from retriever.graph._traverse import Edge, check_depth_limit, traverse
+from retriever.types import Entity, GraphHit, Triple
+
+FORMAT = "searchtrace.memory-graph"
+VERSION = 1
+
+
+class MemoryGraph:
+    """A ``GraphStore`` held in Python lists and dicts.
+
+    Args:
+        path: a file written by ``save``; ``connect`` loads it. ``None`` starts empty.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._index: dict[str, int] = {}  # entity key -> entity id
+        self._keys: list[str] = []
+        self._names: list[str] = []
+        self._aliases: list[dict[str, None]] = []  # entity id -> ordered set of alias keys
+        self._by_alias: dict[str, dict[int, None]] = {}
+        self._rel_ids: dict[tuple[int, str, int, str], int] = {}
+        self._rels: list[tuple[int, str, int, str]] = []  # (subject id, relation, object id, doc id)
+        self._adj: list[list[int]] = []  # entity id -> relation ids touching it
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "MemoryGraph":
+        """The graph saved at ``path``.
+
+        Raises:
+            NotFoundError: ``path`` does not exist.
+            DataError: the file is not a saved ``MemoryGraph``.
+        """
+        if not Path(path).is_file():
+            raise NotFoundError(f"no graph file at {path}", field="path")
+        graph = cls(path)
+        graph.connect()
+        return graph
+
+    def connect(self) -> None:
+        """Load ``path`` when it names an existing file, replacing the contents.
+
+        A missing file leaves the graph empty, so an index build can
+        ``connect``, ``load`` and then ``save`` to the same path.
+
+        Raises:
+            DataError: the file is not a saved ``MemoryGraph``.
+        """
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise DataError(str(self.path), None, f"not a graph file: {e}") from e
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+            raise DataError(str(self.path), None, f"expected format {FORMAT!r} version {VERSION}")
+        self._reset()
+        try:
+            for key, name, aliases in data["entities"]:
+                self._add_entity(key, name, aliases)
+            for s, relation, o, doc_id in data["relations"]:
+                self._add_relation(self._index[s], relation, self._index[o], doc_id)
+        except (KeyError, TypeError, ValueError) as e:
+            self._reset()
+            raise DataError(str(self.path), None, f"malformed graph: {e!r}") from e
+
+    def close(self) -> None:
+        """Nothing to release; the contents stay."""
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the graph to ``path`` atomically (JSON, UTF-8). Returns the path."""
+        target = Path(path)
+        data = {
+            "format": FORMAT,
+            "version": VERSION,
+            "entities": [[k, n, list(a)] for k, n, a in zip(self._keys, self._names, self._aliases)],
+            "relations": [[self._keys[s], r, self._keys[o], d] for s, r, o, d in self._rels],
+        }
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, target)
+        return target
+
+    def clear(self) -> None:
+        self._reset()
+
+    def load(self, triples: Iterable[Triple], aliases: dict[str, Iterable[str]] | None = None) -> int:
+        """Add triples and aliases; returns the distinct valid triples given (see ``build_rows``)."""
+        rows = build_rows(triples, aliases)
+        for e in rows.entities:
+            self._add_entity(e.key, e.name, e.aliases)
+        for r in rows.relations:
+            self._add_relation(self._index[r.subject], r.relation, self._index[r.object], r.doc_id)
+        return len(rows.relations)
+
+    def _add_entity(self, key: str, name: str, aliases: Iterable[str]) -> None:
+        i = self._index.get(key)
+        if i is None:
+            i = self._index[key] = len(self._keys)
+            self._keys.append(key)
+            self._names.append(name)
+            self._aliases.append({})
+            self._adj.append([])
+        for a in aliases:
+            self._aliases[i].setdefault(a)
+            self._by_alias.setdefault(a, {}).setdefault(i)
+
+    def _add_relation(self, s: int, relation: str, o: int, doc_id: str) -> None:
+        rel = (s, relation, o, doc_id)
+        if rel in self._rel_ids:
+            return
+        rid = self._rel_ids[rel] = len(self._rels)
+        self._rels.append(rel)
+        self._adj[s].append(rid)
+        if o != s:
+            self._adj[o].append(rid)
+
+    def _entity(self, i: int) -> Entity:
+        return Entity(self._keys[i], self._names[i], tuple(self._aliases[i]))
+
+    def match_entities(self, names: Iterable[str]) -> list[Entity]:
+        """Entities keyed or aliased by ``names``, in order of the first name matching each."""
+        hits: dict[int, None] = {}
+        for name in key_list(names, "names"):
+            exact = self._index.get(name)
+            matched = ([exact] if exact is not None else []) + list(self._by_alias.get(name, ()))
+            for i in sorted(matched, key=self._keys.__getitem__):
+                hits.setdefault(i)
+        return [self._entity(i) for i in hits]
+
+    def _expand(self, keys: list[str]) -> list[Edge]:
+        edges = []
+        for key in keys:
+            i = self._index.get(key)
+            for rid in self._adj[i] if i is not None else ():
+                s, relation, o, doc_id = self._rels[rid]
+                triple = Triple(self._names[s], relation, self._names[o], doc_id)
+                edges.append(Edge(rid, self._keys[s], self._keys[o], triple))
+        return edges
+
+    def neighbourhood(self, entity_keys: Iterable[str], depth: int, limit: int) -> list[GraphHit]:
+        check_depth_limit(depth, limit)
+        return traverse(key_list(entity_keys, "entity_keys"), depth, limit, self._expand)
+
+    def degree(self, entity_keys: Iterable[str]) -> dict[str, int]:
+        out = {}
+        for key in key_list(entity_keys, "entity_keys"):
+            i = self._index.get(key)
+            out[key] = len(self._adj[i]) if i is not None else 0
+        return out
+
+    def stats(self) -> dict[str, int]:
+        return {"entities": len(self._keys), "relations": len(self._rels)}
