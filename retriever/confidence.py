@@ -21,18 +21,38 @@ from retriever.config import ConfidenceConfig
 from retriever.errors import ValidationError
 from retriever.types import Band, Fused, Stage
 
-FEATURES = ("dense", "keyword", "graph", "fused", "rank")
+FEATURES = ("dense", "keyword", "graph", "fused", "rank", "coverage", "unknown")
 
 
-def features(fused: Fused, dense_floor: float) -> np.ndarray:
-    """Feature matrix (n x 5) of :data:`FEATURES` for every fused candidate.
+@dataclass(frozen=True)
+class QueryEvidence:
+    """Query-level facts the features need.
+
+    Attributes:
+        dense_floor: lowest cosine the dense stage returned (imputed where it missed).
+        keyword_max: largest BM25 score any document could reach for the query.
+        unknown_share: IDF-weighted share of query terms no document contains.
+    """
+
+    dense_floor: float = 0.0
+    keyword_max: float = 0.0
+    unknown_share: float = 0.0
+
+
+def features(fused: Fused, evidence: QueryEvidence) -> np.ndarray:
+    """Feature matrix (n x 7) of :data:`FEATURES` for every fused candidate.
 
     ``dense`` is the cosine, imputed with ``dense_floor`` (the lowest cosine the
     dense stage returned) where the dense stage did not retrieve the document;
     ``keyword`` is BM25 over the best BM25 of the query (0 when absent);
     ``graph`` is the graph stage's score (0 when absent); ``fused`` the fused
-    score over the best fused score; ``rank`` is 1 / rank in the fused list.
+    score over the best fused score; ``rank`` is 1 / rank in the fused list;
+    ``coverage`` is BM25 over the largest BM25 any document could reach for the
+    query (``keyword_max``, see ``TermStats.max_score``): an absolute, IDF-weighted
+    share of the query that the document matches; ``unknown`` (the same for every
+    candidate) is the IDF-weighted share of query terms the corpus never saw.
     """
+    dense_floor, keyword_max = evidence.dense_floor, evidence.keyword_max
     n = len(fused)
     out = np.zeros((n, len(FEATURES)))
     if n == 0:
@@ -48,6 +68,10 @@ def features(fused: Fused, dense_floor: float) -> np.ndarray:
     top_fused = float(np.max(fused.scores)) if n else 0.0
     out[:, 3] = fused.scores / top_fused if top_fused > 0 else 0.0
     out[:, 4] = 1.0 / np.arange(1, n + 1)
+    keyword = fused.components.get(Stage.KEYWORD)
+    if keyword is not None and keyword_max > 0:
+        out[:, 5] = np.clip(np.nan_to_num(keyword, nan=0.0) / keyword_max, 0.0, 1.0)
+    out[:, 6] = evidence.unknown_share
     return out
 
 
@@ -60,10 +84,12 @@ class RelevanceModel(Protocol):
 
 @dataclass(frozen=True)
 class SimilarityRelevance:
-    """Uncalibrated default: a linear ramp of the dense cosine.
+    """Uncalibrated default: a linear ramp of the dense cosine, discounted by unknown terms.
 
-    MiniLM cosines of relevant passages mostly lie above ~0.55 and unrelated
-    ones below ~0.25; the ramp maps ``lo`` to 0 and ``hi`` to 1.
+    ``clip((cos - lo) / (hi - lo), 0, 1) * (1 - unknown)``: MiniLM cosines of
+    relevant passages mostly lie above ~0.5 and unrelated ones below ~0.25; a
+    query whose distinctive terms the corpus has never seen (an entity it does
+    not know) cannot be answered confidently, however close its topic.
     """
 
     lo: float = 0.15
@@ -72,7 +98,8 @@ class SimilarityRelevance:
     rank_only: bool = False
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        return np.clip((x[:, 0] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+        ramp = np.clip((x[:, 0] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+        return ramp * (1.0 - x[:, 6])
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from retriever.data.beir import Dataset, fingerprint, load_dataset
 from retriever.graph.base import GraphStore
 from retriever.types import Document
 from retriever.vectorstore.base import PointRow, VectorStore
-from retriever.vectorstore.bm25 import Bm25Encoder, mean_token_length
+from retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 UPSERT_BATCH = 512
 
 
@@ -62,6 +62,7 @@ class OpenIndex:
     bm25: Bm25Encoder
     doc_ids: np.ndarray  # object array: point id -> document id
     point_of: dict[str, int]
+    term_stats: TermStats
 
     def close(self) -> None:
         self.store.close()
@@ -102,17 +103,23 @@ def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
 
 
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
-                  progress: bool) -> None:
+                  progress: bool) -> TermStats:
+    """Upsert every document in batches; returns the corpus' BM25 term statistics."""
     from tqdm import tqdm
 
+    df: dict[int, int] = {}
     bar = tqdm(total=len(docs), desc="indexing", unit="doc", disable=not progress)
     for start in range(0, len(docs), UPSERT_BATCH):
         batch = docs[start:start + UPSERT_BATCH]
         sparse = bm25.encode_documents([d.content for d in batch])
+        for vec in sparse:
+            for term in vec.indices:
+                df[term] = df.get(term, 0) + 1
         store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d)) for i, d in enumerate(batch)])
         bar.update(len(batch))
     bar.close()
     store.flush()
+    return TermStats(len(docs), df)
 
 
 def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> tuple[Path, str, bool]:
@@ -147,7 +154,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     collection = f"searchtrace_{dataset.name}_{key}"
     store = _make_store(config, tmp, collection)
     store.create(vectors.shape[1] if len(vectors) else embedder.dim)
-    _write_points(store, docs, vectors, bm25, progress)
+    _write_points(store, docs, vectors, bm25, progress).save(tmp / "term_stats.npz")
     store.close()
     graph_backend = "none"
     if dataset.has_triples:
@@ -185,7 +192,7 @@ def open_index(path: Path, config: RetrieverConfig) -> OpenIndex:
         graph.connect()
     doc_ids = np.array(json.loads((path / "doc_ids.json").read_text(encoding="utf-8")), dtype=object)
     return OpenIndex(manifest, path, store, graph, Bm25Encoder(manifest.avg_len), doc_ids,
-                     {d: i for i, d in enumerate(doc_ids)})
+                     {d: i for i, d in enumerate(doc_ids)}, TermStats.load(path / "term_stats.npz"))
 
 
 def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder, *, progress: bool = True,

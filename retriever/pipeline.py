@@ -29,7 +29,7 @@ from retriever.stages.embed import embed
 from retriever.stages.filter import apply_filters, payload_filter
 from retriever.stages.fuse import fuse
 from retriever.stages.graph import GraphResult, graph
-from retriever.stages.keyword import keyword
+from retriever.stages.keyword import KeywordResult, keyword
 from retriever.stages.rerank import IdentityReranker, Reranker
 from retriever.stages.rewrite import Rewrite, rewrite
 from retriever.stages.validate import validate_request
@@ -158,13 +158,17 @@ class Retriever:
         vector = self._embed(spans, rw, query_vector)
         flt = payload_filter(req)
         flt = None if flt.is_empty() else flt
-        lists = [self._dense(spans, vector, req.candidates, flt), self._keyword(spans, rw, req.candidates, flt, use_graph)]
+        dense_found = self._dense(spans, vector, req.candidates, flt)
+        keyword_found = self._keyword(spans, rw, req.candidates, flt, use_graph)
         g = self._graph(spans, rw, depth if use_graph else 0, req.candidates)
-        if len(g.docs):
-            lists.append(g.docs)
-        if all(c is None for c in lists[:2]):
+        if dense_found is None and keyword_found is None:
             raise BackendUnavailable("both the dense and the keyword search failed: " + ", ".join(spans.degraded))
-        lists = [c for c in lists if c is not None]
+        lists = [c for c in (dense_found, keyword_found and keyword_found.candidates, g.docs) if c is not None and len(c)]
+        evidence = conf.QueryEvidence(
+            dense_floor=float(dense_found.scores[-1]) if dense_found is not None and len(dense_found) else 0.0,
+            keyword_max=keyword_found.max_score if keyword_found else 0.0,
+            unknown_share=keyword_found.unknown_share if keyword_found else 0.0,
+        )
 
         with spans.stage(SpanName.FUSE) as span:
             fused = fuse(lists, self.config.fusion)
@@ -176,7 +180,7 @@ class Retriever:
             reranked = self.reranker.rerank(rw.query, fused, req.top_k)
             _record(span, attrs.rerank, self.reranker.name, req.top_k, fused.ids, fused.scores,
                                              reranked.ids, reranked.scores, self.capture)
-        return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, root)
+        return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, evidence, root)
 
     def _rewrite(self, spans: _Spans, req: SearchRequest, use_graph: bool) -> Rewrite:
         with spans.stage(SpanName.REWRITE) as span:
@@ -205,14 +209,15 @@ class Retriever:
             _record(span, attrs.candidates, found.ids, found.scores, self.capture)
             return found
 
-    def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> Candidates | None:
+    def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
         with spans.stage(SpanName.KEYWORD) as span:
             text = rw.keyword_query if use_graph else rw.query
             try:
-                found = keyword(self.index.store, self.index.bm25, text, limit, self.index.doc_ids, flt)
+                found = keyword(self.index.store, self.index.bm25, self.index.term_stats, text, limit,
+                                self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.KEYWORD, exc)
-            _record(span, attrs.candidates, found.ids, found.scores, self.capture)
+            _record(span, attrs.candidates, found.candidates.ids, found.candidates.scores, self.capture)
             return found
 
     def _graph(self, spans: _Spans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
@@ -237,18 +242,17 @@ class Retriever:
         spans.degraded.append(stage.value)
         return None
 
-    def _relevance(self, reranked, lists: list[Candidates]) -> tuple[np.ndarray, bool]:
+    def _relevance(self, reranked, lists: list[Candidates], evidence: conf.QueryEvidence) -> tuple[np.ndarray, bool]:
         dense_list = next((c for c in lists if c.stage is Stage.DENSE), None)
         model = self.relevance
         if dense_list is None and not isinstance(model, (conf.LogisticRelevance, conf.IsotonicRelevance)):
             model = conf.RankRelevance()
-        floor = float(dense_list.scores[-1]) if dense_list is not None and len(dense_list) else 0.0
-        x = conf.features(reranked, floor)
+        x = conf.features(reranked, evidence)
         return (model.predict(x) if len(reranked) else np.empty(0)), model.rank_only
 
-    def _filter_and_shape(self, spans, req, mode, rw, g, reranked, lists, root) -> dict:
+    def _filter_and_shape(self, spans, req, mode, rw, g, reranked, lists, evidence, root) -> dict:
         with spans.stage(SpanName.FILTER) as span:
-            relevance, rank_only = self._relevance(reranked, lists)
+            relevance, rank_only = self._relevance(reranked, lists, evidence)
             best = shaping.best_relevance(relevance)
             outcome = apply_filters(reranked.ids, relevance, req, self._payloads)
             _record(span, attrs.filtered, outcome.applied, outcome.dropped, self.capture)

@@ -59,8 +59,13 @@ def traced(sample_index_path, sample_config, model):
     opened = []
 
     def make(**kwargs):
+        from opentelemetry.sdk.trace import SpanLimits
+
+        from traces.attributes import CaptureConfig, attribute_limit
+
         exporter = InMemorySpanExporter()
-        provider = TracerProvider()
+        limit = attribute_limit(kwargs.get("capture") or CaptureConfig())
+        provider = TracerProvider(span_limits=SpanLimits(max_span_attributes=limit))
         provider.add_span_processor(SimpleSpanProcessor(exporter))
         index = kwargs.pop("index", None) or open_index(sample_index_path, sample_config)
         opened.append(index)

@@ -2,17 +2,52 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import numpy as np
 
 from retriever.stages.dense import to_candidates
 from retriever.types import Candidates, Stage
 from retriever.vectorstore.base import PayloadFilter, VectorStore
+from retriever.vectorstore.bm25 import TermStats
 
 
-def keyword(store: VectorStore, bm25, text: str, limit: int, doc_ids: np.ndarray,
-            flt: PayloadFilter | None = None) -> Candidates:
+@dataclass(frozen=True)
+class KeywordResult:
+    """BM25 candidates; the largest score any document could reach for the query; the
+    IDF-weighted share of the query's names that the corpus never saw."""
+
+    candidates: Candidates
+    max_score: float
+    unknown_share: float = 0.0
+
+
+_NAME = re.compile(r"\b[A-Z][\w'-]*|\b\w*\d\w*")
+
+
+def name_words(text: str) -> list[str]:
+    """Capitalized words (past the first word) and words with digits: the query's names and codes."""
+    words = list(_NAME.finditer(text))
+    return [m.group() for m in words if m.start() > 0 or any(ch.isdigit() for ch in m.group())]
+
+
+def unknown_name_share(text: str, bm25, stats: TermStats) -> float:
+    """IDF-weighted share of the query's name tokens that no document contains.
+
+    A question about an entity the corpus has no record of cannot be answered
+    from it, however close its topic; common words are left out because a
+    paraphrase legitimately uses words the corpus does not.
+    """
+    names = name_words(text)
+    return stats.unknown_share(bm25.encode_query(" ".join(names))) if names else 0.0
+
+
+def keyword(store: VectorStore, bm25, stats: TermStats, text: str, limit: int, doc_ids: np.ndarray,
+            flt: PayloadFilter | None = None) -> KeywordResult:
     sparse = bm25.encode_query(text)
     if not sparse.indices:
-        return Candidates.empty(Stage.KEYWORD)
+        return KeywordResult(Candidates.empty(Stage.KEYWORD), 0.0)
     hits = store.search_sparse([sparse], limit, flt)[0]
-    return to_candidates(Stage.KEYWORD, hits, doc_ids)
+    return KeywordResult(to_candidates(Stage.KEYWORD, hits, doc_ids), stats.max_score(sparse),
+                         unknown_name_share(text, bm25, stats))

@@ -1,0 +1,291 @@
+"""The local trace store: round trips, partial batches, every filter, pagination, retention."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+
+import pytest
+
+from trace_fixtures import MS, T0, FakeSearch, record
+from traces import vocabulary as v
+from traces.store import TraceFilter, TraceStore, to_ns
+
+S = 1000 * MS
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = TraceStore(tmp_path / "home" / "traces.sqlite")
+    yield s
+    s.close()
+
+
+def test_constructor_does_no_io(tmp_path):
+    TraceStore(tmp_path / "absent" / "traces.sqlite")
+    assert not (tmp_path / "absent").exists()
+
+
+def test_round_trip_keeps_every_span_parent_and_attribute(store):
+    spans, (trace_id,) = record(FakeSearch(degraded=("graph",), run_id="run-1", query_id="q7"))
+    assert store.write(spans) == 11
+    detail = store.load_trace(trace_id)
+    assert detail is not None and len(detail.spans) == 11
+    by_id = {format(s.context.span_id, "016x"): s for s in spans}
+    root = next(s for s in spans if s.parent is None)
+    root_id = format(root.context.span_id, "016x")
+    for rec in detail.spans:
+        sdk = by_id[rec.span_id]
+        assert rec.trace_id == trace_id
+        assert rec.name == sdk.name
+        assert rec.parent_id == (None if sdk.parent is None else root_id)
+        assert (rec.start_ns, rec.end_ns) == (sdk.start_time, sdk.end_time)
+        assert rec.attributes == dict(sdk.attributes)  # arrays come back as tuples, ints as ints
+        assert rec.kind == "INTERNAL" and rec.scope == "searchtrace"
+    assert [r.name for r in detail.spans] == ["search", "validate", "rewrite", "embed", "dense", "keyword", "graph",
+                                              "fuse", "rerank", "filter", "shape"]
+    graph = next(r for r in detail.spans if r.name == "graph")
+    assert (graph.status, graph.status_message) == ("ERROR", "too slow")
+    assert [(e.name, e.attributes) for e in graph.events] == [
+        ("exception", {"exception.type": "TimeoutError", "exception.message": "too slow"})]
+    assert graph.events[0].time_ns == graph.start_ns + 10
+    dense = next(r for r in detail.spans if r.name == "dense").attributes
+    assert dense[v.CANDIDATE_IDS] == ("d1", "d2", "d3", "dense-0", "dense-1")
+    assert dense[v.CANDIDATE_SCORES] == (1.0, 0.9, 0.8, 0.7, 0.6)
+    assert dense[v.CANDIDATE_COUNT] == 5 and dense[f"{v.RETRIEVAL_DOCUMENTS}.4.{v.DOCUMENT_ID}"] == "dense-1"
+    assert detail.resource["telemetry.sdk.language"] == "python"
+
+
+def test_summary_columns_come_from_the_root(store):
+    spans, (trace_id,) = record(FakeSearch(degraded=("graph",), run_id="run-1", query_id="q7"))
+    store.write(spans)
+    s = store.load_trace(trace_id).summary
+    assert s.trace_id == trace_id and s.start_ns == T0 and s.complete
+    assert s.duration_ms == (10 * 2 * MS + 2000) / 1e6
+    assert (s.mode, s.query, s.run_id, s.query_id, s.top_k) == (
+        "graph", "Which river runs past the harbour town?", "run-1", "q7", 3)
+    assert (s.best_score, s.no_confident, s.degraded, s.bands) == (0.81, False, ("graph",), ("high", "medium", "low"))
+    assert (s.n_results, s.error_code, s.status, s.n_spans) == (3, None, "UNSET", 11)
+    assert s.start == datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc)
+
+
+def test_large_attributes_are_compressed_and_small_ones_stay_json(store):
+    spans, (trace_id,) = record(FakeSearch(candidates=100))
+    store.write(spans)
+    detail = store.load_trace(trace_id)
+    assert {r.span_id: r.attributes for r in detail.spans} == {
+        format(s.context.span_id, "016x"): dict(s.attributes) for s in spans}
+    with sqlite3.connect(store.path) as raw:
+        types = dict(raw.execute("SELECT name, typeof(attributes) FROM spans"))
+    assert types["dense"] == "blob" and types["search"] == "text" and types["validate"] == "text"
+
+
+def test_children_before_root_arrive_in_separate_batches(store):
+    spans, (trace_id,) = record(FakeSearch())
+    children = [s for s in spans if s.parent is not None]
+    root = [s for s in spans if s.parent is None]
+    store.write(children[:4])
+    store.write(children[4:])
+    partial = store.load_trace(trace_id).summary
+    assert (partial.complete, partial.mode, partial.n_spans) == (False, None, 10)
+    assert partial.start_ns == min(s.start_time for s in children)
+    assert partial.duration_ms == (max(s.end_time for s in children) - partial.start_ns) / 1e6
+    assert store.list_traces(TraceFilter(mode="graph")) == []
+
+    store.write(root)
+    done = store.load_trace(trace_id).summary
+    assert (done.complete, done.mode, done.n_spans, done.start_ns) == (True, "graph", 11, T0)
+    assert done.duration_ms == (10 * 2 * MS + 2000) / 1e6
+    store.write(children[:2])  # a re-export neither duplicates spans nor moves the root's timing
+    assert store.load_trace(trace_id).summary == done
+
+
+def test_root_first_then_children(store):
+    spans, (trace_id,) = record(FakeSearch())
+    store.write([s for s in spans if s.parent is None])
+    store.write([s for s in spans if s.parent is not None])
+    s = store.load_trace(trace_id).summary
+    assert (s.complete, s.start_ns, s.duration_ms, s.n_spans) == (True, T0, (10 * 2 * MS + 2000) / 1e6, 11)
+
+
+def test_unknown_trace_is_none(store):
+    assert store.load_trace("0" * 32) is None
+
+
+# -- filters -----------------------------------------------------------------------
+
+SEARCHES = {
+    "A": FakeSearch(start_ns=T0, run_id="run-1"),
+    "B": FakeSearch(start_ns=T0 + S, mode="fast", results=(("d9", "low", 0.1),), no_confident=True,
+                    degraded=("graph",), query="Lantern Guild founder"),
+    "C": FakeSearch(start_ns=T0 + 2 * S, results=(("d4", "medium", 0.5),), stage_ms=30.0, run_id="run-1",
+                    query="HARBOUR lights"),
+    "D": FakeSearch(start_ns=T0 + 3 * S, error_code="VALIDATION_ERROR", query="100% harbour_"),
+    "E": FakeSearch(start_ns=T0 + 4 * S, results=(("d1", "high", 0.9),), degraded=("keyword", "graph"),
+                    run_id="run-2", query="Ærø ferry"),
+}
+
+
+@pytest.fixture
+def filled(store):
+    spans, ids = record(*SEARCHES.values())
+    store.write(spans)
+    return store, dict(zip(ids, SEARCHES)), dict(zip(SEARCHES, ids))
+
+
+@pytest.mark.parametrize("flt, expected", [
+    (TraceFilter(), "EDCBA"),
+    (TraceFilter(since=T0 + 2 * S), "EDC"),
+    (TraceFilter(since=datetime.fromtimestamp((T0 + 2 * S) // S, tz=timezone.utc)), "EDC"),
+    (TraceFilter(until=T0 + 2 * S), "BA"),
+    (TraceFilter(since=T0 + S, until=T0 + 3 * S), "CB"),
+    (TraceFilter(mode="fast"), "B"),
+    (TraceFilter(mode="graph"), "EDCA"),
+    (TraceFilter(band="high"), "EA"),
+    (TraceFilter(band="medium"), "CA"),
+    (TraceFilter(band="low"), "BA"),
+    (TraceFilter(no_confident=True), "B"),
+    (TraceFilter(no_confident=False), "ECA"),
+    (TraceFilter(degraded=True), "EB"),
+    (TraceFilter(degraded=False), "DCA"),
+    (TraceFilter(degraded="graph"), "EB"),
+    (TraceFilter(degraded="keyword"), "E"),
+    (TraceFilter(degraded="dense"), ""),
+    (TraceFilter(min_latency_ms=100), "C"),
+    (TraceFilter(min_latency_ms=(10 * 2 * MS + 2000) / 1e6), "EDCBA"),
+    (TraceFilter(run_id="run-1"), "CA"),
+    (TraceFilter(run_id="run-3"), ""),
+    (TraceFilter(query_text="harbour"), "DCA"),
+    (TraceFilter(query_text="HARBOUR L"), "C"),
+    (TraceFilter(query_text="ærø"), "E"),
+    (TraceFilter(query_text="100%"), "D"),
+    (TraceFilter(query_text="harb_ur"), ""),  # no LIKE wildcards
+    (TraceFilter(query_text="bour_"), "D"),
+    (TraceFilter(mode="graph", band="medium", run_id="run-1"), "CA"),
+    (TraceFilter(degraded=True, band="high", query_text="ferry"), "E"),
+])
+def test_every_filter(filled, flt, expected):
+    store, name_of, _ = filled
+    assert "".join(name_of[s.trace_id] for s in store.list_traces(flt)) == expected
+    assert store.count(flt) == len(expected)
+
+
+@pytest.mark.parametrize("limit, offset, expected", [
+    (2, 0, "ED"), (2, 2, "CB"), (2, 4, "A"), (2, 6, ""), (None, 1, "DCBA"), (0, 0, ""), (50, 0, "EDCBA")])
+def test_pagination(filled, limit, offset, expected):
+    store, name_of, _ = filled
+    assert "".join(name_of[s.trace_id] for s in store.list_traces(TraceFilter(limit=limit, offset=offset))) == expected
+
+
+def test_error_trace_summary(filled):
+    store, _, id_of = filled
+    d = store.load_trace(id_of["D"]).summary
+    assert (d.error_code, d.status, d.n_spans, d.best_score, d.no_confident, d.bands) == (
+        "VALIDATION_ERROR", "ERROR", 2, None, None, ())
+
+
+def test_bad_filters_are_rejected():
+    with pytest.raises(ValueError, match="band must be one of high, medium, low"):
+        TraceFilter(band="top")
+    with pytest.raises(ValueError, match="limit and offset must be >= 0"):
+        TraceFilter(offset=-1)
+
+
+def test_naive_datetimes_are_local_time():
+    naive = datetime(2024, 1, 2, 3, 4, 5)
+    assert to_ns(naive) == to_ns(naive.astimezone()) == int(naive.timestamp()) * S
+
+
+# -- retention ---------------------------------------------------------------------
+
+DAY = 86_400 * S
+
+
+def _span_count(store: TraceStore) -> int:
+    with sqlite3.connect(store.path) as raw:
+        return raw.execute("SELECT count(*) FROM spans").fetchone()[0]
+
+
+def test_prune_by_age(store):
+    now = T0 + 30 * DAY
+    spans, ids = record(*(FakeSearch(start_ns=now - d * DAY) for d in (10, 6, 2, 0)))
+    store.write(spans)
+    assert store.prune(older_than_days=5, now_ns=now) == 2
+    assert [s.trace_id for s in store.list_traces()] == [ids[3], ids[2]]
+    assert _span_count(store) == 22
+    assert store.prune(older_than_days=5, now_ns=now) == 0
+
+
+def test_prune_by_count(store):
+    spans, ids = record(*(FakeSearch(start_ns=T0 + i * S) for i in range(5)))
+    store.write(spans)
+    assert store.prune(keep_last=2) == 3
+    assert [s.trace_id for s in store.list_traces()] == [ids[4], ids[3]]
+    assert _span_count(store) == 22
+    assert store.prune(keep_last=0) == 2 and store.count() == 0 and _span_count(store) == 0
+
+
+def test_prune_by_age_or_count(store):
+    now = T0 + 30 * DAY
+    spans, ids = record(*(FakeSearch(start_ns=now - d * DAY) for d in (10, 3, 2, 1)))
+    store.write(spans)
+    assert store.prune(older_than_days=5, keep_last=2, now_ns=now) == 2
+    assert [s.trace_id for s in store.list_traces()] == [ids[3], ids[2]]
+
+
+def test_prune_needs_an_option(store):
+    with pytest.raises(ValueError, match="older_than_days and/or keep_last"):
+        store.prune()
+
+
+# -- integrity and threads ---------------------------------------------------------
+
+
+def test_integrity_check(store, tmp_path):
+    spans, _ = record(*(FakeSearch(start_ns=T0 + i * S, candidates=100) for i in range(20)))
+    store.write(spans)
+    assert store.integrity_check()
+    store.close()
+    broken = tmp_path / "broken.sqlite"
+    data = bytearray(store.path.read_bytes())
+    data[4096 * 3: 4096 * 6] = b"\xff" * (4096 * 3)  # scribble over b-tree pages
+    broken.write_bytes(bytes(data))
+    assert TraceStore(broken).integrity_check() is False
+
+
+def test_reads_while_another_thread_writes(store):
+    spans, _ = record(*(FakeSearch(start_ns=T0 + i * S) for i in range(40)))
+    store.open()
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for i in range(0, len(spans), 22):
+                store.write(spans[i:i + 22])
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    while writer.is_alive():
+        assert len(store.list_traces(TraceFilter(limit=None))) <= 40
+    writer.join()
+    assert errors == [] and store.count() == 40
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_a_forked_child_uses_its_own_connection(store):
+    spans, _ = record(FakeSearch(), FakeSearch(start_ns=T0 + S))
+    store.write(spans[:11])  # the parent's connection exists before the fork
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            store.write(spans[11:])
+            os._exit(0 if store.count() == 2 else 1)
+        except BaseException:  # noqa: BLE001
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.count() == 2 and store.integrity_check()

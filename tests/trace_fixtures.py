@@ -1,0 +1,115 @@
+"""Emulated searches for the trace tests: a ``search`` root span and its ten stage spans.
+
+Built with the real SDK and the real attribute builders, at fixed times, so the
+tests can pin ids, durations and attributes without the retriever or the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+
+from traces import attributes as attrs
+from traces import vocabulary as v
+from traces.attributes import CaptureConfig
+from traces.vocabulary import SpanName
+
+STAGES = [SpanName.VALIDATE, SpanName.REWRITE, SpanName.EMBED, SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH,
+          SpanName.FUSE, SpanName.RERANK, SpanName.FILTER, SpanName.SHAPE]
+T0 = 1_700_000_000_000_000_000  # 2023-11-14T22:13:20Z
+MS = 1_000_000
+
+
+@dataclass(frozen=True)
+class FakeSearch:
+    """What one emulated search looks like; each stage lasts ``stage_ms``."""
+
+    query: str = "Which river runs past the harbour town?"
+    mode: str = "graph"
+    results: tuple[tuple[str, str, float], ...] = (("d1", "high", 0.81), ("d2", "medium", 0.52), ("d3", "low", 0.2))
+    no_confident: bool = False
+    degraded: tuple[str, ...] = ()
+    run_id: str | None = None
+    query_id: str | None = None
+    error_code: str | None = None
+    start_ns: int = T0
+    stage_ms: float = 2.0
+    candidates: int = 5
+
+    @property
+    def end_ns(self) -> int:
+        return self.start_ns + int(len(STAGES) * self.stage_ms * MS) + 2000
+
+
+def emulate_search(tracer: trace.Tracer, s: FakeSearch, capture: CaptureConfig = CaptureConfig()) -> str:
+    """Record one search's spans; returns its trace id (32 hex)."""
+    root = tracer.start_span(SpanName.SEARCH.value, start_time=s.start_ns, attributes=attrs.span_kind(SpanName.SEARCH))
+    root.set_attributes(attrs.request(s.query, s.mode, 3, s.candidates, 2 if s.mode == "graph" else 0, capture))
+    root.set_attributes(attrs.eval_context(s.run_id, s.query_id))
+    ctx = trace.set_span_in_context(root)
+    stages = STAGES[:1] if s.error_code else STAGES
+    for i, name in enumerate(stages):
+        start = s.start_ns + 1000 + int(i * s.stage_ms * MS)
+        span = tracer.start_span(name.value, context=ctx, start_time=start, attributes=attrs.span_kind(name))
+        span.set_attributes(_stage_attributes(name, s, capture))
+        if name.value in s.degraded:
+            span.add_event("exception", {"exception.type": "TimeoutError", "exception.message": "too slow"},
+                           timestamp=start + 10)
+            span.set_status(Status(StatusCode.ERROR, "too slow"))
+        span.end(end_time=start + int(s.stage_ms * MS))
+    if s.error_code:
+        root.set_status(Status(StatusCode.ERROR, "invalid request"))
+        root.set_attribute(v.ERROR_CODE, s.error_code)
+    else:
+        root.set_attributes(attrs.outcome(_response(s)))
+    root.end(end_time=s.end_ns)
+    return format(root.get_span_context().trace_id, "032x")
+
+
+def _ids(s: FakeSearch, stage: str) -> tuple[list[str], list[float]]:
+    ids = [r[0] for r in s.results] + [f"{stage}-{i}" for i in range(s.candidates - len(s.results))]
+    return ids, [1.0 - i / 10 for i in range(len(ids))]
+
+
+def _stage_attributes(name: SpanName, s: FakeSearch, capture: CaptureConfig) -> dict:
+    ids, scores = _ids(s, name.value)
+    if name is SpanName.REWRITE:
+        return attrs.rewrite(["Harbour Town"], ["river"])
+    if name is SpanName.EMBED:
+        return {v.EMBEDDING_MODEL_NAME: "all-MiniLM-L6-v2"}
+    if name in (SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH):
+        return attrs.candidates(ids, scores, capture)
+    if name is SpanName.FUSE:
+        return {**attrs.fusion("rrf", 60, {"dense": 1.0, "keyword": 1.0}), **attrs.candidates(ids, scores, capture)}
+    if name is SpanName.RERANK:
+        return attrs.rerank("identity", 3, ids, scores, ids[:3], scores[:3], capture)
+    if name is SpanName.FILTER:
+        return attrs.filtered(["min_relevance"], ids[3:], capture)
+    return {}
+
+
+def _response(s: FakeSearch) -> dict:
+    return {
+        "results": [{"id": i, "confidenceBand": b, "score": r} for i, b, r in s.results],
+        "bestScore": max((r for _, _, r in s.results), default=0.0),
+        "noConfidentResults": s.no_confident,
+        "degraded": list(s.degraded),
+        "retryHints": {"detectedEntities": ["Harbour Town"], "relatedTerms": ["river"],
+                       "narrowerQuery": "river harbour town", "broaderQuery": "harbour"} if s.no_confident else None,
+    }
+
+
+def record(*searches: FakeSearch, capture: CaptureConfig = CaptureConfig()) -> tuple[list[ReadableSpan], list[str]]:
+    """Finished spans of the given searches (children before each root) and their trace ids."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(span_limits=SpanLimits(max_span_attributes=1024))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("searchtrace")
+    ids = [emulate_search(tracer, s, capture) for s in searches]
+    provider.shutdown()
+    return list(exporter.get_finished_spans()), ids

@@ -1,0 +1,213 @@
+"""The trace store's schema, SQL and row conversions (private to traces.store).
+
+Schema: ``traces`` holds one row per trace, denormalized from its root and
+``search`` spans for filtering (an index per filter that can use one);
+``spans`` holds every span, keyed by (trace_id, span_id). Attribute and event
+JSON above 1 KiB is stored zlib-compressed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+from opentelemetry.sdk.trace import ReadableSpan
+
+from traces import vocabulary as v
+from traces.records import BANDS, EventRecord, SpanRecord, TraceFilter, TraceSummary, to_ns
+
+SCHEMA_VERSION = 1
+BAND_FLAG = {b: 1 << i for i, b in enumerate(BANDS)}
+PACK_ABOVE = 1024
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS traces (
+    trace_id TEXT PRIMARY KEY, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+    duration_ms REAL NOT NULL, has_root INTEGER NOT NULL DEFAULT 0, root_name TEXT,
+    status TEXT, mode TEXT, query TEXT, query_fold TEXT, run_id TEXT, query_id TEXT,
+    top_k INTEGER, best_score REAL, no_confident INTEGER, degraded TEXT NOT NULL DEFAULT '',
+    bands INTEGER NOT NULL DEFAULT 0, n_results INTEGER, error_code TEXT,
+    n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT);
+CREATE INDEX IF NOT EXISTS traces_start ON traces (start_ns);
+CREATE INDEX IF NOT EXISTS traces_mode ON traces (mode, start_ns);
+CREATE INDEX IF NOT EXISTS traces_run ON traces (run_id, start_ns);
+CREATE INDEX IF NOT EXISTS traces_no_confident ON traces (no_confident, start_ns);
+CREATE INDEX IF NOT EXISTS traces_duration ON traces (duration_ms);
+CREATE TABLE IF NOT EXISTS spans (
+    trace_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_id TEXT, name TEXT NOT NULL,
+    kind TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, status TEXT NOT NULL,
+    status_message TEXT, scope TEXT, attributes NOT NULL, events NOT NULL,
+    PRIMARY KEY (trace_id, span_id))
+"""
+
+INSERT_SPAN = "INSERT OR REPLACE INTO spans VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+# A span that is not the root widens the trace's time window until the root arrives.
+UPSERT_PARTIAL = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource) VALUES (?,?,?,?,?)
+ON CONFLICT (trace_id) DO UPDATE SET start_ns = min(start_ns, excluded.start_ns),
+    end_ns = max(end_ns, excluded.end_ns),
+    duration_ms = (max(end_ns, excluded.end_ns) - min(start_ns, excluded.start_ns)) / 1e6,
+    resource = coalesce(resource, excluded.resource)
+WHERE has_root = 0"""
+UPSERT_ROOT = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status)
+VALUES (?,?,?,?,?,1,?,?)
+ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
+    duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = 1,
+    root_name = excluded.root_name, status = excluded.status"""
+SEARCH_COLUMNS = ("mode", "query", "query_fold", "run_id", "query_id", "top_k", "best_score", "no_confident",
+                  "degraded", "bands", "n_results", "error_code")
+UPDATE_SEARCH = f"UPDATE traces SET {', '.join(c + ' = ?' for c in SEARCH_COLUMNS)} WHERE trace_id = ?"
+COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
+SUMMARY_COLUMNS = ("trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, "
+                   "best_score, no_confident, degraded, bands, n_results, error_code, n_spans")
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    """The statements' parameters for one batch of spans."""
+
+    spans: list[tuple]
+    partial: list[list]
+    roots: list[tuple]
+    searches: list[tuple]
+    trace_ids: list[tuple[str]]
+
+
+def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
+    rows = [span_row(s) for s in spans]
+    partial: dict[str, list] = {}
+    roots, searches = [], []
+    resources: dict[int, str | None] = {}  # the spans of one process share one Resource object
+    for span, row in zip(spans, rows):
+        trace_id, start, end = row[0], row[5], row[6]
+        if id(span.resource) not in resources:
+            resources[id(span.resource)] = dump(dict(span.resource.attributes)) if span.resource else None
+        resource = resources[id(span.resource)]
+        if span.parent is None or span.parent.is_remote:
+            roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7]))
+        else:
+            seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
+            seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
+            seen[3] = (seen[2] - seen[1]) / 1e6
+        if span.name == v.SpanName.SEARCH.value:
+            searches.append((*search_columns(span.attributes or {}), trace_id))
+    return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)])
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    # auto_vacuum only takes effect before the first table exists; it lets prune give space back.
+    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA journal_size_limit = 67108864")
+    with write_transaction(conn):
+        for statement in SCHEMA.split(";"):
+            conn.execute(statement)
+        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # SQLite rolls back by itself on some errors (SQLITE_FULL)
+            conn.execute("ROLLBACK")
+        raise
+
+
+def where(flt: TraceFilter) -> tuple[str, list]:
+    """The WHERE clause and its parameters for a filter."""
+    conds: list[str] = []
+    params: list[Any] = []
+
+    def add(cond: str, *values: Any) -> None:
+        conds.append(cond)
+        params.extend(values)
+
+    if flt.since is not None:
+        add("start_ns >= ?", to_ns(flt.since))
+    if flt.until is not None:
+        add("start_ns < ?", to_ns(flt.until))
+    if flt.mode is not None:
+        add("mode = ?", flt.mode)
+    if flt.band is not None:
+        add("bands & ? != 0", BAND_FLAG[flt.band])
+    if flt.no_confident is not None:
+        add("no_confident = ?", int(flt.no_confident))
+    if isinstance(flt.degraded, bool):
+        add("degraded != ''" if flt.degraded else "degraded = ''")
+    elif flt.degraded is not None:
+        add("instr(degraded, ?) > 0", f",{flt.degraded},")
+    if flt.min_latency_ms is not None:
+        add("duration_ms >= ?", float(flt.min_latency_ms))
+    if flt.run_id is not None:
+        add("run_id = ?", flt.run_id)
+    if flt.query_text:
+        add("instr(query_fold, ?) > 0", flt.query_text.casefold())
+    return (" WHERE " + " AND ".join(conds) if conds else ""), params
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def pack(value: Any) -> str | bytes:
+    # A retriever span carries ~20 KB of candidate JSON; zlib level 1 stores it in a fraction
+    # of that for ~0.1 ms. Small JSON stays text so json_extract() works on it in the sqlite3 shell.
+    text = dump(value)
+    return zlib.compress(text.encode(), 1) if len(text) > PACK_ABOVE else text
+
+
+def unpack(raw: str | bytes) -> Any:
+    return json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
+
+
+def tuples(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: tuple(x) if isinstance(x, list) else x for k, x in attributes.items()}
+
+
+def span_row(span: ReadableSpan) -> tuple:
+    ctx = span.context
+    events = [{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in span.events]
+    scope = span.instrumentation_scope.name if span.instrumentation_scope else None
+    parent = format(span.parent.span_id, "016x") if span.parent else None
+    return (format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"), parent, span.name, span.kind.name,
+            span.start_time, span.end_time, span.status.status_code.name, span.status.description, scope,
+            pack(dict(span.attributes or {})), pack(events))
+
+
+def search_columns(attrs: Mapping[str, Any]) -> tuple:
+    """The ``traces`` columns a ``search`` span fills, in SEARCH_COLUMNS order."""
+    query = attrs.get(v.INPUT_VALUE)
+    no_confident = attrs.get(v.NO_CONFIDENT_RESULTS)
+    degraded = list(attrs.get(v.DEGRADED, ()))
+    bands = 0
+    for band in attrs.get(v.RESULT_BANDS, ()):
+        bands |= BAND_FLAG.get(band, 0)
+    ids = attrs.get(v.RESULT_IDS)
+    return (attrs.get(v.MODE), query, query.casefold() if isinstance(query, str) else None, attrs.get(v.RUN_ID),
+            attrs.get(v.QUERY_ID), attrs.get(v.TOP_K), attrs.get(v.BEST_SCORE),
+            None if no_confident is None else int(bool(no_confident)), f",{','.join(degraded)}," if degraded else "",
+            bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE))
+
+
+def summary(row: Sequence[Any]) -> TraceSummary:
+    (trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, best_score,
+     no_confident, degraded, bands, n_results, error_code, n_spans) = row
+    return TraceSummary(trace_id, start_ns, duration_ms, bool(has_root), status, mode, query, run_id, query_id, top_k,
+                        best_score, None if no_confident is None else bool(no_confident),
+                        tuple(d for d in degraded.split(",") if d), tuple(b for b in BANDS if bands & BAND_FLAG[b]),
+                        n_results, error_code, n_spans)
+
+
+def span_record(row: Sequence[Any]) -> SpanRecord:
+    (trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope, attributes, events) = row
+    return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
+                      tuples(unpack(attributes)),
+                      tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in unpack(events)))

@@ -1,0 +1,242 @@
+"""Span exporters that never break the search they observe.
+
+Exports run on the BatchSpanProcessor's worker thread, off the search's path.
+Here every failure (a locked store, a full disk, a dead collector, a bug) is
+caught, counted and logged once per kind, and the batch is reported as
+``FAILURE`` so the SDK drops it.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from traces.store import TraceStore
+
+log = logging.getLogger(__name__)
+
+
+class FailureKind(str, enum.Enum):
+    """Why an export failed; each kind is logged once per exporter."""
+
+    LOCKED = "locked"
+    DISK_FULL = "disk_full"
+    READ_ONLY = "read_only"
+    CORRUPT = "corrupt"
+    REJECTED = "rejected"  # the wrapped exporter returned FAILURE (collector down, refused, timed out)
+    UNEXPECTED = "unexpected"
+
+
+def failure_kind(exc: BaseException) -> FailureKind:
+    """Classify an export exception."""
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        return FailureKind.LOCKED
+    if "disk is full" in text or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+        return FailureKind.DISK_FULL
+    if "readonly" in text or "read-only" in text or (isinstance(exc, OSError) and exc.errno == errno.EROFS):
+        return FailureKind.READ_ONLY
+    if isinstance(exc, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text):
+        return FailureKind.CORRUPT
+    return FailureKind.UNEXPECTED
+
+
+@dataclass(frozen=True)
+class ExportStats:
+    """Counters of one exporter since it was built."""
+
+    exported_spans: int = 0
+    dropped_spans: int = 0
+    failures: int = 0
+    by_kind: Mapping[FailureKind, int] = field(default_factory=dict)
+
+
+class _Counters:
+    """Thread-safe counters that log the first failure of each kind."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._stats = ExportStats()
+
+    def ok(self, n: int) -> SpanExportResult:
+        with self._lock:
+            s = self._stats
+            self._stats = ExportStats(s.exported_spans + n, s.dropped_spans, s.failures, s.by_kind)
+        return SpanExportResult.SUCCESS
+
+    def dropped(self, n: int) -> SpanExportResult:
+        with self._lock:
+            s = self._stats
+            self._stats = ExportStats(s.exported_spans, s.dropped_spans + n, s.failures, s.by_kind)
+        return SpanExportResult.FAILURE
+
+    def failed(self, kind: FailureKind, n: int, detail: object) -> SpanExportResult:
+        with self._lock:
+            s = self._stats
+            first = kind not in s.by_kind
+            self._stats = ExportStats(s.exported_spans, s.dropped_spans + n, s.failures + 1,
+                                      {**s.by_kind, kind: s.by_kind.get(kind, 0) + 1})
+        if first:
+            log.warning("trace export to %s failed (%s): %s; %d spans dropped. Further %s failures are counted, "
+                        "not logged.", self.name, kind.value, detail, n, kind.value)
+        return SpanExportResult.FAILURE
+
+    @property
+    def stats(self) -> ExportStats:
+        return self._stats
+
+
+class _CountingExporter(SpanExporter):
+    def __init__(self, name: str) -> None:
+        self._counters = _Counters(name)
+
+    @property
+    def name(self) -> str:
+        return self._counters.name
+
+    def stats(self) -> ExportStats:
+        """A snapshot of the counters."""
+        return self._counters.stats
+
+    @property
+    def exported_spans(self) -> int:
+        return self._counters.stats.exported_spans
+
+    @property
+    def dropped_spans(self) -> int:
+        return self._counters.stats.dropped_spans
+
+    @property
+    def failures(self) -> int:
+        return self._counters.stats.failures
+
+
+class StoreSpanExporter(_CountingExporter):
+    """Writes each export batch to a TraceStore in one transaction.
+
+    Args:
+        store: the store; it connects on the first export, in the exporting thread.
+    """
+
+    def __init__(self, store: TraceStore) -> None:
+        super().__init__(f"store {store.path}")
+        self.store = store
+        self._shutdown = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self._shutdown:
+            return self._counters.dropped(len(spans))
+        try:
+            self.store.write(spans)
+        except Exception as exc:  # noqa: BLE001 - telemetry never breaks the work it observes
+            return self._counters.failed(failure_kind(exc), len(spans), exc)
+        return self._counters.ok(len(spans))
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True  # every export commits before returning
+
+    def shutdown(self) -> None:
+        self._shutdown = True
+        try:
+            self.store.close()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("closing the trace store %s failed: %s", self.store.path, exc)
+
+
+class SafeExporter(_CountingExporter):
+    """Wraps any exporter (OTLP) so its failures are caught, counted and logged once.
+
+    After a failed export the wrapped exporter rests for ``cooldown_s``: batches
+    in that time are dropped at once, so a dead collector costs one exporter
+    timeout per cooldown rather than one per batch, and the processor's
+    shutdown does not wait on it batch after batch. While exporting, the
+    wrapped exporter's own log records are shown once per message.
+
+    Args:
+        inner: the exporter to protect.
+        name: what the warnings call it (e.g. ``otlp http://collector:4318``).
+        cooldown_s: rest after a failure; 0 retries every batch.
+        clock: monotonic clock (for tests).
+    """
+
+    def __init__(self, inner: SpanExporter, name: str, *, cooldown_s: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(name)
+        self.inner = inner
+        self.cooldown_s = cooldown_s
+        self._clock = clock
+        self._resume_at = float("-inf")
+        self._quiet = _RepeatFilter(type(inner))
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        now = self._clock()
+        if now < self._resume_at:
+            return self._counters.dropped(len(spans))
+        try:
+            with self._quiet:
+                result = self.inner.export(spans)
+        except Exception as exc:  # noqa: BLE001
+            kind, detail = failure_kind(exc), f"{type(exc).__name__}: {exc}"
+        else:
+            if result is SpanExportResult.SUCCESS:
+                return self._counters.ok(len(spans))
+            kind, detail = FailureKind.REJECTED, "the exporter reported FAILURE"
+        self._resume_at = now + self.cooldown_s
+        return self._counters.failed(kind, len(spans), detail)
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        try:
+            return bool(self.inner.force_flush(timeout_millis))
+        except Exception:  # noqa: BLE001
+            return False
+
+    def shutdown(self) -> None:
+        try:
+            with self._quiet:
+                self.inner.shutdown()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("shutting down trace exporter %s failed: %s", self._counters.name, exc)
+        finally:
+            self._quiet.remove()
+
+
+class _RepeatFilter(logging.Filter):
+    """While active on a thread, lets each message of an exporter's loggers through once."""
+
+    def __init__(self, exporter_type: type) -> None:
+        super().__init__()
+        self._active = threading.local()
+        self._seen: set[tuple[str, object]] = set()
+        modules = {c.__module__ for c in exporter_type.__mro__ if c.__module__.startswith("opentelemetry.exporter")}
+        self._loggers = [logging.getLogger(m) for m in sorted(modules)]
+        for logger in self._loggers:
+            logger.addFilter(self)
+
+    def __enter__(self) -> None:
+        self._active.on = True
+
+    def __exit__(self, *exc: object) -> None:
+        self._active.on = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(self._active, "on", False):
+            return True
+        key = (record.name, record.msg)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def remove(self) -> None:
+        for logger in self._loggers:
+            logger.removeFilter(self)

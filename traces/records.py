@@ -1,0 +1,131 @@
+"""What the trace store returns, and the filter it takes: frozen records, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Mapping
+
+BANDS = ("high", "medium", "low")
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class TraceFilter:
+    """Which traces to list; every field set must match. Results come newest first.
+
+    Attributes:
+        since: earliest root start (inclusive); a datetime (naive = local time) or epoch ns.
+        until: latest root start (exclusive).
+        mode: search mode (fast or graph).
+        band: traces with at least one result in this band (high, medium or low).
+        no_confident: the search's ``noConfidentResults`` flag.
+        degraded: True for any degraded stage, False for none, or a stage name.
+        min_latency_ms: only traces at least this slow.
+        run_id: eval run id.
+        query_text: case-insensitive substring of the query text (no wildcards).
+        limit: most traces returned (None: all).
+        offset: traces skipped first.
+    """
+
+    since: datetime | int | None = None
+    until: datetime | int | None = None
+    mode: str | None = None
+    band: str | None = None
+    no_confident: bool | None = None
+    degraded: bool | str | None = None
+    min_latency_ms: float | None = None
+    run_id: str | None = None
+    query_text: str | None = None
+    limit: int | None = 50
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.band is not None and self.band not in BANDS:
+            raise ValueError(f"band must be one of {', '.join(BANDS)}, got {self.band!r}")
+        if (self.limit is not None and self.limit < 0) or self.offset < 0:
+            raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """One trace: timing from its root span, search fields from its ``search`` span.
+
+    ``complete`` is False while the root span has not been stored yet (its
+    children arrived in an earlier export batch); timing then spans the
+    children seen so far and the search fields are None.
+    """
+
+    trace_id: str
+    start_ns: int
+    duration_ms: float
+    complete: bool
+    status: str | None
+    mode: str | None
+    query: str | None
+    run_id: str | None
+    query_id: str | None
+    top_k: int | None
+    best_score: float | None
+    no_confident: bool | None
+    degraded: tuple[str, ...]
+    bands: tuple[str, ...]
+    n_results: int | None
+    error_code: str | None
+    n_spans: int
+
+    @property
+    def start(self) -> datetime:
+        return EPOCH + timedelta(microseconds=self.start_ns // 1000)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``traces list --json``, the dashboard)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out.update(start=self.start.isoformat(), degraded=list(self.degraded), bands=list(self.bands))
+        return out
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    name: str
+    time_ns: int
+    attributes: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SpanRecord:
+    """A stored span. Ids are lowercase hex; array attributes come back as tuples, as the SDK holds them."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    kind: str
+    start_ns: int
+    end_ns: int
+    status: str
+    status_message: str | None
+    scope: str | None
+    attributes: Mapping[str, Any]
+    events: tuple[EventRecord, ...] = ()
+
+    @property
+    def duration_ms(self) -> float:
+        return (self.end_ns - self.start_ns) / 1e6
+
+
+@dataclass(frozen=True)
+class TraceDetail:
+    """A trace's summary, its spans in start order, and the resource that produced them."""
+
+    summary: TraceSummary
+    spans: tuple[SpanRecord, ...]
+    resource: Mapping[str, Any] = field(default_factory=dict)
+
+
+def to_ns(value: datetime | int) -> int:
+    """Epoch nanoseconds of a datetime (naive = local time), or of an int already in ns."""
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.astimezone()
+        return (aware - EPOCH) // timedelta(microseconds=1) * 1000
+    return int(value)

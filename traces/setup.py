@@ -1,0 +1,197 @@
+"""Tracing setup: one frozen settings object and the TracerProvider built from it.
+
+Settings resolve as explicit argument > environment variable > default. The
+OTLP exporters read the standard ``OTEL_EXPORTER_OTLP_*`` variables themselves
+(endpoint, headers, timeout, certificates, compression).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+from traces.attributes import CaptureConfig
+from traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
+from traces.store import TraceStore, store_path
+
+ENV_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
+ENV_OTLP = "SEARCHTRACE_OTLP"
+ENV_CAPTURE_QUERY = "SEARCHTRACE_CAPTURE_QUERY"
+ENV_CAPTURE_CONTENT = "SEARCHTRACE_CAPTURE_CONTENT"
+ENV_MAX_CANDIDATES = "SEARCHTRACE_MAX_CANDIDATES"
+OTLP_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+OTLP_PROTOCOL_VARS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+ATTRIBUTE_LIMIT_VARS = ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+T = TypeVar("T")
+
+
+class OtlpProtocol(str, enum.Enum):
+    HTTP_PROTOBUF = "http/protobuf"
+    GRPC = "grpc"
+
+
+@dataclass(frozen=True)
+class TraceSettings:
+    """Where spans go and what they record.
+
+    Attributes:
+        store: write spans to the local store (``home/traces.sqlite``).
+        otlp: also send them over OTLP (on by default when an OTLP endpoint variable is set).
+        protocol: OTLP transport.
+        capture: privacy switches and the candidate cap, passed to the retriever too.
+        service_name: the ``service.name`` resource attribute.
+        schedule_delay_ms: how long finished spans wait before a batch export to the
+            store (OTEL_BSP_SCHEDULE_DELAY, else 1 s so traces show up quickly).
+        max_span_attributes: the SDK's attribute cap per span; None leaves it to the
+            OTEL_*ATTRIBUTE_COUNT_LIMIT variables (SDK default 128, too few for 100 candidates).
+    """
+
+    store: bool = True
+    otlp: bool = False
+    protocol: OtlpProtocol = OtlpProtocol.HTTP_PROTOBUF
+    capture: CaptureConfig = field(default_factory=CaptureConfig)
+    service_name: str = "searchtrace"
+    schedule_delay_ms: int = 1000
+    max_span_attributes: int | None = None
+
+    @classmethod
+    def resolve(cls, *, store: bool | None = None, otlp: bool | None = None, protocol: str | None = None,
+                capture_query: bool | None = None, capture_content: bool | None = None,
+                max_candidates: int | None = None, service_name: str | None = None,
+                environ: Mapping[str, str] | None = None) -> "TraceSettings":
+        """Explicit argument > environment variable > default. Raises ValueError on a bad variable."""
+        env = os.environ if environ is None else environ
+        sdk_off = _flag(env, "OTEL_SDK_DISABLED") is True
+        capture = CaptureConfig(
+            capture_query=_pick(capture_query, _flag(env, ENV_CAPTURE_QUERY), True),
+            capture_content=_pick(capture_content, _flag(env, ENV_CAPTURE_CONTENT), False),
+            max_candidates=_pick(max_candidates, _count(env, ENV_MAX_CANDIDATES), 100),
+        )
+        limit_from_env = any(env.get(k) for k in ATTRIBUTE_LIMIT_VARS)
+        return cls(
+            store=_pick(store, _flag(env, ENV_TRACE_STORE), not sdk_off),
+            otlp=_pick(otlp, _flag(env, ENV_OTLP), _otlp_default(env) and not sdk_off),
+            protocol=_protocol(protocol or next((env[k] for k in OTLP_PROTOCOL_VARS if env.get(k)), None)),
+            capture=capture,
+            service_name=service_name or env.get("OTEL_SERVICE_NAME") or "searchtrace",
+            schedule_delay_ms=_pick(None, _count(env, "OTEL_BSP_SCHEDULE_DELAY"), 1000),
+            max_span_attributes=None if limit_from_env else attribute_limit(capture),
+        )
+
+
+@dataclass(frozen=True)
+class TraceHandles:
+    """What make_tracer_provider built, to flush, stop and report on it."""
+
+    provider: TracerProvider
+    store: TraceStore | None
+    exporters: tuple[StoreSpanExporter | SafeExporter, ...]
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Export every finished span now (the store commits before this returns)."""
+        return self.provider.force_flush(timeout_millis)
+
+    def shutdown(self) -> None:
+        """Flush, then close the exporters and the store."""
+        self.provider.shutdown()
+
+    def stats(self) -> dict[str, ExportStats]:
+        """Counters of each exporter, by name."""
+        return {e.name: e.stats() for e in self.exporters}
+
+
+def attribute_limit(capture: CaptureConfig) -> int:
+    """Attributes the busiest span (rerank: input and output documents) needs, plus headroom."""
+    per_document = 3 if capture.capture_content else 2
+    return 2 * per_document * capture.max_candidates + 64
+
+
+def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
+                         ) -> tuple[TracerProvider, TraceHandles]:
+    """A TracerProvider exporting to the local store and/or OTLP, each through its own batch processor.
+
+    Nothing is opened here: the store connects on its first export, in the processor's thread.
+    """
+    settings = settings or TraceSettings.resolve()
+    provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
+                              span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes))
+    store = TraceStore(store_path(home)) if settings.store else None
+    exporters: list[StoreSpanExporter | SafeExporter] = []
+    if store is not None:
+        exporters.append(StoreSpanExporter(store))
+        provider.add_span_processor(BatchSpanProcessor(exporters[-1], schedule_delay_millis=settings.schedule_delay_ms,
+                                                       export_timeout_millis=store.busy_timeout_ms + 1000))
+    if settings.otlp:
+        endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
+                        "default endpoint")
+        exporters.append(SafeExporter(_otlp_exporter(settings.protocol), f"otlp {settings.protocol.value} {endpoint}"))
+        # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
+        # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
+        provider.add_span_processor(BatchSpanProcessor(exporters[-1], export_timeout_millis=10_000))
+    return provider, TraceHandles(provider, store, tuple(exporters))
+
+
+def _otlp_exporter(protocol: OtlpProtocol) -> SpanExporter:
+    # Imported here: requests and grpc are heavy and only needed when OTLP is on.
+    if protocol is OtlpProtocol.GRPC:
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    else:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # type: ignore[assignment]
+    return OTLPSpanExporter()
+
+
+def _without_userinfo(url: str) -> str:
+    # The name shows up in warnings: never log credentials embedded in the endpoint URL.
+    parts = urlsplit(url)
+    if "@" not in parts.netloc or not parts.hostname:
+        return url
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{parts.hostname}{port}"))
+
+
+def _pick(explicit: T | None, from_env: T | None, default: T) -> T:
+    return explicit if explicit is not None else from_env if from_env is not None else default
+
+
+def _otlp_default(env: Mapping[str, str]) -> bool:
+    exporters = env.get("OTEL_TRACES_EXPORTER")
+    if exporters:  # the standard switch, when set, decides
+        return "otlp" in [e.strip().lower() for e in exporters.split(",")]
+    return any(env.get(k) for k in OTLP_ENDPOINT_VARS)
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool | None:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return None
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise ValueError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}; got {env[name]!r}")
+
+
+def _count(env: Mapping[str, str], name: str) -> int | None:
+    value = env.get(name, "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ValueError(f"{name} must be a whole number >= 0; got {value!r}")
+    return int(value)
+
+
+def _protocol(value: str | None) -> OtlpProtocol:
+    if value is None:
+        return OtlpProtocol.HTTP_PROTOBUF
+    try:
+        return OtlpProtocol(value.strip().lower())
+    except ValueError:
+        allowed = ", ".join(p.value for p in OtlpProtocol)
+        raise ValueError(f"OTLP protocol must be one of {allowed}; got {value!r}") from None
