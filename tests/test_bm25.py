@@ -121,3 +121,20 @@ def test_store_score_is_idf_times_weight(tmp_path):
                 2: idf(1) * bm25_weight(1, 3, avg)}
     assert {h.id: h.score for h in hits} == pytest.approx(expected, rel=1e-5)
     store.close()
+
+
+def test_term_stats_idf_max_score_and_unknown_share(tmp_path):
+    import math
+
+    from retriever.vectorstore.base import Sparse
+    from retriever.vectorstore.bm25 import K1, TermStats
+
+    stats = TermStats(10, {1: 5, 2: 1})
+    assert stats.idf(1) == pytest.approx(math.log(1 + (10 - 5 + 0.5) / (5 + 0.5)))
+    assert stats.idf(3) == pytest.approx(math.log(1 + 10.5 / 0.5))  # unseen: the largest IDF
+    q = Sparse((1, 2, 3), (1.0, 1.0, 1.0))
+    assert stats.max_score(q) == pytest.approx((K1 + 1) * (stats.idf(1) + stats.idf(2) + stats.idf(3)))
+    assert stats.unknown_share(q) == pytest.approx(stats.idf(3) / (stats.idf(1) + stats.idf(2) + stats.idf(3)))
+    stats.save(tmp_path / "s.npz")
+    again = TermStats.load(tmp_path / "s.npz")
+    assert again.n_docs == 10 and again.df == {1: 5, 2: 1}
