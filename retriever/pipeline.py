@@ -33,7 +33,7 @@ from retriever.stages.keyword import KeywordResult, keyword
 from retriever.stages.rerank import IdentityReranker, Reranker
 from retriever.stages.rewrite import Rewrite, rewrite
 from retriever.stages.validate import validate_request
-from retriever.types import Band, Candidates, Mode, Stage
+from retriever.types import Candidates, FusionMethod, Mode, Stage
 from traces import attributes as attrs
 from traces import vocabulary as v
 from traces.vocabulary import SpanName
@@ -58,6 +58,29 @@ class _Spans:
                 span.record_exception(exc)
                 span.set_status(Status(StatusCode.ERROR, str(exc)))
                 raise
+
+
+@dataclass(frozen=True)
+class SearchDetail:
+    """What an evaluation needs beyond the response.
+
+    Attributes:
+        stage_ids: each retrieval stage's candidate ids, best first.
+        fused_ids: the fused (and reranked) list, before any filter.
+        dropped_ids: ids the filter stage removed.
+        ranking: the kept ids in final order (deeper than top_k: up to all candidates).
+        ranking_scores: fused scores of ``ranking``.
+        relevance: relevance (0-1) of ``ranking``.
+        features: relevance-model features of ``ranking`` (rows x ``confidence.FEATURES``).
+    """
+
+    stage_ids: dict[str, tuple[str, ...]]
+    fused_ids: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+    ranking: tuple[str, ...]
+    ranking_scores: tuple[float, ...]
+    relevance: tuple[float, ...]
+    features: np.ndarray
 
 
 def _record(span: trace.Span, builder, *args) -> None:
@@ -106,23 +129,31 @@ class Retriever:
     def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
                run_id: str | None = None, query_id: str | None = None) -> dict:
         """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input."""
+        return self.search_detailed(request, query_vector=query_vector, run_id=run_id, query_id=query_id)[0]
+
+    def search_detailed(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
+                        run_id: str | None = None, query_id: str | None = None) -> tuple[dict, SearchDetail | None]:
+        """:meth:`search`, plus what an evaluation needs: every stage's candidates and the full ranking.
+
+        The detail is ``None`` when the search returned an error.
+        """
         with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
                                                record_exception=False, set_status_on_exception=False) as root:
             _record(root, attrs.eval_context, run_id, query_id)
             try:
-                response = self._search(request, root, query_vector)
+                response, detail = self._search(request, root, query_vector)
             except SearchtraceError as exc:
                 root.set_status(Status(StatusCode.ERROR, exc.message))
                 root.set_attribute(v.ERROR_CODE, exc.code.value)
-                return exc.to_dict()
+                return exc.to_dict(), None
             except Exception as exc:  # a bug or an unexpected backend failure: report, never crash
                 log.exception("search failed")
                 root.record_exception(exc)
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
-                return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}
+                return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}, None
             _record(root, attrs.outcome, response)
-            return response
+            return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
         """Documents by id, in the order asked. Raises NotFoundError naming unknown ids."""
@@ -145,7 +176,7 @@ class Retriever:
         points = [self.index.point_of[i] for i in ids if i in self.index.point_of]
         return {p["id"]: p for _, p, _ in self.index.store.retrieve(points)}
 
-    def _search(self, request, root: trace.Span, query_vector) -> dict:
+    def _search(self, request, root: trace.Span, query_vector) -> tuple[dict, SearchDetail]:
         spans = _Spans(self.tracer)
         with spans.stage(SpanName.VALIDATE):
             req = validate_request(request)
@@ -171,7 +202,7 @@ class Retriever:
         )
 
         with spans.stage(SpanName.FUSE) as span:
-            fused = fuse(lists, self.config.fusion)
+            fused = fuse(lists, self.config.fusion, self._dense_of(lists, vector))
             f = self.config.fusion
             _record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
                                                                    if s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)})
@@ -181,6 +212,15 @@ class Retriever:
             _record(span, attrs.rerank, self.reranker.name, req.top_k, fused.ids, fused.scores,
                                              reranked.ids, reranked.scores, self.capture)
         return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, evidence, root)
+
+    def _dense_of(self, lists: list[Candidates], vector) -> dict[str, float] | None:
+        """Cosines of the keyword candidates, for keyword-then-dense fusion only."""
+        if self.config.fusion.method is not FusionMethod.KEYWORD_THEN_DENSE or vector is None:
+            return None
+        keyword_ids = next((c.ids for c in lists if c.stage is Stage.KEYWORD), [])
+        points = [self.index.point_of[i] for i in keyword_ids]
+        rows = self.index.store.retrieve(points, with_vectors=True)
+        return {p["id"]: float(vec @ vector) for _, p, vec in rows if vec is not None}
 
     def _rewrite(self, spans: _Spans, req: SearchRequest, use_graph: bool) -> Rewrite:
         with spans.stage(SpanName.REWRITE) as span:
@@ -248,11 +288,11 @@ class Retriever:
         if dense_list is None and not isinstance(model, (conf.LogisticRelevance, conf.IsotonicRelevance)):
             model = conf.RankRelevance()
         x = conf.features(reranked, evidence)
-        return (model.predict(x) if len(reranked) else np.empty(0)), model.rank_only
+        return (model.predict(x) if len(reranked) else np.empty(0)), model.rank_only, x
 
-    def _filter_and_shape(self, spans, req, mode, rw, g, reranked, lists, evidence, root) -> dict:
+    def _filter_and_shape(self, spans, req, mode, rw, g, reranked, lists, evidence, root) -> tuple[dict, SearchDetail]:
         with spans.stage(SpanName.FILTER) as span:
-            relevance, rank_only = self._relevance(reranked, lists, evidence)
+            relevance, rank_only, x = self._relevance(reranked, lists, evidence)
             best = shaping.best_relevance(relevance)
             outcome = apply_filters(reranked.ids, relevance, req, self._payloads)
             _record(span, attrs.filtered, outcome.applied, outcome.dropped, self.capture)
@@ -273,6 +313,15 @@ class Retriever:
             weak = not results or best < self.config.confidence.high
             top_title = payloads.get(ids[0], {}).get("title") if ids else None
             hints = (retry_hints(rw.query, [e.name for e in rw.entities], g.hits, top_title) if weak else None)
+            detail = SearchDetail(
+                stage_ids={c.stage.value: tuple(c.ids) for c in lists},
+                fused_ids=tuple(reranked.ids),
+                dropped_ids=outcome.dropped,
+                ranking=tuple(str(i) for i in reranked.ids[outcome.keep]),
+                ranking_scores=tuple(float(s) for s in reranked.scores[outcome.keep]),
+                relevance=tuple(float(r) for r in relevance[outcome.keep]),
+                features=x[outcome.keep],
+            )
             return {
                 "results": results,
                 "kg": shaping.kg_triples(g.hits, set(ids), g.relations) if mode is Mode.GRAPH else [],
@@ -283,4 +332,4 @@ class Retriever:
                 "traceId": _trace_id(root),
                 "mode": mode.value,
                 "degraded": list(spans.degraded),
-            }
+            }, detail

@@ -144,3 +144,40 @@ def test_debug_score_components(traced, sample_dataset):
     assert set(r["score_components"]) == {"dense", "keyword", "graph", "fused"}
     assert r["ranks"]["fused"] == 1
     assert 0 <= r["score"] <= 1 and r["score"] == round(r["score"], 3)
+
+
+def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sample_dataset):
+    retriever, _ = traced()
+    q = by_category(sample_dataset, "multi-hop")[0]
+    response, detail = retriever.search_detailed({"query": q.text, "mode": "graph", "top_k": 5, "candidates": 50})
+    assert chunk_ids(response) == list(detail.ranking[:5])
+    assert len(detail.ranking) > 5 and len(detail.ranking) == len(detail.relevance) == len(detail.features)
+    assert set(detail.stage_ids) >= {"dense", "keyword"}
+    assert len(detail.stage_ids["dense"]) == 50
+    union = set().union(*detail.stage_ids.values())
+    assert set(detail.fused_ids) == union
+    assert [r["score"] for r in response["results"][:5]] == [round(r, 3) for r in detail.relevance[:5]]
+    bad, none = retriever.search_detailed({"query": ""})
+    assert bad["error"]["code"] == "VALIDATION_ERROR" and none is None
+
+
+def test_keyword_then_dense_fusion_orders_keyword_candidates_by_cosine(sample_index_path, sample_config, model):
+    from dataclasses import replace
+
+    from retriever.config import FusionConfig
+    from retriever.index import open_index
+    from retriever.pipeline import Retriever
+    from retriever.types import FusionMethod
+
+    config = replace(sample_config, fusion=FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE))
+    index = open_index(sample_index_path, config)
+    try:
+        retriever = Retriever(index, model, config)
+        _, detail = retriever.search_detailed({"query": "harbour dues at Port Vell", "mode": "fast", "debug": True})
+        assert detail.ranking_scores == tuple(sorted(detail.ranking_scores, reverse=True))
+        assert set(detail.ranking) == set(detail.stage_ids["keyword"])
+        vector = model.encode_query("harbour dues at Port Vell")
+        (_, _, top_vec), = index.store.retrieve([index.point_of[detail.ranking[0]]], with_vectors=True)
+        assert detail.ranking_scores[0] == pytest.approx(float(top_vec @ vector), abs=1e-5)
+    finally:
+        index.close()
