@@ -78,9 +78,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         print(json.dumps(exc.to_dict()) if args.json else f"error: {exc.message}", file=sys.stdout if args.json else sys.stderr)
         return EXIT_INVALID
-    retriever = open_retriever(args.dataset, _config(args), progress=_progress(args))
-    response = retriever.search(request)
-    retriever.index.close()
+    from traces.setup import TraceSettings, make_tracer_provider
+
+    config = _config(args)
+    trace_settings = TraceSettings.resolve()
+    provider, handles = make_tracer_provider(config.home, trace_settings)
+    retriever = open_retriever(args.dataset, config, progress=_progress(args),
+                               tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture)
+    try:
+        response = retriever.search(request)
+    finally:
+        retriever.index.close()
+        handles.shutdown()  # flushes the trace to the local store (and OTLP when configured)
     if args.json:
         print(json.dumps(response, indent=2, ensure_ascii=False))
     else:
@@ -179,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset")
     p.add_argument("--split")
     p.set_defaults(func=cmd_check)
+
+    from evals.cli import register as register_evals
+    from traces.cli import register as register_traces
+
+    register_evals(sub, _add_backend_args, _config)
+    register_traces(sub)
     return parser
 
 

@@ -61,7 +61,8 @@ def traced(sample_index_path, sample_config, model):
     def make(**kwargs):
         from opentelemetry.sdk.trace import SpanLimits
 
-        from traces.attributes import CaptureConfig, attribute_limit
+        from traces.attributes import CaptureConfig
+        from traces.setup import attribute_limit
 
         exporter = InMemorySpanExporter()
         limit = attribute_limit(kwargs.get("capture") or CaptureConfig())

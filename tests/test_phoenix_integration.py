@@ -61,8 +61,9 @@ def _get(url: str, body: dict | None = None) -> dict:
 def phoenix(tmp_path_factory):
     command = _phoenix_command()
     if command is None:
-        pytest.skip("Phoenix is not installed: set SEARCHTRACE_PHOENIX to the `phoenix` executable of a venv with "
-                    "`pip install arize-phoenix` (its botocore pins python-dateutil<3: keep it out of the project venv)")
+        pytest.skip("Phoenix is not installed: set SEARCHTRACE_PHOENIX to the `phoenix` executable of a venv "
+                    "with `pip install arize-phoenix` (its botocore pins python-dateutil<3: keep it out of the "
+                    "project venv)")
     work = tmp_path_factory.mktemp("phoenix")
     port = _free_port()
     env = {**os.environ, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(port), "PHOENIX_GRPC_PORT": str(_free_port()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import logging
 import socket
 import sqlite3
 import time
@@ -95,8 +94,8 @@ def test_each_kind_is_logged_once(store, spans, caplog, monkeypatch):
     for _ in range(4):
         assert exporter.export(spans) is FAILURE
     assert exporter.stats().by_kind == {FailureKind.UNEXPECTED: 2, FailureKind.LOCKED: 2}
-    assert [m.split(": ")[0] for m in ours(caplog)] == [
-        f"trace export to store {store.path} failed (unexpected)", f"trace export to store {store.path} failed (locked)"]
+    assert [m.split(": ")[0] for m in ours(caplog)] == [f"trace export to store {store.path} failed (unexpected)",
+                                                      f"trace export to store {store.path} failed (locked)"]
 
 
 def test_a_locked_store_does_not_slow_the_search(store):

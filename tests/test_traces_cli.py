@@ -107,7 +107,8 @@ def test_export_jsonl_to_stdout_and_file(home, capsys, tmp_path):
     path, ids = home
     assert run("export", "--format", "jsonl", "--home", path, "--mode", "graph") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(x)["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"] for x in lines] == [ids[2], ids[0]]
+    first_spans = [json.loads(x)["resourceSpans"][0]["scopeSpans"][0]["spans"][0] for x in lines]
+    assert [s["traceId"] for s in first_spans] == [ids[2], ids[0]]
     out = tmp_path / "traces.jsonl"
     assert run("export", "--home", path, "--out", str(out)) == 0
     assert len(out.read_text().splitlines()) == 3

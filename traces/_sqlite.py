@@ -1,9 +1,16 @@
 """The trace store's schema, SQL and row conversions (private to traces.store).
 
 Schema: ``traces`` holds one row per trace, denormalized from its root and
-``search`` spans for filtering (an index per filter that can use one);
-``spans`` holds every span, keyed by (trace_id, span_id). Attribute and event
-JSON above 1 KiB is stored zlib-compressed.
+``search`` spans for filtering; ``spans`` holds every span, keyed by
+(trace_id, span_id). Attribute and event JSON above 1 KiB is stored
+zlib-compressed.
+
+Listing is newest first, so ``traces_recent`` orders by (start_ns, trace_id)
+and carries every filter column: a filter that matches few traces (a rare
+query text, one degraded stage) is checked along that small index without
+reading the wide table rows, which lie scattered among span pages (about
+30 ms instead of 200 ms at 100,000 traces). Equality filters have their own
+(column, start_ns) indexes.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ CREATE TABLE IF NOT EXISTS traces (
     top_k INTEGER, best_score REAL, no_confident INTEGER, degraded TEXT NOT NULL DEFAULT '',
     bands INTEGER NOT NULL DEFAULT 0, n_results INTEGER, error_code TEXT,
     n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT);
-CREATE INDEX IF NOT EXISTS traces_start ON traces (start_ns);
+CREATE INDEX IF NOT EXISTS traces_recent ON traces (start_ns, trace_id, mode, bands, no_confident, degraded,
+    duration_ms, run_id, query_fold);
 CREATE INDEX IF NOT EXISTS traces_mode ON traces (mode, start_ns);
 CREATE INDEX IF NOT EXISTS traces_run ON traces (run_id, start_ns);
 CREATE INDEX IF NOT EXISTS traces_no_confident ON traces (no_confident, start_ns);

@@ -30,13 +30,6 @@ class CaptureConfig:
     max_candidates: int = 100
 
 
-def attribute_limit(capture: CaptureConfig) -> int:
-    """Attributes a span may need: the reranker records input and output documents
-    (id, score and maybe content each), so 6 per recorded candidate plus headroom.
-    The SDK's default (128) would silently drop candidates."""
-    return 6 * capture.max_candidates + 64
-
-
 def span_kind(name: v.SpanName) -> dict[str, AttributeValue]:
     kind = v.SPAN_KINDS.get(name)
     return {v.OPENINFERENCE_SPAN_KIND: kind.value} if kind else {}

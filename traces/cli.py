@@ -15,13 +15,13 @@ import sqlite3
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
-
-from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
+from typing import TYPE_CHECKING, Any, Callable
 
 from traces import vocabulary as v
 from traces.records import BANDS, SpanRecord, TraceDetail, TraceFilter, TraceSummary
-from traces.store import TraceStore, store_path
+
+if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK: imported only by the subcommands
+    from traces.store import TraceStore
 
 EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("prune", help="delete old traces (give at least one option)")
-    p.add_argument("--older-than-days", type=_non_negative(float), metavar="N", help="traces that started over N days ago")
+    p.add_argument("--older-than-days", type=_non_negative(float), metavar="N",
+                   help="traces that started over N days ago")
     p.add_argument("--keep-last", type=_non_negative(int), metavar="N", help="all but the newest N traces")
     _add_home(p)
     p.set_defaults(func=cmd_prune)
@@ -68,7 +69,7 @@ def _store_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[arg
         try:
             return handler(args)
         except sqlite3.Error as exc:
-            print(f"error: trace store {store_path(_home(args))}: {exc}", file=sys.stderr)
+            print(f"error: trace store {_store_file(args)}: {exc}", file=sys.stderr)
             return EXIT_FAIL
 
     return run
@@ -81,7 +82,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([s.to_dict() for s in summaries], indent=2, ensure_ascii=False))
     elif not summaries:
-        print(f"no traces{'' if store else ' yet'} in {store_path(_home(args))}", file=sys.stderr)
+        print(f"no traces{'' if store else ' yet'} in {_store_file(args)}", file=sys.stderr)
     else:
         _print_table(summaries)
     return EXIT_OK
@@ -92,7 +93,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = _open(args)
     detail = store.load_trace(args.trace_id.strip()) if store else None
     if detail is None:
-        print(f"error: no trace {args.trace_id!r} in {store_path(_home(args))}", file=sys.stderr)
+        print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
         return EXIT_FAIL
     _console().print(span_tree(detail))
     return EXIT_OK
@@ -161,8 +162,8 @@ def _span_label(span: SpanRecord):
         if key in span.attributes and (text := fmt(span.attributes[key])):
             label.append(f"  {text}")
     exceptions = [e.attributes for e in span.events if e.name == "exception"]
-    for exc in exceptions:
-        label.append(f"  {exc.get(EXCEPTION_TYPE)}: {exc.get(EXCEPTION_MESSAGE)}", style="red")
+    for exc in exceptions:  # OpenTelemetry's exception event (semconv exception.type / exception.message)
+        label.append(f"  {exc.get('exception.type')}: {exc.get('exception.message')}", style="red")
     if span.status == "ERROR" and not exceptions:
         label.append(f"  error: {span.status_message or ''}", style="red")
     return label
@@ -263,9 +264,17 @@ def _home(args: argparse.Namespace) -> Path:
     return Path(args.home or os.environ.get("SEARCHTRACE_HOME") or Path.home() / ".searchtrace").expanduser()
 
 
-def _open(args: argparse.Namespace) -> TraceStore | None:
+def _store_file(args: argparse.Namespace) -> Path:
+    from traces.store import store_path
+
+    return store_path(_home(args))
+
+
+def _open(args: argparse.Namespace) -> "TraceStore | None":
     """The store, or None when no search has written one yet (reads never create it)."""
-    path = store_path(_home(args))
+    from traces.store import TraceStore
+
+    path = _store_file(args)
     return TraceStore(path) if path.exists() else None
 
 
@@ -276,7 +285,8 @@ def _when(text: str) -> datetime:
     try:
         return datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None
 
 
 def _non_negative(kind: type) -> Callable[[str], Any]:

@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
@@ -70,22 +70,20 @@ class _Counters:
 
     def ok(self, n: int) -> SpanExportResult:
         with self._lock:
-            s = self._stats
-            self._stats = ExportStats(s.exported_spans + n, s.dropped_spans, s.failures, s.by_kind)
+            self._stats = replace(self._stats, exported_spans=self._stats.exported_spans + n)
         return SpanExportResult.SUCCESS
 
     def dropped(self, n: int) -> SpanExportResult:
         with self._lock:
-            s = self._stats
-            self._stats = ExportStats(s.exported_spans, s.dropped_spans + n, s.failures, s.by_kind)
+            self._stats = replace(self._stats, dropped_spans=self._stats.dropped_spans + n)
         return SpanExportResult.FAILURE
 
     def failed(self, kind: FailureKind, n: int, detail: object) -> SpanExportResult:
         with self._lock:
             s = self._stats
             first = kind not in s.by_kind
-            self._stats = ExportStats(s.exported_spans, s.dropped_spans + n, s.failures + 1,
-                                      {**s.by_kind, kind: s.by_kind.get(kind, 0) + 1})
+            self._stats = replace(s, dropped_spans=s.dropped_spans + n, failures=s.failures + 1,
+                                  by_kind={**s.by_kind, kind: s.by_kind.get(kind, 0) + 1})
         if first:
             log.warning("trace export to %s failed (%s): %s; %d spans dropped. Further %s failures are counted, "
                         "not logged.", self.name, kind.value, detail, n, kind.value)
