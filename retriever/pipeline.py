@@ -43,21 +43,25 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class _Spans:
-    """Opens stage spans under the current root; records errors on them."""
+    """Opens stage spans as children of the root (not made current: nothing nests in
+    them, and skipping the context switch keeps tracing cheap); records errors on them."""
 
     tracer: trace.Tracer
+    parent: object  # the root span's context
     degraded: list[str] = field(default_factory=list)
 
     @contextmanager
     def stage(self, name: SpanName) -> Iterator[trace.Span]:
-        with self.tracer.start_as_current_span(name.value, attributes=attrs.span_kind(name),
-                                               record_exception=False, set_status_on_exception=False) as span:
-            try:
-                yield span
-            except Exception as exc:
-                span.record_exception(exc)
-                span.set_status(Status(StatusCode.ERROR, str(exc)))
-                raise
+        span = self.tracer.start_span(name.value, context=self.parent, attributes=attrs.span_kind(name),
+                                      record_exception=False, set_status_on_exception=False)
+        try:
+            yield span
+        except Exception as exc:
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, str(exc)))
+            raise
+        finally:
+            span.end()
 
 
 @dataclass(frozen=True)
@@ -177,7 +181,7 @@ class Retriever:
         return {p["id"]: p for _, p, _ in self.index.store.retrieve(points)}
 
     def _search(self, request, root: trace.Span, query_vector) -> tuple[dict, SearchDetail]:
-        spans = _Spans(self.tracer)
+        spans = _Spans(self.tracer, trace.set_span_in_context(root))
         with spans.stage(SpanName.VALIDATE):
             req = validate_request(request)
         mode = req.mode or self.default_mode()
@@ -246,8 +250,16 @@ class Retriever:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
-            _record(span, attrs.candidates, found.ids, found.scores, self.capture)
+            _record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
             return found
+
+    def _contents(self, ids) -> list[str] | None:
+        """Texts of the recorded candidates, fetched only when content capture is on."""
+        if not self.capture.capture_content:
+            return None
+        head = [str(i) for i in ids[: self.capture.max_candidates]]
+        payloads = self._payloads(head)
+        return [payloads.get(i, {}).get("text", "") for i in head]
 
     def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
         with spans.stage(SpanName.KEYWORD) as span:
@@ -257,7 +269,8 @@ class Retriever:
                                 self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.KEYWORD, exc)
-            _record(span, attrs.candidates, found.candidates.ids, found.candidates.scores, self.capture)
+            _record(span, attrs.candidates, found.candidates.ids, found.candidates.scores, self.capture,
+                    self._contents(found.candidates.ids))
             return found
 
     def _graph(self, spans: _Spans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
@@ -270,7 +283,7 @@ class Retriever:
             except Exception as exc:
                 self._degrade(spans, span, Stage.GRAPH, exc)
                 return GraphResult.empty()
-            _record(span, attrs.candidates, g.docs.ids, g.docs.scores, self.capture)
+            _record(span, attrs.candidates, g.docs.ids, g.docs.scores, self.capture, self._contents(g.docs.ids))
             span.set_attribute(v.GRAPH_HITS, len(g.hits))
             return g
 

@@ -40,10 +40,12 @@ def test_root_and_stage_spans(traced):
 
     dense = by["dense"].attributes
     ids = list(dense[v.CANDIDATE_IDS])
-    assert dense[v.CANDIDATE_COUNT] == len(ids) > 0
-    assert dense[f"{v.RETRIEVAL_DOCUMENTS}.0.{v.DOCUMENT_ID}"] == ids[0]
-    assert dense[f"{v.RETRIEVAL_DOCUMENTS}.0.{v.DOCUMENT_SCORE}"] == pytest.approx(dense[v.CANDIDATE_SCORES][0])
+    assert dense[v.CANDIDATE_COUNT] == len(ids) == 100  # candidates default
+    assert len(dense[v.CANDIDATE_SCORES]) == len(ids)
     assert list(dense[v.CANDIDATE_SCORES]) == sorted(dense[v.CANDIDATE_SCORES], reverse=True)
+    assert len(set(by["keyword"].attributes[v.CANDIDATE_IDS])) == by["keyword"].attributes[v.CANDIDATE_COUNT]
+    rerank = by["rerank"].attributes
+    assert list(rerank[v.RERANK_INPUT_IDS]) == list(by["fuse"].attributes[v.CANDIDATE_IDS])
 
     assert list(root.attributes[v.RESULT_IDS]) == [r["id"] for r in response["results"]]
     assert list(root.attributes[v.RESULT_BANDS]) == [r["confidenceBand"] for r in response["results"]]
@@ -65,9 +67,41 @@ def test_privacy_switches_and_cap(traced):
     by = spans_by_name(exporter)
     assert v.INPUT_VALUE not in by["search"].attributes
     dense = by["dense"].attributes
-    assert len(dense[v.CANDIDATE_IDS]) == 4
-    assert f"{v.RETRIEVAL_DOCUMENTS}.4.{v.DOCUMENT_ID}" not in dense
+    assert len(dense[v.CANDIDATE_IDS]) == 4 and len(dense[v.CANDIDATE_SCORES]) == 4
     assert dense[v.CANDIDATE_COUNT] > 4
+    assert v.CANDIDATE_CONTENTS not in dense
+
+
+@pytest.mark.slow
+def test_content_capture_records_candidate_texts(traced, sample_dataset):
+    from traces.attributes import CaptureConfig
+
+    retriever, exporter = traced(capture=CaptureConfig(capture_content=True, max_candidates=3))
+    retriever.search({"query": "harbour", "mode": "fast"})
+    dense = spans_by_name(exporter)["dense"].attributes
+    texts = {d.id: d.text for d in sample_dataset.docs}
+    assert list(dense[v.CANDIDATE_CONTENTS]) == [texts[i] for i in dense[v.CANDIDATE_IDS]]
+
+
+@pytest.mark.slow
+def test_exported_spans_carry_openinference_documents(traced):
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from traces.openinference import OpenInferenceExporter
+
+    retriever, exporter = traced()
+    retriever.search({"query": "harbour", "mode": "fast", "top_k": 3})
+    sink = InMemorySpanExporter()
+    OpenInferenceExporter(sink).export(exporter.get_finished_spans())
+    by = {s.name: s.attributes for s in sink.get_finished_spans()}
+    dense = by["dense"]
+    for i, (doc, score) in enumerate(zip(dense[v.CANDIDATE_IDS], dense[v.CANDIDATE_SCORES])):
+        assert dense[f"{v.RETRIEVAL_DOCUMENTS}.{i}.{v.DOCUMENT_ID}"] == doc
+        assert dense[f"{v.RETRIEVAL_DOCUMENTS}.{i}.{v.DOCUMENT_SCORE}"] == score
+    rerank = by["rerank"]
+    assert rerank[f"{v.RERANKER_INPUT_DOCUMENTS}.0.{v.DOCUMENT_ID}"] == rerank[v.RERANK_INPUT_IDS][0]
+    assert rerank[f"{v.RERANKER_OUTPUT_DOCUMENTS}.0.{v.DOCUMENT_ID}"] == rerank[v.RERANK_OUTPUT_IDS][0]
+    assert not any(k.startswith(v.RETRIEVAL_DOCUMENTS) for k in by["fuse"])  # CHAIN-less spans unchanged
 
 
 @pytest.mark.slow

@@ -54,7 +54,7 @@ def test_round_trip_keeps_every_span_parent_and_attribute(store):
     dense = next(r for r in detail.spans if r.name == "dense").attributes
     assert dense[v.CANDIDATE_IDS] == ("d1", "d2", "d3", "dense-0", "dense-1")
     assert dense[v.CANDIDATE_SCORES] == (1.0, 0.9, 0.8, 0.7, 0.6)
-    assert dense[v.CANDIDATE_COUNT] == 5 and dense[f"{v.RETRIEVAL_DOCUMENTS}.4.{v.DOCUMENT_ID}"] == "dense-1"
+    assert dense[v.CANDIDATE_COUNT] == 5
     assert detail.resource["telemetry.sdk.language"] == "python"
 
 

@@ -35,33 +35,23 @@ def span_kind(name: v.SpanName) -> dict[str, AttributeValue]:
     return {v.OPENINFERENCE_SPAN_KIND: kind.value} if kind else {}
 
 
-def documents(
-    prefix: str,
-    ids: Sequence[str],
-    scores: Sequence[float],
-    capture: CaptureConfig,
-    contents: Sequence[str] | None = None,
-) -> dict[str, AttributeValue]:
-    """OpenInference ``{prefix}.{i}.document.*`` keys for at most ``max_candidates`` documents."""
-    n = min(len(ids), capture.max_candidates)
-    out: dict[str, AttributeValue] = {}
-    for i in range(n):
-        out[f"{prefix}.{i}.{v.DOCUMENT_ID}"] = str(ids[i])
-        out[f"{prefix}.{i}.{v.DOCUMENT_SCORE}"] = float(scores[i])
-        if capture.capture_content and contents is not None:
-            out[f"{prefix}.{i}.{v.DOCUMENT_CONTENT}"] = contents[i]
-    return out
+def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConfig,
+               contents: Sequence[str] | None = None) -> dict[str, AttributeValue]:
+    """A stage's candidates as two parallel arrays (at most ``max_candidates``) and a count.
 
-
-def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConfig) -> dict[str, AttributeValue]:
-    """A retriever stage's candidates: OpenInference documents plus our compact arrays."""
+    Compact on purpose: setting 2 array attributes costs a few microseconds where
+    200 OpenInference ``retrieval.documents.{i}.document.*`` keys cost a millisecond
+    on every search. Those keys are derived from these arrays at export time
+    (``traces.openinference``), off the search's path.
+    """
     n = min(len(ids), capture.max_candidates)
-    head_ids = [str(i) for i in ids[:n]]
-    head_scores = [float(s) for s in scores[:n]]
-    out = documents(v.RETRIEVAL_DOCUMENTS, head_ids, head_scores, capture)
-    out[v.CANDIDATE_COUNT] = len(ids)
-    out[v.CANDIDATE_IDS] = head_ids
-    out[v.CANDIDATE_SCORES] = head_scores
+    out: dict[str, AttributeValue] = {
+        v.CANDIDATE_COUNT: len(ids),
+        v.CANDIDATE_IDS: [str(i) for i in ids[:n]],
+        v.CANDIDATE_SCORES: [float(s) for s in scores[:n]],
+    }
+    if capture.capture_content and contents is not None:
+        out[v.CANDIDATE_CONTENTS] = [str(c) for c in contents[:n]]
     return out
 
 
@@ -91,10 +81,16 @@ def fusion(method: str, k0: int, weights: Mapping[str, float]) -> dict[str, Attr
 
 
 def rerank(name: str, top_k: int, in_ids, in_scores, out_ids, out_scores, capture: CaptureConfig) -> dict[str, AttributeValue]:
-    out: dict[str, AttributeValue] = {v.RERANKER_MODEL_NAME: name, v.RERANKER_TOP_K: top_k}
-    out.update(documents(v.RERANKER_INPUT_DOCUMENTS, in_ids, in_scores, capture))
-    out.update(documents(v.RERANKER_OUTPUT_DOCUMENTS, out_ids, out_scores, capture))
-    return out
+    """The reranker's input and output lists, compact like :func:`candidates`."""
+    n = capture.max_candidates
+    return {
+        v.RERANKER_MODEL_NAME: name,
+        v.RERANKER_TOP_K: top_k,
+        v.RERANK_INPUT_IDS: [str(i) for i in in_ids[:n]],
+        v.RERANK_INPUT_SCORES: [float(s) for s in in_scores[:n]],
+        v.RERANK_OUTPUT_IDS: [str(i) for i in out_ids[:n]],
+        v.RERANK_OUTPUT_SCORES: [float(s) for s in out_scores[:n]],
+    }
 
 
 def filtered(applied: Sequence[str], dropped: Sequence[str], capture: CaptureConfig) -> dict[str, AttributeValue]:

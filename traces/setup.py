@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from traces.attributes import CaptureConfig
+from traces.openinference import OpenInferenceExporter
 from traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
 from traces.store import TraceStore, store_path
 
@@ -133,7 +134,8 @@ def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
     if settings.otlp:
         endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
                         "default endpoint")
-        exporters.append(SafeExporter(_otlp_exporter(settings.protocol), f"otlp {settings.protocol.value} {endpoint}"))
+        otlp = OpenInferenceExporter(_otlp_exporter(settings.protocol))
+        exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
         # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
         # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
         provider.add_span_processor(BatchSpanProcessor(exporters[-1], export_timeout_millis=10_000))

@@ -109,6 +109,21 @@ CANDIDATE_IDS = "searchtrace.candidate.ids"
 CANDIDATE_SCORES = "searchtrace.candidate.scores"
 """Raw scores parallel to ``searchtrace.candidate.ids`` (float array)."""
 
+CANDIDATE_CONTENTS = "searchtrace.candidate.contents"
+"""Texts parallel to ``searchtrace.candidate.ids`` (only when content capture is on)."""
+
+RERANK_INPUT_IDS = "searchtrace.rerank.input.ids"
+"""Ids the reranker received, in order (expanded to ``reranker.input_documents.*`` on export)."""
+
+RERANK_INPUT_SCORES = "searchtrace.rerank.input.scores"
+"""Scores parallel to ``searchtrace.rerank.input.ids``."""
+
+RERANK_OUTPUT_IDS = "searchtrace.rerank.output.ids"
+"""Ids the reranker returned, in order (expanded to ``reranker.output_documents.*`` on export)."""
+
+RERANK_OUTPUT_SCORES = "searchtrace.rerank.output.scores"
+"""Scores parallel to ``searchtrace.rerank.output.ids``."""
+
 RESULT_IDS = "searchtrace.result.ids"
 """Ids of the returned results, in order."""
 
