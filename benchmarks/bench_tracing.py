@@ -63,7 +63,8 @@ def main() -> None:
     settings = TraceSettings.resolve(environ={})
     provider, handles = make_tracer_provider(home / "bench-traces", settings)
     plain = Retriever(index, model, config, tracer=NoOpTracer())
-    traced = Retriever(index, model, config, tracer=provider.get_tracer("bench"), capture=settings.capture)
+    traced = Retriever(index, model, config, tracer=provider.get_tracer("bench"), capture=settings.capture,
+                       deferred=handles.deferred)
     timed(plain, requests[:30], vectors[:30])
     timed(traced, requests[:30], vectors[:30])
     untraced_ms, traced_ms = [], []

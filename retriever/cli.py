@@ -84,7 +84,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     trace_settings = TraceSettings.resolve()
     provider, handles = make_tracer_provider(config.home, trace_settings)
     retriever = open_retriever(args.dataset, config, progress=_progress(args),
-                               tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture)
+                               tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture,
+                               deferred=handles.deferred)
     try:
         response = retriever.search(request)
     finally:

@@ -48,7 +48,11 @@ class _Spans:
 
     tracer: trace.Tracer
     parent: object  # the root span's context
+    deferred: object = None  # traces.deferred.DeferredAttributes, or None to set attributes now
     degraded: list[str] = field(default_factory=list)
+
+    def record(self, span: trace.Span, builder, *args) -> None:
+        _record(span, builder, *args, deferred=self.deferred)
 
     @contextmanager
     def stage(self, name: SpanName) -> Iterator[trace.Span]:
@@ -87,10 +91,16 @@ class SearchDetail:
     features: np.ndarray
 
 
-def _record(span: trace.Span, builder, *args) -> None:
-    """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced)."""
+def _record(span: trace.Span, builder, *args, deferred=None) -> None:
+    """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced).
+
+    With ``deferred`` the builder runs at export time instead (``traces.deferred``).
+    """
     if span.is_recording():
-        span.set_attributes(builder(*args))
+        if deferred is not None:
+            deferred.defer(span, builder, args)
+        else:
+            span.set_attributes(builder(*args))
 
 
 def _trace_id(span: trace.Span) -> str:
@@ -110,11 +120,14 @@ class Retriever:
             ``config.confidence`` if set, else similarity-based.
         reranker: defaults to identity.
         capture: trace privacy switches.
+        deferred: ``traces.deferred.DeferredAttributes`` of the tracer provider
+            (``TraceHandles.deferred``): heavy attributes are then built at export.
     """
 
     def __init__(self, index: OpenIndex, embedder, config: RetrieverConfig | None = None, *,
                  tracer: trace.Tracer | None = None, relevance: conf.RelevanceModel | None = None,
-                 reranker: Reranker | None = None, capture: attrs.CaptureConfig | None = None) -> None:
+                 reranker: Reranker | None = None, capture: attrs.CaptureConfig | None = None,
+                 deferred=None) -> None:
         self.index = index
         self.embedder = embedder
         self.config = config or RetrieverConfig()
@@ -124,6 +137,7 @@ class Retriever:
         self.relevance = relevance or conf.SimilarityRelevance()
         self.reranker = reranker or IdentityReranker()
         self.capture = capture or attrs.CaptureConfig()
+        self.deferred = deferred
 
     # -- public API --------------------------------------------------------
 
@@ -156,7 +170,7 @@ class Retriever:
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
                 return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}, None
-            _record(root, attrs.outcome, response)
+            _record(root, attrs.outcome, response)  # eager: the caller owns the response afterwards
             return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -181,13 +195,13 @@ class Retriever:
         return {p["id"]: p for _, p, _ in self.index.store.retrieve(points)}
 
     def _search(self, request, root: trace.Span, query_vector) -> tuple[dict, SearchDetail]:
-        spans = _Spans(self.tracer, trace.set_span_in_context(root))
+        spans = _Spans(self.tracer, trace.set_span_in_context(root), self.deferred)
         with spans.stage(SpanName.VALIDATE):
             req = validate_request(request)
         mode = req.mode or self.default_mode()
         use_graph = mode is Mode.GRAPH and self.index.graph is not None
         depth = 0 if mode is Mode.FAST else (req.depth if req.depth is not None else self.config.graph.depth)
-        _record(root, attrs.request, req.query, mode.value, req.top_k, req.candidates, depth, self.capture)
+        spans.record(root, attrs.request, req.query, mode.value, req.top_k, req.candidates, depth, self.capture)
 
         rw = self._rewrite(spans, req, use_graph)
         vector = self._embed(spans, rw, query_vector)
@@ -208,12 +222,12 @@ class Retriever:
         with spans.stage(SpanName.FUSE) as span:
             fused = fuse(lists, self.config.fusion, self._dense_of(lists, vector))
             f = self.config.fusion
-            _record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
+            spans.record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in Stage
                                                                    if s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)})
-            _record(span, attrs.candidates, fused.ids, fused.scores, self.capture)
+            spans.record(span, attrs.candidates, fused.ids, fused.scores, self.capture)
         with spans.stage(SpanName.RERANK) as span:
             reranked = self.reranker.rerank(rw.query, fused, req.top_k)
-            _record(span, attrs.rerank, self.reranker.name, req.top_k, fused.ids, fused.scores,
+            spans.record(span, attrs.rerank, self.reranker.name, req.top_k, fused.ids, fused.scores,
                                              reranked.ids, reranked.scores, self.capture)
         return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, evidence, root)
 
@@ -233,7 +247,7 @@ class Retriever:
             except Exception as exc:
                 self._degrade(spans, span, Stage.REWRITE, exc)
                 rw = rewrite(req.query, None)
-            _record(span, attrs.rewrite, [e.name for e in rw.entities], rw.rewrite_terms)
+            spans.record(span, attrs.rewrite, [e.name for e in rw.entities], rw.rewrite_terms)
         return rw
 
     def _embed(self, spans: _Spans, rw: Rewrite, query_vector) -> np.ndarray | None:
@@ -250,7 +264,7 @@ class Retriever:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
-            _record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
+            spans.record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
             return found
 
     def _contents(self, ids) -> list[str] | None:
@@ -269,7 +283,7 @@ class Retriever:
                                 self.index.doc_ids, flt)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.KEYWORD, exc)
-            _record(span, attrs.candidates, found.candidates.ids, found.candidates.scores, self.capture,
+            spans.record(span, attrs.candidates, found.candidates.ids, found.candidates.scores, self.capture,
                     self._contents(found.candidates.ids))
             return found
 
@@ -283,7 +297,7 @@ class Retriever:
             except Exception as exc:
                 self._degrade(spans, span, Stage.GRAPH, exc)
                 return GraphResult.empty()
-            _record(span, attrs.candidates, g.docs.ids, g.docs.scores, self.capture, self._contents(g.docs.ids))
+            spans.record(span, attrs.candidates, g.docs.ids, g.docs.scores, self.capture, self._contents(g.docs.ids))
             span.set_attribute(v.GRAPH_HITS, len(g.hits))
             return g
 
@@ -308,7 +322,7 @@ class Retriever:
             relevance, rank_only, x = self._relevance(reranked, lists, evidence)
             best = shaping.best_relevance(relevance)
             outcome = apply_filters(reranked.ids, relevance, req, self._payloads)
-            _record(span, attrs.filtered, outcome.applied, outcome.dropped, self.capture)
+            spans.record(span, attrs.filtered, outcome.applied, outcome.dropped, self.capture)
             span.set_attribute(v.RELEVANCE_MODEL, "rank" if rank_only else self.relevance.name)
         with spans.stage(SpanName.SHAPE):
             rows = outcome.keep[: req.top_k]

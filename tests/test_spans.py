@@ -114,3 +114,32 @@ def test_validation_error_marks_root_span(traced):
     assert by["search"].attributes[v.ERROR_CODE] == "VALIDATION_ERROR"
     assert by["validate"].status.status_code.name == "ERROR"
     assert "dense" not in by
+
+
+@pytest.mark.slow
+def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_config, model):
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from retriever.index import open_index
+    from retriever.pipeline import Retriever
+    from traces.deferred import DeferredAttributes, MaterializingExporter
+
+    deferred = DeferredAttributes(consumers=2)
+    sinks = [InMemorySpanExporter(), InMemorySpanExporter()]
+    provider = TracerProvider()
+    for sink in sinks:
+        provider.add_span_processor(SimpleSpanProcessor(MaterializingExporter(sink, deferred)))
+    index = open_index(sample_index_path, sample_config)
+    try:
+        retriever = Retriever(index, model, sample_config, tracer=provider.get_tracer("t"), deferred=deferred)
+        response = retriever.search({"query": "harbour", "mode": "fast", "top_k": 3})
+    finally:
+        index.close()
+    for sink in sinks:
+        by = spans_by_name(sink)
+        assert len(by["dense"].attributes[v.CANDIDATE_IDS]) == 100
+        assert list(by["rerank"].attributes[v.RERANK_OUTPUT_IDS][:3]) == [r["id"] for r in response["results"][:3]]
+        assert by["search"].attributes[v.MODE] == "fast"
+    assert len(deferred) == 0  # every consumer took its copy; nothing is left behind

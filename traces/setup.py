@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from traces.attributes import CaptureConfig
+from traces.deferred import DeferredAttributes, MaterializingExporter
 from traces.openinference import OpenInferenceExporter
 from traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
 from traces.store import TraceStore, store_path
@@ -96,6 +97,7 @@ class TraceHandles:
     provider: TracerProvider
     store: TraceStore | None
     exporters: tuple[StoreSpanExporter | SafeExporter, ...]
+    deferred: DeferredAttributes | None = None  # pass to the Retriever: heavy attributes built at export
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         """Export every finished span now (the store commits before this returns)."""
@@ -126,20 +128,22 @@ def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
                               span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes))
     store = TraceStore(store_path(home)) if settings.store else None
+    deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
     exporters: list[StoreSpanExporter | SafeExporter] = []
     if store is not None:
         exporters.append(StoreSpanExporter(store))
-        provider.add_span_processor(BatchSpanProcessor(exporters[-1], schedule_delay_millis=settings.schedule_delay_ms,
+        provider.add_span_processor(BatchSpanProcessor(MaterializingExporter(exporters[-1], deferred),
+                                                       schedule_delay_millis=settings.schedule_delay_ms,
                                                        export_timeout_millis=store.busy_timeout_ms + 1000))
     if settings.otlp:
         endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
                         "default endpoint")
-        otlp = OpenInferenceExporter(_otlp_exporter(settings.protocol))
+        otlp = MaterializingExporter(OpenInferenceExporter(_otlp_exporter(settings.protocol)), deferred)
         exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
         # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
         # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
         provider.add_span_processor(BatchSpanProcessor(exporters[-1], export_timeout_millis=10_000))
-    return provider, TraceHandles(provider, store, tuple(exporters))
+    return provider, TraceHandles(provider, store, tuple(exporters), deferred)
 
 
 def _otlp_exporter(protocol: OtlpProtocol) -> SpanExporter:
