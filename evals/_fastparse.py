@@ -1,0 +1,125 @@
+"""Fast path for whitespace-separated columns: pyarrow's CSV reader.
+
+Only answers for well-formed input: any anomaly (wrong column count, a value
+that does not convert, whitespace left inside an id) returns None and the
+caller re-reads the file with the exact line-by-line parser, which names the
+offending line. Without pyarrow every call returns None.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+try:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+except ImportError:  # pragma: no cover - pyarrow is optional
+    pa = None
+
+__all__ = ["Columns", "parse_columns", "parse_tsv"]
+
+_TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
+_SPACES = re.compile(rb" {2,}")
+_LINE_EDGES = re.compile(rb" ?\n ?")
+_OTHER_SPACE = (b"\t", b"\x0b", b"\x0c")
+
+
+class Columns(NamedTuple):
+    """Interned id columns and one numeric column of a parsed file."""
+
+    queries: np.ndarray
+    query_index: np.ndarray
+    docs: np.ndarray
+    doc_index: np.ndarray
+    values: np.ndarray
+
+
+def _normalize(data: bytes) -> bytes:
+    """Collapse every run of ASCII whitespace inside a line to one space."""
+    data = data.translate(_TO_SPACE)
+    data = _SPACES.sub(b" ", data)
+    return _LINE_EDGES.sub(b"\n", data).strip(b" ")
+
+
+def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], value: tuple[str, object]):
+    types = {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
+    try:
+        return pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(column_names=names),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types=types, include_columns=[ids[0], ids[1], value[0]], null_values=[], strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+
+
+def _encode(column) -> tuple[np.ndarray, np.ndarray] | None:
+    """Vocabulary (object array, first-seen order) and int32 codes; None if an id is empty."""
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    vocab = encoded.dictionary
+    if len(vocab) and pc.min(pc.binary_length(vocab)).as_py() == 0:
+        return None
+    return vocab.to_numpy(zero_copy_only=False), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+
+
+def _columns(table, ids: tuple[str, str], value: str) -> Columns | None:
+    queries = _encode(table.column(ids[0]))
+    docs = _encode(table.column(ids[1]))
+    if queries is None or docs is None:
+        return None
+    values = table.column(value).to_numpy()
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        return None
+    return Columns(queries[0], queries[1], docs[0], docs[1], values)
+
+
+def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_column: int, kind: str) -> Columns | None:
+    """Parse ``width`` whitespace-separated columns; keep two id columns and a value column.
+
+    Args:
+        data: the file's bytes.
+        width: fields per line.
+        id_columns: positions of the query and document ids.
+        value_column: position of the score (``kind="float"``) or grade (``"int"``).
+        kind: "float" or "int".
+
+    Returns:
+        The columns, or None when the fast path cannot vouch for the input.
+    """
+    if pa is None:
+        return None
+    names = [f"c{i}" for i in range(width)]
+    ids = (names[id_columns[0]], names[id_columns[1]])
+    value = (names[value_column], pa.float64() if kind == "float" else pa.int64())
+    # Whitespace other than " " and line ends would end up inside a field.
+    normalized = any(c in data for c in _OTHER_SPACE)
+    if normalized:
+        data = _normalize(data)
+    table = _read(data, names, " ", ids, value)
+    if table is None and not normalized:
+        table = _read(_normalize(data), names, " ", ids, value)
+    if table is None or table.num_rows == 0:
+        return None
+    return _columns(table, ids, value[0])
+
+
+def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Columns | None:
+    """Parse 3 tab-separated columns with an integer value (BEIR qrels, header removed).
+
+    Returns None when a field may carry whitespace to strip.
+    """
+    if pa is None or any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
+        return None
+    names = ["c0", "c1", "c2"]
+    ids = (names[id_columns[0]], names[id_columns[1]])
+    table = _read(data, names, "\t", ids, (names[value_column], pa.int64()))
+    if table is None or table.num_rows == 0:
+        return None
+    return _columns(table, ids, names[value_column])

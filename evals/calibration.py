@@ -1,0 +1,122 @@
+"""Fit the relevance model the retriever loads with ``load_calibration``.
+
+Inputs are the per-candidate feature matrix of :func:`retriever.confidence.features`
+(n x 5, columns :data:`~retriever.confidence.FEATURES`) and 0/1 relevance
+labels. The outputs are the JSON-ready dicts ``load_calibration`` reads::
+
+    {"kind": "logistic", "features": [...], "coef": [...], "intercept": b}
+    {"kind": "isotonic", "feature": "dense", "x": [...], "y": [...]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+
+from retriever.confidence import FEATURES
+from retriever.errors import ValidationError
+from retriever.types import Band
+
+__all__ = ["LOGISTIC_C", "MAX_KNOTS", "band_precision", "compact_knots", "fit_isotonic", "fit_logistic"]
+
+LOGISTIC_C = 1.0  # inverse L2 strength of sklearn's LogisticRegression (its default)
+MAX_KNOTS = 100
+
+
+def _check(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURES):
+        raise ValidationError(f"features must be an n x {len(FEATURES)} matrix {FEATURES}, got {x.shape}", field="X")
+    if len(y) != len(x):
+        raise ValidationError(f"{len(x)} feature rows but {len(y)} labels", field="y")
+    if not np.all(np.isfinite(x)):
+        raise ValidationError("features must be finite", field="X")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValidationError("labels must be 0 or 1", field="y")
+    if len(np.unique(y)) < 2:
+        raise ValidationError("labels need both classes (0 and 1) to fit a model", field="y")
+    return x, y
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str] = FEATURES) -> dict:
+    """Logistic regression of the labels on ``features`` (L2, ``C = LOGISTIC_C``, lbfgs).
+
+    Raises:
+        ValidationError: malformed inputs, a single class, or an unknown feature.
+    """
+    x, y = _check(x, y)
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown or not features:
+        raise ValidationError(f"unknown features {unknown}; allowed: {FEATURES}", field="features")
+    cols = [FEATURES.index(f) for f in features]
+    model = LogisticRegression(C=LOGISTIC_C, max_iter=1000).fit(x[:, cols], y.astype(int))
+    return {
+        "kind": "logistic",
+        "features": list(features),
+        "coef": model.coef_[0].tolist(),
+        "intercept": float(model.intercept_[0]),
+    }
+
+
+def compact_knots(x: np.ndarray, y: np.ndarray, max_knots: int = MAX_KNOTS, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``max_knots`` of the points of a piecewise-linear curve (Ramer-Douglas-Peucker).
+
+    Starts from the end points and repeatedly adds the knot whose value the
+    current interpolation misses most, until ``max_knots`` or every miss is
+    below ``tol``. Collinear and plateau-interior knots are dropped; a subset
+    of a monotone curve's knots interpolates monotonically.
+    """
+    if len(x) <= 2:
+        return x, y
+    keep = np.zeros(len(x), dtype=bool)
+    keep[[0, -1]] = True
+    while keep.sum() < max_knots:
+        miss = np.abs(np.interp(x, x[keep], y[keep]) - y)
+        worst = int(np.argmax(miss))
+        if miss[worst] <= tol:
+            break
+        keep[worst] = True
+    return x[keep], y[keep]
+
+
+def fit_isotonic(x: np.ndarray, y: np.ndarray, feature: str = "dense", max_knots: int = MAX_KNOTS) -> dict:
+    """Isotonic (increasing) regression of the labels on one feature, clipped outside the data.
+
+    Knots are sklearn's thresholds (unique ``x``), compacted by
+    :func:`compact_knots` to at most ``max_knots``.
+
+    Raises:
+        ValidationError: malformed inputs, a single class, or an unknown feature.
+    """
+    x, y = _check(x, y)
+    if feature not in FEATURES:
+        raise ValidationError(f"unknown feature {feature!r}; allowed: {FEATURES}", field="feature")
+    model = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
+    model.fit(x[:, FEATURES.index(feature)], y)
+    knots_x, knots_y = compact_knots(np.asarray(model.X_thresholds_), np.asarray(model.y_thresholds_), max_knots)
+    return {"kind": "isotonic", "feature": feature, "x": knots_x.tolist(), "y": knots_y.tolist()}
+
+
+def band_precision(relevance: np.ndarray, labels: np.ndarray, high: float, low: float) -> dict[Band, tuple[float, int]]:
+    """Share of relevant results in each band, and the band's size.
+
+    Bands follow :func:`retriever.confidence.bands`: ``high`` when relevance
+    >= ``high``, ``low`` when < ``low``, else ``medium``. An empty band has
+    precision NaN.
+    """
+    r = np.asarray(relevance, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    if r.shape != y.shape or r.ndim != 1:
+        raise ValidationError("relevance and labels must be 1-D and of equal length", field="labels")
+    if not low <= high:
+        raise ValidationError(f"need low <= high, got low={low}, high={high}", field="low")
+    masks = {Band.HIGH: r >= high, Band.MEDIUM: (r >= low) & (r < high), Band.LOW: r < low}
+    out = {}
+    for band, mask in masks.items():
+        count = int(mask.sum())
+        out[band] = (float(y[mask].mean()) if count else float("nan"), count)
+    return out

@@ -1,0 +1,232 @@
+"""Compare a candidate evaluation to a baseline, metric by metric.
+
+Queries are paired by id. A query evaluated on one side only (different
+qrels, or a filtered evaluation) scores 0 on the side that lacks it, and is
+counted in :attr:`Comparison.only_in_base` / :attr:`Comparison.only_in_candidate`;
+means are taken over the union, so they can differ from each side's own mean.
+p-values are Holm-corrected across the compared metrics, separately for the
+t-test and for the randomization test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from rich.table import Table
+
+from evals.metrics import Evaluation, Metric, parse_metrics
+from evals.stats import ConfidenceInterval, holm, paired_bootstrap_ci, paired_t_test, randomization_test
+from retriever.errors import ValidationError
+
+__all__ = ["Comparison", "MetricComparison", "QueryDelta", "compare", "to_json", "to_markdown", "to_table"]
+
+TIE = 1e-9
+
+
+@dataclass(frozen=True)
+class QueryDelta:
+    """One query's score on both sides."""
+
+    query_id: str
+    base: float
+    candidate: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """Baseline vs candidate on one metric; ``delta = candidate - base``."""
+
+    metric: Metric
+    base_mean: float
+    candidate_mean: float
+    delta: float
+    ci: ConfidenceInterval
+    p_t_test: float
+    p_randomization: float
+    p_t_test_holm: float
+    p_randomization_holm: float
+    wins: int
+    ties: int
+    losses: int
+    most_regressed: tuple[QueryDelta, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Per-metric comparisons over ``n_queries`` paired queries."""
+
+    metrics: tuple[MetricComparison, ...]
+    n_queries: int
+    only_in_base: int
+    only_in_candidate: int
+
+    def __getitem__(self, metric: Metric | str) -> MetricComparison:
+        wanted = Metric.parse(metric)
+        for item in self.metrics:
+            if item.metric == wanted:
+                return item
+        raise KeyError(str(wanted))
+
+
+def _paired(base: Evaluation, cand: Evaluation) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Union of query ids (base order first) and the row of each in base / cand (-1: missing)."""
+    ids = list(dict.fromkeys([*base.query_ids.tolist(), *cand.query_ids.tolist()]))
+    where_b = {q: i for i, q in enumerate(base.query_ids.tolist())}
+    where_c = {q: i for i, q in enumerate(cand.query_ids.tolist())}
+    return ids, np.array([where_b.get(q, -1) for q in ids]), np.array([where_c.get(q, -1) for q in ids])
+
+
+def _side(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else 0.0, 0.0)
+
+
+def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regressed: int, **resampling) -> dict:
+    diff = b - a
+    worst = sorted((i for i in range(len(ids)) if diff[i] <= -TIE), key=lambda i: (diff[i], ids[i]))[:n_regressed]
+    return dict(
+        metric=metric,
+        base_mean=float(a.mean()) if len(a) else math.nan,
+        candidate_mean=float(b.mean()) if len(b) else math.nan,
+        delta=float(diff.mean()) if len(diff) else math.nan,
+        ci=paired_bootstrap_ci(a, b, **resampling),
+        p_t_test=paired_t_test(a, b),
+        p_randomization=randomization_test(a, b, n_resamples=resampling["n_resamples"], seed=resampling["seed"]),
+        wins=int(np.sum(diff >= TIE)),
+        ties=int(np.sum(np.abs(diff) < TIE)),
+        losses=int(np.sum(diff <= -TIE)),
+        most_regressed=tuple(QueryDelta(ids[i], float(a[i]), float(b[i]), float(diff[i])) for i in worst),
+    )
+
+
+def compare(
+    base: Evaluation,
+    cand: Evaluation,
+    metrics: Iterable[Metric | str] | None = None,
+    *,
+    n_regressed: int = 5,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Comparison:
+    """Compare ``cand`` to ``base`` on ``metrics`` (default: those both have).
+
+    Raises:
+        ValidationError: a requested metric missing from either evaluation.
+    """
+    chosen = parse_metrics(metrics) if metrics is not None else tuple(m for m in base.metrics if m in cand.per_query)
+    missing = [str(m) for m in chosen if m not in base.per_query or m not in cand.per_query]
+    if missing:
+        raise ValidationError(f"metrics not in both evaluations: {', '.join(missing)}", field="metrics")
+    ids, rows_b, rows_c = _paired(base, cand)
+    parts = [
+        _one(m, ids, _side(base.per_query[m], rows_b), _side(cand.per_query[m], rows_c), n_regressed,
+             n_resamples=n_resamples, seed=seed, level=level)
+        for m in chosen
+    ]
+    t_holm = holm([p["p_t_test"] for p in parts])
+    r_holm = holm([p["p_randomization"] for p in parts])
+    items = tuple(
+        MetricComparison(**p, p_t_test_holm=float(t), p_randomization_holm=float(r))
+        for p, t, r in zip(parts, t_holm, r_holm)
+    )
+    return Comparison(items, len(ids), int(np.sum(rows_c < 0)), int(np.sum(rows_b < 0)))
+
+
+# --- renderers ---------------------------------------------------------------
+
+
+def _num(value: float, digits: int = 4) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    return "n/a" if math.isnan(value) else ("<0.0001" if value < 1e-4 else f"{value:.4f}")
+
+
+def _row(item: MetricComparison) -> list[str]:
+    return [
+        str(item.metric),
+        _num(item.base_mean),
+        _num(item.candidate_mean),
+        f"{item.delta:+.4f}" if not math.isnan(item.delta) else "n/a",
+        f"[{_num(item.ci.low)}, {_num(item.ci.high)}]",
+        _p(item.p_t_test_holm),
+        _p(item.p_randomization_holm),
+        f"{item.wins}/{item.ties}/{item.losses}",
+    ]
+
+
+_HEADERS = ["metric", "base", "candidate", "delta", "95% CI", "p t-test (Holm)", "p randomization (Holm)", "W/T/L"]
+
+
+def to_table(comparison: Comparison) -> Table:
+    """A rich table, one row per metric."""
+    table = Table(title=f"{comparison.n_queries} queries")
+    for i, header in enumerate(_HEADERS):
+        table.add_column(header, justify="left" if i == 0 else "right")
+    for item in comparison.metrics:
+        style = "red" if item.delta <= -TIE else ("green" if item.delta >= TIE else None)
+        table.add_row(*_row(item), style=style)
+    return table
+
+
+def _clean(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def to_json(comparison: Comparison) -> dict:
+    """A JSON-ready dict (NaN becomes null)."""
+    return {
+        "n_queries": comparison.n_queries,
+        "only_in_base": comparison.only_in_base,
+        "only_in_candidate": comparison.only_in_candidate,
+        "metrics": {
+            str(item.metric): {
+                "base": _clean(item.base_mean),
+                "candidate": _clean(item.candidate_mean),
+                "delta": _clean(item.delta),
+                "ci": {"low": _clean(item.ci.low), "high": _clean(item.ci.high), "level": item.ci.level},
+                "p": {
+                    "t_test": _clean(item.p_t_test),
+                    "randomization": _clean(item.p_randomization),
+                    "t_test_holm": _clean(item.p_t_test_holm),
+                    "randomization_holm": _clean(item.p_randomization_holm),
+                },
+                "wins": item.wins,
+                "ties": item.ties,
+                "losses": item.losses,
+                "most_regressed": [
+                    {"query_id": q.query_id, "base": q.base, "candidate": q.candidate, "delta": q.delta}
+                    for q in item.most_regressed
+                ],
+            }
+            for item in comparison.metrics
+        },
+    }
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def to_markdown(comparison: Comparison) -> str:
+    """A Markdown table, then the most regressed queries of each metric."""
+    lines = [
+        f"**{comparison.n_queries} queries** ({comparison.only_in_base} only in base, "
+        f"{comparison.only_in_candidate} only in candidate)",
+        "",
+        "| " + " | ".join(_HEADERS) + " |",
+        "|" + "---|" * len(_HEADERS),
+    ]
+    lines += ["| " + " | ".join(_row(item)) + " |" for item in comparison.metrics]
+    for item in comparison.metrics:
+        if item.most_regressed:
+            lines += ["", f"Most regressed on {item.metric}:", ""]
+            lines += [
+                f"- `{_escape(q.query_id)}`: {q.base:.4f} → {q.candidate:.4f} ({q.delta:+.4f})" for q in item.most_regressed
+            ]
+    return "\n".join(lines) + "\n"

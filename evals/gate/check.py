@@ -1,0 +1,96 @@
+"""Apply gate rules to a comparison."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+from evals.compare import Comparison, MetricComparison
+from evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest
+from retriever.errors import ValidationError
+
+__all__ = ["ExitCode", "GateResult", "RuleResult", "gate"]
+
+_EPS = 1e-12  # a drop equal to max_drop (up to rounding) is allowed
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit status of a gate run."""
+
+    PASS = 0
+    REGRESSION = 1
+    INVALID_INPUT = 2
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule's verdict; ``p_value`` is the Holm-corrected p of the configured test."""
+
+    rule: Rule
+    passed: bool
+    reason: str
+    base: float
+    candidate: float
+    delta: float
+    p_value: float
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Every rule's verdict; the gate passes when all do."""
+
+    results: tuple[RuleResult, ...]
+    config: GateConfig
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.PASS if self.passed else ExitCode.REGRESSION
+
+
+def _p(item: MetricComparison, test: SignificanceTest) -> float:
+    return item.p_randomization_holm if test is SignificanceTest.RANDOMIZATION else item.p_t_test_holm
+
+
+def _judge(rule: Rule, item: MetricComparison, config: GateConfig) -> RuleResult:
+    p = _p(item, config.test)
+    drop = item.base_mean - item.candidate_mean
+    failures, notes = [], []
+    if rule.min_value is not None:
+        if math.isnan(item.candidate_mean) or item.candidate_mean < rule.min_value:
+            failures.append(f"{item.candidate_mean:.4f} is below the minimum {rule.min_value:g}")
+        else:
+            notes.append(f"{item.candidate_mean:.4f} >= minimum {rule.min_value:g}")
+    if rule.max_drop is not None:
+        p_text = "n/a" if math.isnan(p) else f"{p:.4g}"
+        if not drop > rule.max_drop + _EPS:
+            notes.append(f"change {-drop:+.4f} within max_drop {rule.max_drop:g}")
+        elif rule.require_significance and not p < config.alpha:
+            notes.append(f"dropped {drop:.4f} > max_drop {rule.max_drop:g} but not significant (p={p_text} >= {config.alpha:g})")
+        else:
+            significance = f", p={p_text} < {config.alpha:g}" if rule.require_significance else f", p={p_text}"
+            failures.append(f"dropped {drop:.4f}, more than max_drop {rule.max_drop:g}{significance}")
+    reason = "; ".join(failures or notes) or "no checks configured"
+    return RuleResult(rule, not failures, reason, item.base_mean, item.candidate_mean, item.delta, p)
+
+
+def gate(comparison: Comparison, config: GateConfig = DEFAULT_CONFIG) -> GateResult:
+    """Judge ``comparison`` by ``config``'s rules.
+
+    Raises:
+        ValidationError: a rule's metric is not in the comparison (invalid
+            input: exit code 2).
+    """
+    compared = {item.metric: item for item in comparison.metrics}
+    missing = [str(r.metric) for r in config.rules if r.metric not in compared]
+    if missing:
+        raise ValidationError(
+            f"gate rules for metrics the comparison lacks: {', '.join(missing)}; "
+            f"compared: {', '.join(str(m) for m in compared) or 'none'}",
+            field="metrics",
+        )
+    return GateResult(tuple(_judge(rule, compared[rule.metric], config) for rule in config.rules), config)

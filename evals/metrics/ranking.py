@@ -1,0 +1,128 @@
+"""The judged ranking: a (queries x depth) gain matrix built from a run and qrels.
+
+This is the one place that joins a :class:`~evals.runs.Run` to its
+:class:`~evals.runs.Qrels`; every metric is then a few array operations on the
+:class:`Ranking` it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from evals.runs import Qrels, Run
+
+try:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:  # pragma: no cover - pyarrow is optional
+    pa = None
+
+__all__ = ["Ranking", "build_ranking"]
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """Gains of the ranked documents of each evaluated query.
+
+    Attributes:
+        gains: (n, depth) grade of the document at each rank (rank 1 first);
+            0 for a non-relevant, unjudged or missing document.
+        ideal: (n, ideal_depth) grades of the query's relevant documents,
+            descending, 0-padded.
+        n_rel: (n,) number of relevant documents (grade > 0); all >= 1.
+    """
+
+    gains: np.ndarray
+    ideal: np.ndarray
+    n_rel: np.ndarray
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """(n, depth) bool: the document at each rank is relevant."""
+        return self.gains > 0
+
+
+def lookup(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
+    """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join when present)."""
+    if pa is not None and len(values) > 1000:
+        found = pc.index_in(pa.array(values, type=pa.string()), value_set=pa.array(vocab, type=pa.string()))
+        return found.fill_null(-1).to_numpy().astype(np.int64)
+    index = {v: i for i, v in enumerate(vocab.tolist())}
+    return np.fromiter(map(index.get, values.tolist(), [-1] * len(values)), dtype=np.int64, count=len(values))
+
+
+def _positions(groups: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its run of equal ``groups`` values."""
+    n = len(groups)
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if n else np.zeros(0, dtype=np.int64)
+    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+
+
+def _grades(qrels: Qrels, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    """Grade of each (qrels query code, qrels doc code) pair; 0 when unjudged (doc -1 included)."""
+    out = np.zeros(len(doc), dtype=np.int64)
+    judged = np.flatnonzero(doc >= 0)
+    if len(qrels) == 0 or len(judged) == 0:
+        return out
+    width = len(qrels.docs)
+    keys = qrels.query_index.astype(np.int64) * width + qrels.doc_index
+    order = np.argsort(keys)
+    keys, grades = keys[order], qrels.grades[order]
+    wanted = query[judged] * width + doc[judged]
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    out[judged] = np.where(keys[at] == wanted, grades[at], 0)
+    return out
+
+
+def _ideal(qrels: Qrels, row_of_query: np.ndarray, n: int, depth: int) -> np.ndarray:
+    relevant = qrels.grades > 0
+    rows = row_of_query[qrels.query_index[relevant]]
+    grades = qrels.grades[relevant]
+    order = np.lexsort((-grades, rows))
+    rows, grades = rows[order], grades[order]
+    pos = _positions(rows)
+    keep = pos < depth
+    ideal = np.zeros((n, depth))
+    ideal[rows[keep], pos[keep]] = grades[keep]
+    return ideal
+
+
+def build_ranking(qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | None) -> tuple[np.ndarray, np.ndarray, Ranking]:
+    """Join ``run`` to ``qrels`` for the queries with a relevant judgment.
+
+    Args:
+        qrels: the judgments.
+        run: the ranked run; queries it has but ``qrels`` lacks are ignored.
+        depth: ranks to keep (None: the longest ranking).
+        ideal_depth: ideal grades to keep per query (None: all).
+
+    Returns:
+        Evaluated query ids (qrels order), whether the run retrieved anything
+        for each, and the :class:`Ranking`.
+    """
+    n_rel_all = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries)).astype(np.int64)
+    evaluated = np.flatnonzero(n_rel_all > 0)
+    row_of_query = np.full(len(qrels.queries), -1, dtype=np.int64)
+    row_of_query[evaluated] = np.arange(len(evaluated))
+    n = len(evaluated)
+
+    run_query = lookup(run.queries, qrels.queries)
+    run_row = np.where(run_query >= 0, row_of_query[run_query], -1)[run.query_index]
+    pos = _positions(run.query_index)
+    longest = int(pos.max()) + 1 if len(pos) else 0
+    depth = longest if depth is None else min(depth, longest)
+    keep = np.flatnonzero((run_row >= 0) & (pos < depth))
+
+    doc = lookup(run.docs, qrels.docs)[run.doc_index[keep]]
+    grades = _grades(qrels, run_query[run.query_index[keep]], doc)
+    gains = np.zeros((n, depth))
+    gains[run_row[keep], pos[keep]] = np.maximum(grades, 0)
+
+    n_rel = n_rel_all[evaluated]
+    most = int(n_rel.max()) if n else 0
+    ideal = _ideal(qrels, row_of_query, n, most if ideal_depth is None else min(ideal_depth, most))
+    retrieved = np.bincount(run_row[run_row >= 0], minlength=n) > 0
+    return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel)

@@ -1,0 +1,270 @@
+"""Runs and qrels as parallel arrays over interned ids.
+
+Ids are interned once, when a container is built: each holds its vocabularies
+(``queries``, ``docs``: object arrays of ``str`` in first-seen order) and one
+int32 code per row into them. A :class:`Run` keeps its rows in ranking order:
+grouped by query, then by score descending, then by document id descending
+(trec_eval's order), so evaluation never sorts again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from retriever.errors import ValidationError
+
+__all__ = ["Qrels", "Run", "intern"]
+
+
+def intern(ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Vocabulary (first-seen order, object array) and each id's int32 code."""
+    ids = list(ids)
+    table: dict[str, int] = {}
+    for value in ids:
+        if value not in table:
+            table[value] = len(table)
+    codes = np.fromiter(map(table.__getitem__, ids), dtype=np.int32, count=len(ids))
+    vocab = np.empty(len(table), dtype=object)
+    vocab[:] = list(table)
+    return vocab, codes
+
+
+def _frozen(array: np.ndarray, dtype: type | None = None, copy: bool = True) -> np.ndarray:
+    """``array`` made read-only; a copy unless ``copy=False`` hands it over."""
+    array = np.array(array, dtype=dtype, copy=True if copy else None)
+    array.setflags(write=False)
+    return array
+
+
+def _check_ids(vocab: np.ndarray, what: str) -> None:
+    for value in vocab:
+        if not isinstance(value, str) or not value:
+            raise ValidationError(f"{what} ids must be non-empty strings, got {value!r}", field=what)
+
+
+def duplicate_row(query_index: np.ndarray, doc_index: np.ndarray, n_docs: int) -> int | None:
+    """Index of the first row repeating an earlier (query, doc) pair, or None."""
+    keys = query_index.astype(np.int64)
+    keys *= max(n_docs, 1)
+    keys += doc_index
+    ordered = keys.copy()
+    ordered.sort()  # in place: these arrays are large and memory-bound
+    if len(keys) < 2 or not np.any(ordered[1:] == ordered[:-1]):
+        return None
+    order = np.argsort(keys, kind="stable")
+    repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1
+    return int(order[repeats].min())
+
+
+def rank_order(
+    query_index: np.ndarray, doc_index: np.ndarray, scores: np.ndarray, docs: np.ndarray
+) -> np.ndarray | None:
+    """Permutation putting rows in (query, score desc, doc id desc) order; None if they are.
+
+    Runs are usually written grouped and scored in order already; then only
+    the rows tied on score are re-sorted, by document id.
+    """
+    n = len(scores)
+    same_query = query_index[1:] == query_index[:-1]
+    order = None
+    q, s = query_index, scores
+    if not (np.all(query_index[1:] >= query_index[:-1]) and np.all(~same_query | (scores[1:] <= scores[:-1]))):
+        order = np.lexsort((-scores, query_index))
+        q, s = query_index[order], scores[order]
+        same_query = q[1:] == q[:-1]
+    tied_to_previous = np.zeros(n + 1, dtype=bool)
+    tied_to_previous[1:n] = same_query & (s[1:] == s[:-1])
+    if tied_to_previous.any():
+        order = np.arange(n) if order is None else order
+        _break_ties(order, tied_to_previous, docs[doc_index[order]])
+    return order
+
+
+def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, names: np.ndarray) -> None:
+    """Sort each run of tied rows of ``order`` by document id, descending, in place.
+
+    Python ``str`` order is code point order, i.e. UTF-8 byte order: trec_eval's
+    ``strcmp``. Most ties are pairs, settled by one vectorised comparison.
+    """
+    rows = np.flatnonzero(tied_to_previous[:-1] | tied_to_previous[1:])
+    first = np.flatnonzero(~tied_to_previous[rows])  # index into rows of each tie's first row
+    size = np.diff(np.r_[first, len(rows)])
+    a = rows[first[size == 2]]
+    swap = a[names[a] < names[a + 1]]
+    order[swap], order[swap + 1] = order[swap + 1], order[swap].copy()
+    big = rows[np.repeat(size > 2, size)]
+    if len(big):
+        group = np.repeat(np.arange(len(first)), size)[np.repeat(size > 2, size)]
+        _, rank = np.unique(names[big].astype(str), return_inverse=True)
+        order[big] = order[big][np.lexsort((-rank, group))]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Scored documents per query, rows in ranking order.
+
+    Attributes:
+        queries: query ids, first-seen order.
+        docs: document ids, first-seen order.
+        query_index: (n,) int32 code of each row's query; non-decreasing.
+        doc_index: (n,) int32 code of each row's document.
+        scores: (n,) float64; descending within a query, ties by doc id descending.
+    """
+
+    queries: np.ndarray
+    docs: np.ndarray
+    query_index: np.ndarray
+    doc_index: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def from_codes(
+        cls,
+        queries: np.ndarray,
+        docs: np.ndarray,
+        query_index: np.ndarray,
+        doc_index: np.ndarray,
+        scores: np.ndarray,
+        *,
+        copy: bool = True,
+    ) -> Run:
+        """Build from interned columns in any row order (duplicates must be checked first).
+
+        ``copy=False`` hands the arrays over instead of copying them.
+        """
+        scores = np.asarray(scores, dtype=np.float64)
+        if np.isnan(scores).any():
+            raise ValidationError("run scores must not be NaN", field="scores")
+        order = rank_order(query_index, doc_index, scores, docs)
+        if order is not None:
+            query_index, doc_index, scores = query_index[order], doc_index[order], scores[order]
+            copy = False
+        return cls(
+            _frozen(queries, copy=copy),
+            _frozen(docs, copy=copy),
+            _frozen(query_index, np.int32, copy),
+            _frozen(doc_index, np.int32, copy),
+            _frozen(scores, np.float64, copy),
+        )
+
+    @classmethod
+    def from_arrays(cls, query_ids: Iterable[str], doc_ids: Iterable[str], scores: Iterable[float]) -> Run:
+        """Build from one (query id, doc id, score) per row, in any order.
+
+        Raises:
+            ValidationError: unequal lengths, empty or non-string ids, NaN
+                scores, or a repeated (query, doc) pair.
+        """
+        queries, query_index = intern(query_ids)
+        docs, doc_index = intern(doc_ids)
+        try:
+            values = np.fromiter(scores, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"run scores must be numbers: {exc}", field="scores") from None
+        if not len(query_index) == len(doc_index) == len(values):
+            raise ValidationError("query ids, doc ids and scores must have the same length", field="run")
+        _check_ids(queries, "query")
+        _check_ids(docs, "doc")
+        row = duplicate_row(query_index, doc_index, len(docs))
+        if row is not None:
+            pair = (queries[query_index[row]], docs[doc_index[row]])
+            raise ValidationError(f"duplicate (query, doc) pair {pair!r} in run", field="run")
+        return cls.from_codes(queries, docs, query_index, doc_index, values, copy=False)
+
+    @classmethod
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]]) -> Run:
+        """Build from ``{query_id: {doc_id: score}}``."""
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        return cls.from_arrays((r[0] for r in rows), (r[1] for r in rows), (r[2] for r in rows))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}`` (dicts in ranking order)."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, s in zip(self.queries[self.query_index], self.docs[self.doc_index], self.scores.tolist()):
+            out.setdefault(q, {})[d] = s
+        return out
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgments, one row per judged (query, document) pair.
+
+    Attributes:
+        queries: query ids, first-seen order.
+        docs: document ids, first-seen order.
+        query_index: (n,) int32 code of each row's query.
+        doc_index: (n,) int32 code of each row's document.
+        grades: (n,) int64 graded relevance; a grade <= 0 is non-relevant.
+    """
+
+    queries: np.ndarray
+    docs: np.ndarray
+    query_index: np.ndarray
+    doc_index: np.ndarray
+    grades: np.ndarray
+
+    @classmethod
+    def from_codes(
+        cls,
+        queries: np.ndarray,
+        docs: np.ndarray,
+        query_index: np.ndarray,
+        doc_index: np.ndarray,
+        grades: np.ndarray,
+        *,
+        copy: bool = True,
+    ) -> Qrels:
+        """Build from interned columns (duplicates must be checked first); see :meth:`Run.from_codes`."""
+        return cls(
+            _frozen(queries, copy=copy),
+            _frozen(docs, copy=copy),
+            _frozen(query_index, np.int32, copy),
+            _frozen(doc_index, np.int32, copy),
+            _frozen(grades, np.int64, copy),
+        )
+
+    @classmethod
+    def from_arrays(cls, query_ids: Iterable[str], doc_ids: Iterable[str], grades: Iterable[int]) -> Qrels:
+        """Build from one (query id, doc id, grade) per row.
+
+        Raises:
+            ValidationError: unequal lengths, empty or non-string ids,
+                non-integer grades, or a repeated (query, doc) pair.
+        """
+        queries, query_index = intern(query_ids)
+        docs, doc_index = intern(doc_ids)
+        values = list(grades)
+        bad = [g for g in values if isinstance(g, bool) or not isinstance(g, (int, np.integer))]
+        if bad:
+            raise ValidationError(f"grades must be integers, got {bad[0]!r}", field="qrels")
+        if not len(query_index) == len(doc_index) == len(values):
+            raise ValidationError("query ids, doc ids and grades must have the same length", field="qrels")
+        _check_ids(queries, "query")
+        _check_ids(docs, "doc")
+        row = duplicate_row(query_index, doc_index, len(docs))
+        if row is not None:
+            pair = (queries[query_index[row]], docs[doc_index[row]])
+            raise ValidationError(f"duplicate (query, doc) pair {pair!r} in qrels", field="qrels")
+        return cls.from_codes(queries, docs, query_index, doc_index, np.array(values, dtype=np.int64), copy=False)
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
+        """Build from ``{query_id: {doc_id: grade}}``."""
+        rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+        return cls.from_arrays((r[0] for r in rows), (r[1] for r in rows), (r[2] for r in rows))
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}``."""
+        out: dict[str, dict[str, int]] = {}
+        for q, d, g in zip(self.queries[self.query_index], self.docs[self.doc_index], self.grades.tolist()):
+            out.setdefault(q, {})[d] = g
+        return out
+
+    def __len__(self) -> int:
+        return len(self.grades)

@@ -1,0 +1,191 @@
+"""Read and write TREC run and qrels files.
+
+* Run: ``qid Q0 docid rank score tag``, whitespace-separated. The ``Q0``,
+  ``rank`` and ``tag`` columns are read past: ranking comes from the scores.
+* Qrels: TREC ``qid 0 docid grade``, or BEIR TSV ``query-id<TAB>corpus-id<TAB>score``
+  (header optional), told apart by the first non-blank line.
+
+Well-formed files take a columnar fast path (see :mod:`evals._fastparse`);
+anything it cannot vouch for is re-read line by line, and a malformed line
+raises :class:`~retriever.errors.DataError` naming the file, the 1-based line
+and what is wrong. Blank lines are skipped but counted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from evals import _fastparse
+from evals.runs import Qrels, Run, duplicate_row, intern
+from retriever.data.beir import load_qrels as load_beir_qrels
+from retriever.errors import DataError, ValidationError
+
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
+
+BEIR_HEADER = ("query-id", "corpus-id", "score")
+_NO_SPACE = re.compile(r"\S+")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise DataError(str(path), None, f"cannot read file: {exc.strerror}") from None
+
+
+class _Layout(NamedTuple):
+    """Where the fields of one line kind are, and how its value parses."""
+
+    width: int
+    fields: str
+    value_index: int
+    parse: Callable[[str], float | int]
+    what: str
+
+
+def _score(token: str) -> float:
+    result = float(token)
+    if result != result:
+        raise ValueError("NaN")
+    return result
+
+
+_RUN = _Layout(6, "qid Q0 docid rank score tag", 4, _score, "score must be a number (not NaN)")
+_QRELS = _Layout(4, "qid 0 docid grade", 3, int, "grade must be an integer")
+
+
+def _rows(path: Path, data: bytes, layout: _Layout) -> Iterator[tuple[int, str, str, float | int]]:
+    """Yield ``(line, qid, docid, value)`` of every non-blank line, checked."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != layout.width:
+            raise DataError(
+                str(path), number, f"expected {layout.width} whitespace-separated fields ({layout.fields}), got {len(parts)}"
+            )
+        try:
+            qid, docid, token = parts[0].decode(), parts[2].decode(), parts[layout.value_index].decode()
+        except UnicodeDecodeError as exc:
+            raise DataError(str(path), number, f"not UTF-8: {exc.reason}") from None
+        try:
+            value = layout.parse(token)
+        except ValueError:
+            raise DataError(str(path), number, f"{layout.what}, got {token!r}") from None
+        yield number, qid, docid, value
+
+
+def _exact(path: Path, data: bytes, layout: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
+    """Line-by-line parse; raises DataError at the first malformed line."""
+    seen: dict[tuple[str, str], int] = {}
+    qids, docids, values = [], [], []
+    for number, qid, docid, value in _rows(path, data, layout):
+        first = seen.setdefault((qid, docid), number)
+        if first != number:
+            raise DataError(str(path), number, f"duplicate (qid, docid) ({qid!r}, {docid!r}), first on line {first}")
+        qids.append(qid)
+        docids.append(docid)
+        values.append(value)
+    if not values:
+        raise DataError(str(path), None, f"empty file: expected lines '{layout.fields}'")
+    queries, query_index = intern(qids)
+    docs, doc_index = intern(docids)
+    return queries, docs, query_index, doc_index, values
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file ``qid Q0 docid rank score tag``.
+
+    Raises:
+        DataError: unreadable or empty file, a line without 6 fields, a
+            non-numeric or NaN score, or a repeated (qid, docid).
+    """
+    path = Path(path)
+    data = _read_bytes(path)
+    cols = _fastparse.parse_columns(data, 6, (0, 2), 4, "float")
+    if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
+        return Run.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
+    queries, docs, query_index, doc_index, scores = _exact(path, data, _RUN)
+    return Run.from_codes(queries, docs, query_index, doc_index, np.array(scores, dtype=np.float64), copy=False)
+
+
+def _first_line(data: bytes) -> bytes:
+    """The first non-blank line (without its newline), or b""."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if data[start:end].strip():
+            return data[start:end]
+        start = end + 1
+    return b""
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read TREC qrels ``qid 0 docid grade`` or BEIR TSV ``query-id corpus-id score``.
+
+    BEIR is recognised by its header or by 3 tab-separated fields on the
+    first non-blank line; TREC by 4 whitespace-separated fields.
+
+    Raises:
+        DataError: unreadable or empty file, a line with the wrong number of
+            fields, a non-integer grade, or a repeated (qid, docid).
+    """
+    path = Path(path)
+    data = _read_bytes(path)
+    first = _first_line(data)
+    if not first:
+        raise DataError(str(path), None, "empty file: expected qrels lines")
+    if b"\t" in first and len(first.split(b"\t")) == 3:
+        return _read_beir(path, data, first)
+    if len(first.split()) != 4:
+        raise DataError(
+            str(path), None, f"not a qrels file: expected TREC '{_QRELS.fields}' or BEIR TSV '{' '.join(BEIR_HEADER)}'"
+        )
+    cols = _fastparse.parse_columns(data, 4, (0, 2), 3, "int")
+    if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
+        return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
+    queries, docs, query_index, doc_index, grades = _exact(path, data, _QRELS)
+    return Qrels.from_codes(queries, docs, query_index, doc_index, np.array(grades, dtype=np.int64), copy=False)
+
+
+def _read_beir(path: Path, data: bytes, first: bytes) -> Qrels:
+    header = tuple(f.strip() for f in first.decode("utf-8", "replace").split("\t")) == BEIR_HEADER
+    if data.startswith(first):
+        body = data[len(first) :] if header else data
+        cols = _fastparse.parse_tsv(body.lstrip(b"\r\n"), (0, 1), 2)
+        if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
+            return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
+    return Qrels.from_dict(load_beir_qrels(path))
+
+
+def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:
+    """Write ``run`` as TREC lines in ranking order, ranks from 1 per query.
+
+    Scores are written with ``repr`` so they read back bit for bit.
+
+    Raises:
+        ValidationError: a tag or id that is empty or contains whitespace.
+    """
+    for value, what in [(tag, "tag"), *((q, "query id") for q in run.queries), *((d, "doc id") for d in run.docs)]:
+        if not _NO_SPACE.fullmatch(value):
+            raise ValidationError(f"{what} {value!r} must be non-empty without whitespace", field=what)
+    query_index = run.query_index
+    starts = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]])
+    ranks = np.arange(len(run)) - np.repeat(starts, np.diff(np.r_[starts, len(run)])) + 1
+    lines = map(
+        "{} Q0 {} {} {!r} {}\n".format,
+        run.queries[query_index],
+        run.docs[run.doc_index],
+        ranks.tolist(),
+        run.scores.tolist(),
+        [tag] * len(run),
+    )
+    with Path(path).open("w", encoding="utf-8") as handle:
+        handle.writelines(lines)
