@@ -161,7 +161,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run, qrels = generate(Path(tmp), args.queries, args.depth, args.corpus)
         print(f"run: {args.queries} queries x {args.depth} docs ({run.stat().st_size / 1e6:.1f} MB)")
-        tools: dict[str, Callable[[], object]] = {"ours": lambda: ours(run, qrels), "pytrec_eval": lambda: pytrec(run, qrels)}
+        tools: dict[str, Callable[[], object]] = {
+            "ours": lambda: ours(run, qrels),
+            "pytrec_eval": lambda: pytrec(run, qrels),
+        }
         if not args.no_ranx:
             tools["ranx"] = lambda: ranx(run, qrels)
         times = _time(tools, args.repeats)

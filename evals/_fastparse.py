@@ -51,9 +51,14 @@ def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], v
         return pcsv.read_csv(
             pa.BufferReader(data),
             read_options=pcsv.ReadOptions(column_names=names),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False),
+            parse_options=pcsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+            ),
             convert_options=pcsv.ConvertOptions(
-                column_types=types, include_columns=[ids[0], ids[1], value[0]], null_values=[], strings_can_be_null=False
+                column_types=types,
+                include_columns=[ids[0], ids[1], value[0]],
+                null_values=[],
+                strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -66,7 +71,8 @@ def _encode(column) -> tuple[np.ndarray, np.ndarray] | None:
     vocab = encoded.dictionary
     if len(vocab) and pc.min(pc.binary_length(vocab)).as_py() == 0:
         return None
-    return vocab.to_numpy(zero_copy_only=False), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    return vocab.to_numpy(zero_copy_only=False), codes
 
 
 def _columns(table, ids: tuple[str, str], value: str) -> Columns | None:

@@ -1,8 +1,8 @@
 """Fit the relevance model the retriever loads with ``load_calibration``.
 
 Inputs are the per-candidate feature matrix of :func:`retriever.confidence.features`
-(n x 5, columns :data:`~retriever.confidence.FEATURES`) and 0/1 relevance
-labels. The outputs are the JSON-ready dicts ``load_calibration`` reads::
+(one column per name in :data:`~retriever.confidence.FEATURES`, in that order)
+and 0/1 relevance labels. The outputs are the JSON-ready dicts ``load_calibration`` reads::
 
     {"kind": "logistic", "features": [...], "coef": [...], "intercept": b}
     {"kind": "isotonic", "feature": "dense", "x": [...], "y": [...]}
@@ -62,7 +62,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str] = FEATURE
     }
 
 
-def compact_knots(x: np.ndarray, y: np.ndarray, max_knots: int = MAX_KNOTS, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+def compact_knots(
+    x: np.ndarray, y: np.ndarray, max_knots: int = MAX_KNOTS, tol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray]:
     """At most ``max_knots`` of the points of a piecewise-linear curve (Ramer-Douglas-Peucker).
 
     Starts from the end points and repeatedly adds the knot whose value the

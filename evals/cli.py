@@ -27,6 +27,30 @@ def register(sub, add_backend_args, config_of) -> None:
     add_backend_args(p)
     p.set_defaults(func=lambda a: cmd_eval(a, config_of(a)))
 
+    p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests")
+    p.add_argument("base", help="baseline run folder")
+    p.add_argument("candidate", help="candidate run folder")
+    p.add_argument("--metrics", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--markdown", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("gate", help="fail (exit 1) when the candidate run regresses from the baseline")
+    p.add_argument("--baseline", required=True)
+    p.add_argument("--candidate", required=True)
+    p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01")
+    p.add_argument("--junit", help="write JUnit XML here")
+    p.add_argument("--markdown", help="write a Markdown summary here (for a pull request comment)")
+    p.set_defaults(func=cmd_gate)
+
+    p = sub.add_parser("calibrate", help="fit the relevance model on a run's labels")
+    p.add_argument("run", help="run folder to fit on")
+    p.add_argument("--out", required=True, help="calibration file to write (JSON)")
+    p.add_argument("--method", choices=["logistic", "isotonic"], default="logistic")
+    p.add_argument("--eval-run", help="run on another split to report before/after on (default: the fitted run)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
+
 
 def _metrics(args) -> tuple[str, ...]:
     from evals.runner import DEFAULT_METRICS
@@ -116,3 +140,59 @@ def print_summary(folder: Path, summary: dict) -> None:
     if total:
         console.print(f"latency p50 {total['p50']:.1f} ms, p95 {total['p95']:.1f} ms, p99 {total['p99']:.1f} ms")
     console.print(f"run folder: {folder}")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from evals.compare import compare, to_json, to_markdown, to_table
+    from evals.run_files import evaluation
+
+    comparison = compare(evaluation(args.base), evaluation(args.candidate), args.metrics)
+    if args.json:
+        print(json.dumps(to_json(comparison), indent=2))
+    elif args.markdown:
+        print(to_markdown(comparison))
+    else:
+        from rich.console import Console
+
+        Console().print(to_table(comparison))
+    return EXIT_OK
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from evals.compare import compare
+    from evals.gate import load_config
+    from evals.gate.check import gate
+    from evals.gate.report import to_markdown, write_junit
+    from evals.run_files import evaluation
+
+    config = load_config(args.config)
+    metrics = [str(r.metric) for r in config.rules]
+    result = gate(compare(evaluation(args.baseline), evaluation(args.candidate), metrics), config)
+    markdown = to_markdown(result)
+    if args.junit:
+        write_junit(result, args.junit)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    print(markdown)
+    return int(result.exit_code)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from evals.calibrate import calibrate
+
+    report = calibrate(Path(args.run), Path(args.out), method=args.method,
+                       eval_run=Path(args.eval_run) if args.eval_run else None)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        from rich.console import Console
+
+        console = Console()
+        console.print(f"wrote {args.out} ({args.method}, fitted on {report['fitted_on']['results']} results)")
+        for when in ("before", "after"):
+            r = report[when]
+            bp = r["band_precision"]
+            console.print(f"{when:>6} on {report['evaluated_on']}: ECE {r['ece']:.3f}  Brier {r['brier']:.3f}  "
+                          + "  ".join(f"{b} {bp[b]['precision']:.2f} (n={bp[b]['count']})" if bp[b]["precision"]
+                                      is not None else f"{b} -" for b in ("high", "medium", "low")))
+    return EXIT_OK

@@ -227,6 +227,7 @@ def to_markdown(comparison: Comparison) -> str:
         if item.most_regressed:
             lines += ["", f"Most regressed on {item.metric}:", ""]
             lines += [
-                f"- `{_escape(q.query_id)}`: {q.base:.4f} → {q.candidate:.4f} ({q.delta:+.4f})" for q in item.most_regressed
+                f"- `{_escape(q.query_id)}`: {q.base:.4f} → {q.candidate:.4f} ({q.delta:+.4f})"
+                for q in item.most_regressed
             ]
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ and what is wrong. Blank lines are skipped but counted.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -33,10 +34,12 @@ _NO_SPACE = re.compile(r"\S+")
 
 
 def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, without a UTF-8 byte order mark."""
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError as exc:
         raise DataError(str(path), None, f"cannot read file: {exc.strerror}") from None
+    return data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
 
 
 class _Layout(NamedTuple):
@@ -67,9 +70,8 @@ def _rows(path: Path, data: bytes, layout: _Layout) -> Iterator[tuple[int, str, 
         if not parts:
             continue
         if len(parts) != layout.width:
-            raise DataError(
-                str(path), number, f"expected {layout.width} whitespace-separated fields ({layout.fields}), got {len(parts)}"
-            )
+            expected = f"expected {layout.width} whitespace-separated fields ({layout.fields})"
+            raise DataError(str(path), number, f"{expected}, got {len(parts)}")
         try:
             qid, docid, token = parts[0].decode(), parts[2].decode(), parts[layout.value_index].decode()
         except UnicodeDecodeError as exc:

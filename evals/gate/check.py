@@ -70,7 +70,9 @@ def _judge(rule: Rule, item: MetricComparison, config: GateConfig) -> RuleResult
         if not drop > rule.max_drop + _EPS:
             notes.append(f"change {-drop:+.4f} within max_drop {rule.max_drop:g}")
         elif rule.require_significance and not p < config.alpha:
-            notes.append(f"dropped {drop:.4f} > max_drop {rule.max_drop:g} but not significant (p={p_text} >= {config.alpha:g})")
+            notes.append(
+                f"dropped {drop:.4f} > max_drop {rule.max_drop:g} but not significant (p={p_text} >= {config.alpha:g})"
+            )
         else:
             significance = f", p={p_text} < {config.alpha:g}" if rule.require_significance else f", p={p_text}"
             failures.append(f"dropped {drop:.4f}, more than max_drop {rule.max_drop:g}{significance}")

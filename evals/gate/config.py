@@ -104,9 +104,8 @@ def _rule(name: str, table: Any) -> Rule:
         raise _Invalid(f'metrics."{name}" must be a table', name)
     unknown = sorted(set(table) - _RULE_KEYS)
     if unknown:
-        raise _Invalid(
-            f'unknown key {unknown[0]!r} in [metrics."{name}"]; allowed: {", ".join(sorted(_RULE_KEYS))}', name, unknown[0]
-        )
+        allowed = ", ".join(sorted(_RULE_KEYS))
+        raise _Invalid(f'unknown key {unknown[0]!r} in [metrics."{name}"]; allowed: {allowed}', name, unknown[0])
     try:
         metric = Metric.parse(name)
     except SearchtraceError as exc:
@@ -117,7 +116,8 @@ def _rule(name: str, table: Any) -> Rule:
     min_value = table.get("min_value")
     significance = table.get("require_significance", False)
     if not isinstance(significance, bool):
-        raise _Invalid(f"require_significance must be true or false, got {significance!r}", name, "require_significance")
+        message = f"require_significance must be true or false, got {significance!r}"
+        raise _Invalid(message, name, "require_significance")
     return Rule(
         metric,
         None if max_drop is None else float(max_drop),

@@ -16,7 +16,9 @@ def to_junit(result: GateResult, suite: str = "searchtrace-gate") -> str:
     """One ``<testcase>`` per rule, with a ``<failure>`` when it fails."""
     failures = sum(not r.passed for r in result.results)
     root = ET.Element("testsuites", tests=str(len(result.results)), failures=str(failures))
-    node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(result.results)), failures=str(failures), errors="0")
+    node = ET.SubElement(
+        root, "testsuite", name=suite, tests=str(len(result.results)), failures=str(failures), errors="0"
+    )
     for r in result.results:
         case = ET.SubElement(node, "testcase", classname=suite, name=str(r.rule.metric))
         if r.passed:
@@ -52,6 +54,7 @@ def to_markdown(result: GateResult) -> str:
         p = "n/a" if math.isnan(r.p_value) else f"{r.p_value:.4g}"
         status = "pass" if r.passed else "**FAIL**"
         reason = r.reason.replace("|", "\\|")
-        lines.append(f"| {r.rule.metric} | {_f(r.base)} | {_f(r.candidate)} | {_f(r.delta, True)} | {p} | {status} | {reason} |")
+        cells = [str(r.rule.metric), _f(r.base), _f(r.candidate), _f(r.delta, True), p, status, reason]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"alpha {result.config.alpha:g}, {result.config.test.value} test"]
     return "\n".join(lines) + "\n"

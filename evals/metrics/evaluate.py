@@ -11,6 +11,7 @@ import numpy as np
 from evals.metrics.metric import DEFAULT_METRICS, Metric, MetricName, parse_metrics
 from evals.metrics.ranking import build_ranking
 from evals.runs import Qrels, Run
+from retriever.errors import ValidationError
 
 __all__ = ["Evaluation", "evaluate"]
 
@@ -52,7 +53,7 @@ class Evaluation:
 def _evaluation(query_ids: np.ndarray, per_query: dict[Metric, np.ndarray], retrieved: np.ndarray) -> Evaluation:
     for values in per_query.values():
         if values.shape != query_ids.shape:
-            raise ValueError("every metric needs one value per query")
+            raise ValidationError(f"every metric needs one value per query ({len(query_ids)})", field="per_query")
         values.setflags(write=False)
     means = {m: float(v.mean()) if len(v) else float("nan") for m, v in per_query.items()}
     query_ids.setflags(write=False)

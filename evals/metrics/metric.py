@@ -81,7 +81,7 @@ _ALLOWED = ", ".join(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Metric:
     """A metric family and its cutoff; ``k=None`` means full depth."""
 
@@ -95,7 +95,8 @@ class Metric:
             raise ValidationError(f"unknown metric {self.name!r}; allowed: {_ALLOWED}", field="metric") from None
         cutoff = REGISTRY[self.name].cutoff
         if self.k is not None and (isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1):
-            raise ValidationError(f"cutoff of {self.name.value} must be a positive integer, got {self.k!r}", field="metric")
+            message = f"cutoff of {self.name.value} must be a positive integer, got {self.k!r}"
+            raise ValidationError(message, field="metric")
         if cutoff is Cutoff.REQUIRED and self.k is None:
             raise ValidationError(f"{self.name.value} needs a cutoff, e.g. {self.name.value}@10", field="metric")
         if cutoff is Cutoff.NONE and self.k is not None:
@@ -129,6 +130,9 @@ class Metric:
 
     def __str__(self) -> str:
         return self.name.value if self.k is None else f"{self.name.value}@{self.k}"
+
+    def __repr__(self) -> str:
+        return f"Metric.parse({str(self)!r})"
 
 
 def parse_metrics(metrics: Iterable[str | Metric]) -> tuple[Metric, ...]:

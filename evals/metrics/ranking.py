@@ -90,7 +90,32 @@ def _ideal(qrels: Qrels, row_of_query: np.ndarray, n: int, depth: int) -> np.nda
     return ideal
 
 
-def build_ranking(qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | None) -> tuple[np.ndarray, np.ndarray, Ranking]:
+def _gains(
+    qrels: Qrels, run: Run, row_of_query: np.ndarray, n: int, depth: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n x depth) grades of the run's ranked documents, and whether each query has any."""
+    run_query = lookup(run.queries, qrels.queries)
+    run_row = row_of_query[run_query][run.query_index]
+    retrieved = np.bincount(run_row[run_row >= 0], minlength=n) > 0
+    pos = _positions(run.query_index)
+    longest = int(pos.max()) + 1 if len(pos) else 0
+    depth = longest if depth is None else min(depth, longest)
+    keep = (run_row >= 0) & (pos < depth)
+    if not keep.all():  # usually every row counts: skip the gathers then
+        keep = np.flatnonzero(keep)
+        run_row, pos = run_row[keep], pos[keep]
+        query_index, doc_index = run.query_index[keep], run.doc_index[keep]
+    else:
+        query_index, doc_index = run.query_index, run.doc_index
+    grades = _grades(qrels, run_query[query_index], lookup(run.docs, qrels.docs)[doc_index])
+    gains = np.zeros((n, depth))
+    gains.ravel()[run_row * depth + pos] = np.maximum(grades, 0)
+    return gains, retrieved
+
+
+def build_ranking(
+    qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | None
+) -> tuple[np.ndarray, np.ndarray, Ranking]:
     """Join ``run`` to ``qrels`` for the queries with a relevant judgment.
 
     Args:
@@ -105,24 +130,13 @@ def build_ranking(qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | 
     """
     n_rel_all = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries)).astype(np.int64)
     evaluated = np.flatnonzero(n_rel_all > 0)
-    row_of_query = np.full(len(qrels.queries), -1, dtype=np.int64)
+    # One extra slot so that code -1 (a run query not in the qrels) maps to row -1.
+    row_of_query = np.full(len(qrels.queries) + 1, -1, dtype=np.int64)
     row_of_query[evaluated] = np.arange(len(evaluated))
     n = len(evaluated)
 
-    run_query = lookup(run.queries, qrels.queries)
-    run_row = np.where(run_query >= 0, row_of_query[run_query], -1)[run.query_index]
-    pos = _positions(run.query_index)
-    longest = int(pos.max()) + 1 if len(pos) else 0
-    depth = longest if depth is None else min(depth, longest)
-    keep = np.flatnonzero((run_row >= 0) & (pos < depth))
-
-    doc = lookup(run.docs, qrels.docs)[run.doc_index[keep]]
-    grades = _grades(qrels, run_query[run.query_index[keep]], doc)
-    gains = np.zeros((n, depth))
-    gains[run_row[keep], pos[keep]] = np.maximum(grades, 0)
-
+    gains, retrieved = _gains(qrels, run, row_of_query, n, depth)
     n_rel = n_rel_all[evaluated]
     most = int(n_rel.max()) if n else 0
     ideal = _ideal(qrels, row_of_query, n, most if ideal_depth is None else min(ideal_depth, most))
-    retrieved = np.bincount(run_row[run_row >= 0], minlength=n) > 0
     return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel)

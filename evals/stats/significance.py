@@ -48,8 +48,9 @@ def paired_bootstrap_ci(
     if len(diff) == 0:
         return ConfidenceInterval(float("nan"), float("nan"), level)
     rng = np.random.default_rng(seed)
+    n = len(diff)
     means = np.concatenate(
-        [diff[rng.integers(0, len(diff), size=(rows, len(diff)))].mean(axis=1) for rows in _blocks(n_resamples, len(diff))]
+        [diff[rng.integers(0, n, size=(rows, n))].mean(axis=1) for rows in _blocks(n_resamples, n)]
     )
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])

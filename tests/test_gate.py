@@ -1,0 +1,164 @@
+"""Gate: rules, verdicts, config loading and its errors, JUnit XML and Markdown."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from evals.compare import compare
+from evals.gate import (
+    DEFAULT_CONFIG,
+    ExitCode,
+    GateConfig,
+    Rule,
+    SignificanceTest,
+    gate,
+    load_config,
+    to_junit,
+    to_markdown,
+    write_junit,
+)
+from evals.metrics import Evaluation, Metric
+from retriever.errors import DataError, ValidationError
+
+IDS = [f"q{i}" for i in range(30)]
+BASE = Evaluation.from_arrays(IDS, {"ndcg@10": [0.6] * 30, "map": [0.5, 0.3] * 15})
+# ndcg@10 drops by 0.05 on every query (significant); map drops by 0.03 on average, mixed signs (not significant).
+CAND = Evaluation.from_arrays(IDS, {"ndcg@10": [0.55] * 30, "map": [0.5 - 0.3, 0.3 + 0.24] * 15})
+COMPARISON = compare(BASE, CAND, n_resamples=2000)
+
+
+def config(**rules: dict) -> GateConfig:
+    return GateConfig(tuple(Rule(Metric.parse(m.replace("_", "@")), **r) for m, r in rules.items()))
+
+
+def test_passes_within_max_drop_and_above_min_value():
+    result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.06, "min_value": 0.5}))
+    assert result.passed and result.exit_code is ExitCode.PASS == 0
+    assert result.results[0].reason == "0.5500 >= minimum 0.5; change -0.0500 within max_drop 0.06"
+
+
+def test_fails_by_drop():
+    result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.02}))
+    assert not result.passed and result.exit_code == ExitCode.REGRESSION == 1
+    assert result.results[0].reason.startswith("dropped 0.0500, more than max_drop 0.02")
+
+
+def test_fails_by_min_value():
+    [rule] = gate(COMPARISON, config(ndcg_10={"min_value": 0.56})).results
+    assert not rule.passed and rule.reason == "0.5500 is below the minimum 0.56"
+
+
+def test_required_significance_turns_an_insignificant_drop_into_a_pass():
+    drop = COMPARISON["map"].base_mean - COMPARISON["map"].candidate_mean
+    assert drop == pytest.approx(0.03)
+    assert not gate(COMPARISON, config(map={"max_drop": 0.01})).passed
+    result = gate(COMPARISON, config(map={"max_drop": 0.01, "require_significance": True}))
+    assert result.passed
+    assert "but not significant" in result.results[0].reason
+    # A significant drop still fails when significance is required.
+    assert not gate(COMPARISON, config(ndcg_10={"max_drop": 0.01, "require_significance": True})).passed
+
+
+def test_uses_the_configured_test():
+    rules = config(map={"max_drop": 0.0, "require_significance": True}).rules
+    tests = [(SignificanceTest.T_TEST, "p_t_test_holm"), (SignificanceTest.RANDOMIZATION, "p_randomization_holm")]
+    for test, attribute in tests:
+        [r] = gate(COMPARISON, GateConfig(rules, 0.05, test)).results
+        assert r.p_value == getattr(COMPARISON["map"], attribute)
+
+
+def test_rule_for_a_metric_not_compared_is_invalid_input():
+    with pytest.raises(ValidationError, match="recall@5"):
+        gate(COMPARISON, config(recall_5={"max_drop": 0.1}))
+
+
+def test_default_config():
+    assert load_config(None) is DEFAULT_CONFIG
+    assert [str(r.metric) for r in DEFAULT_CONFIG.rules] == ["ndcg@10", "recall@100", "mrr@10"]
+    assert all(r.max_drop == 0.01 and r.require_significance and r.min_value is None for r in DEFAULT_CONFIG.rules)
+
+
+GOOD = """\
+alpha = 0.01
+test = "t_test"
+
+[metrics."ndcg@10"]
+max_drop = 0.02
+min_value = 0.5
+require_significance = false
+
+[metrics."recall@100"]
+max_drop = 0.05
+"""
+
+
+def test_load_config(tmp_path):
+    path = tmp_path / "gate.toml"
+    path.write_text(GOOD)
+    cfg = load_config(path)
+    assert cfg.alpha == 0.01 and cfg.test is SignificanceTest.T_TEST
+    assert cfg.rules == (
+        Rule(Metric("ndcg", 10), 0.02, 0.5, False),
+        Rule(Metric("recall", 100), 0.05, None, False),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('alpha = 0.05\n[metrics."ndcg@10"]\nmax_drop = = 1\n', 3, "invalid TOML"),
+        ('alpha = 0.05\n[metrics."ndcg@10"]\nmax_drop = 0.1\nmaxdrop = 0.2\n', 4, "unknown key 'maxdrop'"),
+        ('thresholds = 1\n[metrics."ndcg@10"]\nmax_drop = 0.1\n', 1, "unknown key 'thresholds'"),
+        ('[metrics."ndcg@10"]\nmax_drop = 0.1\n\n[metrics."bleu@4"]\nmax_drop = 0.1\n', 4, "unknown metric 'bleu'"),
+        ('[metrics."ndcg@10"]\nmax_drop = -0.1\n', 2, "max_drop must be >= 0"),
+        ('[metrics."ndcg@10"]\nrequire_significance = "yes"\n', 2, "require_significance must be true or false"),
+        ('[metrics."ndcg@10"]\nmin_value = "high"\n', 2, "min_value must be a finite number"),
+        ('alpha = 1.5\n[metrics."map"]\nmax_drop = 0.1\n', 1, "alpha must be in (0, 1)"),
+        ('test = "wilcoxon"\n[metrics."map"]\n', 1, "test must be one of"),
+        ("alpha = 0.05\n", None, "no rules"),
+        ('[metrics."map"]\n[metrics."MAP"]\n', 2, "are the same metric"),
+    ],
+)
+def test_malformed_config_names_file_and_line(tmp_path, text, line, message):
+    path = tmp_path / "gate.toml"
+    path.write_text(text)
+    with pytest.raises(DataError) as info:
+        load_config(path)
+    assert info.value.path == str(path) and info.value.line == line
+    assert message in str(info.value) and str(info.value).startswith(str(path))
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(DataError, match="cannot read gate config"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_junit_xml_structure(tmp_path):
+    result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.02}, map={"max_drop": 0.1}))
+    path = tmp_path / "gate.xml"
+    write_junit(result, path)
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    [suite] = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["ndcg@10", "map"]
+    failure = cases[0].find("failure")
+    assert failure is not None and failure.get("message").startswith("dropped 0.0500")
+    assert cases[1].find("failure") is None and "within max_drop" in cases[1].find("system-out").text
+    assert ET.fromstring(to_junit(result).split("?>", 1)[1]) is not None
+
+
+def test_junit_escapes_special_characters():
+    result = gate(COMPARISON, config(ndcg_10={"min_value": 0.9}))
+    xml = to_junit(result, suite='a<b>&"c"')
+    assert ET.fromstring(xml.split("?>", 1)[1]).find("testsuite").get("name") == 'a<b>&"c"'
+
+
+def test_markdown_summary():
+    md = to_markdown(gate(COMPARISON, config(ndcg_10={"max_drop": 0.02}, map={"max_drop": 0.1})))
+    assert md.startswith("### Quality gate ❌ failed\n")
+    assert "| ndcg@10 | 0.6000 | 0.5500 | -0.0500 |" in md and "| **FAIL** |" in md
+    assert "| map | 0.4000 | 0.3700 | -0.0300 |" in md
+    assert to_markdown(gate(COMPARISON, config(map={"max_drop": 0.1}))).startswith("### Quality gate ✅ passed")

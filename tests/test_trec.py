@@ -1,0 +1,190 @@
+"""TREC run and qrels files: parsing, errors with file and line, round trips."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evals import _fastparse
+from evals.runs import Qrels, Run
+from evals.trec import read_qrels, read_run, write_run
+from retriever.errors import DataError, ValidationError
+
+RUN = """\
+q1 Q0 d1 1 3.0 sys
+q1 Q0 d2 2 2.0 sys
+q1 Q0 d3 3 2.0 sys
+q2 Q0 d1 1 0.5 sys
+"""
+
+
+def write(tmp_path, text: str | bytes, name: str = "file.txt"):
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def test_read_run_ranks_by_score_then_doc_id_descending(tmp_path):
+    run = read_run(write(tmp_path, RUN))
+    assert run.to_dict() == {"q1": {"d1": 3.0, "d3": 2.0, "d2": 2.0}, "q2": {"d1": 0.5}}
+    assert list(run.to_dict()["q1"]) == ["d1", "d3", "d2"]
+    assert run.queries.tolist() == ["q1", "q2"]
+    assert run.scores.dtype == np.float64 and run.query_index.dtype == np.int32
+
+
+def test_fast_and_exact_paths_agree(tmp_path, monkeypatch):
+    text = RUN + "q3 Q0 d9 1 -1e3 sys\n"
+    fast = read_run(write(tmp_path, text))
+    monkeypatch.setattr(_fastparse, "pa", None)
+    exact = read_run(write(tmp_path, text))
+    assert fast.to_dict() == exact.to_dict()
+    assert list(fast.to_dict()["q1"]) == list(exact.to_dict()["q1"])
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, monkeypatch, fast):
+    if not fast:
+        monkeypatch.setattr(_fastparse, "pa", None)
+    text = "q1\tQ0\td1\t1\t3.0\tsys\r\n\n  q1  Q0 d2 2 2.0 sys  \r\n"
+    assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"d1": 3.0, "d2": 2.0}}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("text", "line", "what"),
+    [
+        ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 2.0\n", 2, "expected 6 whitespace-separated fields"),
+        ("q1 Q0 d1 1 3.0 sys\n\nq1 Q0 d2 2 high sys\n", 3, "score must be a number"),
+        ("q1 Q0 d1 1 nan sys\n", 1, "score must be a number (not NaN)"),
+        (
+            "q1 Q0 d1 1 3.0 sys\nq2 Q0 d1 1 1.0 sys\nq1 Q0 d1 2 2.0 sys\n",
+            3,
+            "duplicate (qid, docid) ('q1', 'd1'), first on line 1",
+        ),
+    ],
+)
+def test_malformed_run_names_file_and_line(tmp_path, monkeypatch, fast, text, line, what):
+    if not fast:
+        monkeypatch.setattr(_fastparse, "pa", None)
+    path = write(tmp_path, text)
+    with pytest.raises(DataError) as info:
+        read_run(path)
+    assert info.value.path == str(path) and info.value.line == line
+    assert what in str(info.value) and str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_byte_order_mark_is_skipped(tmp_path):
+    assert read_run(write(tmp_path, b"\xef\xbb\xbfq1 Q0 d1 1 1.0 s\n")).queries.tolist() == ["q1"]
+    assert read_qrels(write(tmp_path, b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\nq1\td1\t1\n")).to_dict() == {"q1": {"d1": 1}}
+
+
+def test_not_utf8_and_empty_and_missing(tmp_path):
+    with pytest.raises(DataError, match="not UTF-8") as info:
+        read_run(write(tmp_path, b"q1 Q0 d1 1 1.0 s\nq\xff Q0 d1 1 1.0 s\n"))
+    assert info.value.line == 2
+    with pytest.raises(DataError, match="empty file"):
+        read_run(write(tmp_path, "\n\n"))
+    with pytest.raises(DataError, match="cannot read file"):
+        read_run(tmp_path / "missing.trec")
+
+
+def test_trec_qrels(tmp_path):
+    qrels = read_qrels(write(tmp_path, "q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 -1\n"))
+    assert qrels.to_dict() == {"q1": {"d1": 2, "d2": 0}, "q2": {"d1": -1}}
+    assert qrels.grades.dtype == np.int64
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("text", "line", "what"),
+    [
+        ("q1 0 d1 2\nq1 0 d2\n", 2, "expected 4 whitespace-separated fields (qid 0 docid grade), got 3"),
+        ("q1 0 d1 2\nq1 0 d2 1.5\n", 2, "grade must be an integer, got '1.5'"),
+        ("q1 0 d1 2\nq1 0 d1 1\n", 2, "duplicate (qid, docid)"),
+    ],
+)
+def test_malformed_trec_qrels(tmp_path, monkeypatch, fast, text, line, what):
+    if not fast:
+        monkeypatch.setattr(_fastparse, "pa", None)
+    with pytest.raises(DataError) as info:
+        read_qrels(write(tmp_path, text))
+    assert info.value.line == line and what in str(info.value)
+
+
+@pytest.mark.parametrize("header", ["query-id\tcorpus-id\tscore\n", ""])
+def test_beir_tsv_qrels(tmp_path, header):
+    qrels = read_qrels(write(tmp_path, header + "q1\td1\t1\nq1\td2\t2\nq2\td3\t0\n", "test.tsv"))
+    assert qrels.to_dict() == {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 0}}
+
+
+def test_beir_tsv_strips_fields_and_reports_lines(tmp_path):
+    assert read_qrels(write(tmp_path, "q1\t d1 \t1\r\n")).to_dict() == {"q1": {"d1": 1}}
+    with pytest.raises(DataError) as info:
+        read_qrels(write(tmp_path, "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\tx\n"))
+    assert info.value.line == 3
+
+
+def test_unrecognised_qrels(tmp_path):
+    with pytest.raises(DataError, match="not a qrels file"):
+        read_qrels(write(tmp_path, "q1 d1\n"))
+
+
+def test_write_run_round_trips_scores_exactly(tmp_path):
+    run = Run.from_dict({"q1": {"a": 0.1 + 0.2, "b": 1 / 3, "c": 1 / 3}, "q2": {"a": -2.5e-300}})
+    path = tmp_path / "out.trec"
+    write_run(path, run, "mine")
+    assert path.read_text().splitlines() == [
+        f"q1 Q0 c 1 {1 / 3!r} mine",
+        f"q1 Q0 b 2 {1 / 3!r} mine",
+        f"q1 Q0 a 3 {0.1 + 0.2!r} mine",
+        "q2 Q0 a 1 -2.5e-300 mine",
+    ]
+    back = read_run(path)
+    assert back.to_dict() == run.to_dict()
+    np.testing.assert_array_equal(back.scores, run.scores)
+
+
+@pytest.mark.parametrize("tag", ["", "two words"])
+def test_write_run_rejects_bad_tag(tmp_path, tag):
+    with pytest.raises(ValidationError):
+        write_run(tmp_path / "x", Run.from_dict({"q": {"d": 1.0}}), tag)
+
+
+def test_write_run_rejects_ids_with_spaces(tmp_path):
+    with pytest.raises(ValidationError, match="doc id"):
+        write_run(tmp_path / "x", Run.from_dict({"q": {"d 1": 1.0}}), "t")
+
+
+def test_containers_validate_dict_input():
+    with pytest.raises(ValidationError, match="grades must be integers"):
+        Qrels.from_dict({"q": {"d": 1.5}})
+    with pytest.raises(ValidationError, match="NaN"):
+        Run.from_dict({"q": {"d": float("nan")}})
+    with pytest.raises(ValidationError, match="non-empty strings"):
+        Run.from_dict({"": {"d": 1.0}})
+    with pytest.raises(ValidationError, match="duplicate"):
+        Run.from_arrays(["q", "q"], ["d", "d"], [1.0, 2.0])
+
+
+def test_containers_are_read_only():
+    run = Run.from_dict({"q": {"d": 1.0}})
+    with pytest.raises(ValueError):
+        run.scores[0] = 2.0
+    with pytest.raises(AttributeError):
+        run.scores = np.zeros(1)  # type: ignore[misc]
+
+
+def test_large_run_parses_exactly(tmp_path):
+    """10,000 queries x 100 docs, unsorted, 1M distinct doc ids: the fast path reads every row (speed is
+    measured by benchmarks/bench_metrics.py, not asserted here)."""
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(10_000), 100)
+    d = rng.integers(0, 200_000, len(q))
+    s = np.round(rng.random(len(q)), 3)
+    rows = enumerate(zip(q.tolist(), d.tolist(), s.tolist()))
+    lines = [f"q{a} Q0 d{b}_{i % 100} {i % 100 + 1} {c} t\n" for i, (a, b, c) in rows]
+    path = write(tmp_path, "".join(lines), "big.trec")
+    run = read_run(path)
+    assert len(run) == 1_000_000 and len(run.queries) == 10_000
+    first = run.query_index == 0
+    assert sorted(run.scores[first].tolist(), reverse=True) == run.scores[first].tolist()
