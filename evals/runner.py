@@ -165,20 +165,27 @@ def _outcome(ctx: RunContext, query: Query, response: dict, detail) -> dict:
 
 
 def execute(ctx: RunContext, queries: list[Query], journal: Journal, progress: bool) -> None:
-    """Search the queries not yet journaled, in embedded batches; journal after each batch's traces flush."""
+    """Search the queries not yet journaled, in embedded batches; journal after each batch's traces flush.
+
+    Query vectors come from the embedding cache (all-MiniLM-L6-v2 embeds queries and
+    passages alike), so a repeated eval embeds nothing and never loads the model.
+    """
     from tqdm import tqdm
+
+    from retriever.embedding import EmbeddingCache, embed_with_cache
 
     done = {r["query_id"] for r in journal.read()}
     todo = [q for q in queries if q.id not in done]
     bar = tqdm(total=len(queries), initial=len(done), desc="eval", unit="query", disable=not progress)
     embedder = ctx.retriever.embedder
-    for start in range(0, len(todo), ctx.settings.batch_size):
-        batch = todo[start:start + ctx.settings.batch_size]
-        vectors = embedder.encode_queries([q.text for q in batch])
-        records = [search_record(ctx, q, v) for q, v in zip(batch, vectors)]
-        ctx.flush()  # traces first, so a journaled query always has its trace
-        journal.append(records)
-        bar.update(len(batch))
+    with EmbeddingCache(ctx.retriever.config.home / "cache" / "embeddings.sqlite") as cache:
+        for start in range(0, len(todo), ctx.settings.batch_size):
+            batch = todo[start:start + ctx.settings.batch_size]
+            vectors = embed_with_cache(embedder, cache, [q.text for q in batch]).vectors
+            records = [search_record(ctx, q, v) for q, v in zip(batch, vectors)]
+            ctx.flush()  # traces first, so a journaled query always has its trace
+            journal.append(records)
+            bar.update(len(batch))
     bar.close()
 
 
