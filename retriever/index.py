@@ -17,6 +17,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -30,6 +31,8 @@ from retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
+
+StoreFactory = Callable[[str], VectorStore]
 UPSERT_BATCH = 512
 
 
@@ -131,8 +134,12 @@ def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) ->
 
 
 def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress: bool = True,
-                force: bool = False) -> Path:
-    """Index ``dataset`` unless an identical index exists; returns its folder."""
+                force: bool = False, make_store: StoreFactory | None = None) -> Path:
+    """Index ``dataset`` unless an identical index exists; returns its folder.
+
+    ``make_store(collection)`` overrides the vector store the configuration picks
+    (for instance a ``ServerStore`` over an existing ``QdrantClient``).
+    """
     from retriever.embedding import EmbeddingCache, embed_with_cache
 
     path, dataset_fp, complete = existing_index(dataset.root, config, embedder.model_id)
@@ -152,7 +159,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     avg_len = mean_token_length(texts)
     bm25 = Bm25Encoder(avg_len)
     collection = f"searchtrace_{dataset.name}_{key}"
-    store = _make_store(config, tmp, collection)
+    store = make_store(collection) if make_store else _make_store(config, tmp, collection)
     store.create(vectors.shape[1] if len(vectors) else embedder.dim)
     _write_points(store, docs, vectors, bm25, progress).save(tmp / "term_stats.npz")
     store.close()
@@ -180,11 +187,11 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     return path
 
 
-def open_index(path: Path, config: RetrieverConfig) -> OpenIndex:
-    """Open a built index folder."""
+def open_index(path: Path, config: RetrieverConfig, *, make_store: StoreFactory | None = None) -> OpenIndex:
+    """Open a built index folder (``make_store`` as in :func:`build_index`)."""
     data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     manifest = IndexManifest(**data)
-    store = _make_store(config, path, manifest.collection)
+    store = make_store(manifest.collection) if make_store else _make_store(config, path, manifest.collection)
     store.open()
     graph = None
     if manifest.graph_backend != "none":
