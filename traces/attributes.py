@@ -30,9 +30,13 @@ class CaptureConfig:
     max_candidates: int = 100
 
 
+_SPAN_KIND_ATTRIBUTES = {name: ({v.OPENINFERENCE_SPAN_KIND: v.SPAN_KINDS[name].value} if name in v.SPAN_KINDS else {})
+                         for name in v.SpanName}
+
+
 def span_kind(name: v.SpanName) -> dict[str, AttributeValue]:
-    kind = v.SPAN_KINDS.get(name)
-    return {v.OPENINFERENCE_SPAN_KIND: kind.value} if kind else {}
+    """``openinference.span.kind`` of the span, if it has one (built once per name; do not mutate)."""
+    return _SPAN_KIND_ATTRIBUTES[name]
 
 
 def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConfig,
