@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -13,6 +11,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from retriever.vectorstore._filters import Builders, translator
 from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse
 
 UPSERT_BATCH = 1024
@@ -20,49 +19,13 @@ _KEYWORD_FIELDS = ("id", "collection", "tags")
 _DATETIME_FIELDS = ("timestamp",)
 
 
-def _utc_iso(field: str, value: object) -> str:
-    # One parser for both backends (pydantic alone would read "2024" as a unix time);
-    # naive values are UTC, as Qdrant reads them.
-    try:
-        dt = datetime.fromisoformat(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{field} must be an ISO 8601 date-time string, got {value!r}", field=field) from exc
-    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).isoformat()
-
-
-def _range(flt: PayloadFilter) -> qe.FieldCondition:
-    # Half-open [created_after, created_before), so consecutive windows tile.
-    after = _utc_iso("created_after", flt.created_after) if flt.created_after is not None else None
-    before = _utc_iso("created_before", flt.created_before) if flt.created_before is not None else None
-    return qe.FieldCondition(key="timestamp", range=qe.RangeDateTime(gte=after, lt=before))
-
-
-def to_edge_filter(flt: PayloadFilter) -> qe.Filter | None:
-    """Translate a :class:`PayloadFilter` into a Qdrant Edge ``Filter`` (``None`` if empty)."""
-    try:
-        return _cached_filter(flt)
-    except TypeError:  # lists where tuples belong: unhashable, still translatable
-        return _translate(flt)
-
-
-def _translate(flt: PayloadFilter) -> qe.Filter | None:
-    if flt.is_empty():
-        return None
-    must: list[Any] = []
-    if flt.collection is not None:
-        must.append(qe.FieldCondition(key="collection", match=qe.MatchValue(flt.collection)))
-    if flt.tags_any is not None:
-        must.append(qe.FieldCondition(key="tags", match=qe.MatchAny(list(flt.tags_any))))
-    for tag in flt.tags_all or ():
-        must.append(qe.FieldCondition(key="tags", match=qe.MatchValue(tag)))
-    if flt.doc_ids is not None:
-        must.append(qe.FieldCondition(key="id", match=qe.MatchAny(list(flt.doc_ids))))
-    if flt.created_after is not None or flt.created_before is not None:
-        must.append(_range(flt))
-    return qe.Filter(must=must)
-
-
-_cached_filter = lru_cache(maxsize=256)(_translate)  # queries repeat the same few filters
+to_edge_filter = translator(Builders(
+    match_value=lambda key, value: qe.FieldCondition(key=key, match=qe.MatchValue(value)),
+    match_any=lambda key, values: qe.FieldCondition(key=key, match=qe.MatchAny(values)),
+    datetime_range=lambda key, gte, lt: qe.FieldCondition(key=key, range=qe.RangeDateTime(gte=gte, lt=lt)),
+    all_of=lambda must: qe.Filter(must=must),
+))
+"""Translate a :class:`PayloadFilter` into a Qdrant Edge ``Filter`` (``None`` if empty)."""
 
 
 def _point(row: PointRow) -> qe.Point:

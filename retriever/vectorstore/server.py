@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import warnings
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import httpx
@@ -15,6 +13,7 @@ from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from retriever.vectorstore._filters import Builders, translator
 from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse
 
 if TYPE_CHECKING:
@@ -28,49 +27,13 @@ _DATETIME_FIELDS = ("timestamp",)
 _UNREACHABLE = (ResponseHandlingException, httpx.TransportError, ConnectionError)
 
 
-def _utc_iso(field: str, value: object) -> str:
-    # One parser for both backends (pydantic alone would read "2024" as a unix time);
-    # naive values are UTC, as Qdrant reads them.
-    try:
-        dt = datetime.fromisoformat(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{field} must be an ISO 8601 date-time string, got {value!r}", field=field) from exc
-    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).isoformat()
-
-
-def _range(flt: PayloadFilter) -> models.FieldCondition:
-    # Half-open [created_after, created_before), so consecutive windows tile.
-    after = _utc_iso("created_after", flt.created_after) if flt.created_after is not None else None
-    before = _utc_iso("created_before", flt.created_before) if flt.created_before is not None else None
-    return models.FieldCondition(key="timestamp", range=models.DatetimeRange(gte=after, lt=before))
-
-
-def to_server_filter(flt: PayloadFilter) -> models.Filter | None:
-    """Translate a :class:`PayloadFilter` into a ``qdrant_client`` filter (``None`` if empty)."""
-    try:
-        return _cached_filter(flt)
-    except TypeError:  # lists where tuples belong: unhashable, still translatable
-        return _translate(flt)
-
-
-def _translate(flt: PayloadFilter) -> models.Filter | None:
-    if flt.is_empty():
-        return None
-    must: list[Any] = []
-    if flt.collection is not None:
-        must.append(models.FieldCondition(key="collection", match=models.MatchValue(value=flt.collection)))
-    if flt.tags_any is not None:
-        must.append(models.FieldCondition(key="tags", match=models.MatchAny(any=list(flt.tags_any))))
-    for tag in flt.tags_all or ():
-        must.append(models.FieldCondition(key="tags", match=models.MatchValue(value=tag)))
-    if flt.doc_ids is not None:
-        must.append(models.FieldCondition(key="id", match=models.MatchAny(any=list(flt.doc_ids))))
-    if flt.created_after is not None or flt.created_before is not None:
-        must.append(_range(flt))
-    return models.Filter(must=must)
-
-
-_cached_filter = lru_cache(maxsize=256)(_translate)  # queries repeat the same few filters
+to_server_filter = translator(Builders(
+    match_value=lambda key, value: models.FieldCondition(key=key, match=models.MatchValue(value=value)),
+    match_any=lambda key, values: models.FieldCondition(key=key, match=models.MatchAny(any=values)),
+    datetime_range=lambda key, gte, lt: models.FieldCondition(key=key, range=models.DatetimeRange(gte=gte, lt=lt)),
+    all_of=lambda must: models.Filter(must=must),
+))
+"""Translate a :class:`PayloadFilter` into a ``qdrant_client`` filter (``None`` if empty)."""
 
 
 def _point(row: PointRow) -> models.PointStruct:
