@@ -1,3 +1,8 @@
-"""searchtrace dashboard (see its issue)."""
+"""searchtrace dashboard: a Streamlit app over the run folders and the trace store of a home.
+
+:mod:`dashboard.data` holds the data access (no Streamlit), :mod:`dashboard.ui`
+the cached wrappers and charts, ``views/`` the page scripts, ``app.py`` the
+entry point and :mod:`dashboard.cli` the ``searchtrace dashboard`` command.
+"""
 
 __all__: list[str] = []

@@ -158,6 +158,8 @@ def _outcome(ctx: RunContext, query: Query, response: dict, detail) -> dict:
         "bands": [r["confidenceBand"] for r in chunks],
         "weak": response["retryHints"] is not None,
         "retryHints": response["retryHints"],
+        "kg": response["kg"],
+        "rewrite_terms": response["rewrite_terms"],
         "degraded": response["degraded"],
         "trace_id": response["traceId"],
         "attribution": [asdict(t) | {"lost_at": t.lost_at.value} for t in traces],

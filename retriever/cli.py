@@ -193,8 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
     from evals.cli import register as register_evals
     from traces.cli import register as register_traces
 
+    from dashboard.cli import register as register_dashboard
+
     register_evals(sub, _add_backend_args, _config)
     register_traces(sub)
+    register_dashboard(sub)
     return parser
 
 

@@ -1,0 +1,298 @@
+"""Dashboard page loads with 100,000 traces and 50 runs in the home.
+
+Builds a home: one real ``searchtrace eval`` run on datasets/sample (graph
+mode, with its 100 traces), 49 copies of it with perturbed per-query metrics,
+latencies and dates (run.json means recomputed from the perturbed values), and
+100,000 synthetic searches from ``bench_trace_store.Synth`` in the trace store.
+Then, for each page, times (median of ``--repeats``):
+
+* data: the page's calls into :mod:`dashboard.data`, uncached;
+* AppTest cold: the page script through Streamlit's AppTest with the
+  ``st.cache_data`` caches cleared (data load + layout + serialization);
+* AppTest warm: a rerun with the caches full (what a widget change costs);
+* browser (with ``--browser``): ``streamlit run`` + headless Chromium, until
+  the script finished and the tables are in the DOM: a full load of the first
+  page on a fresh server, then each page through its sidebar link, first with
+  its data uncached, then cached (see :func:`browser_ms`).
+
+Prints measured figures only.
+
+    python benchmarks/bench_dashboard.py [--dir DIR] [--traces 100000] [--runs 50] [--browser]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "datasets" / "sample"
+APP = REPO / "dashboard" / "app.py"
+SOURCE = "sample-graph-20250601T000000-source"
+
+
+# --- building the home ---------------------------------------------------------------
+
+
+def real_run(home: Path) -> Path:
+    from evals.run_eval import run_eval
+    from evals.runner import EvalSettings
+    from retriever.config import RetrieverConfig
+    from traces.setup import TraceSettings
+
+    out = home / "runs" / SOURCE
+    if (out / "run.json").exists():
+        return out
+    return run_eval(EvalSettings(dataset=str(SAMPLE), mode="graph"), RetrieverConfig.resolve(home=home, environ={}),
+                    out=out, progress=False, trace_settings=TraceSettings.resolve(environ={}))
+
+
+def perturbed_copy(source: Path, target: Path, rng: np.random.Generator, when: datetime) -> None:
+    shutil.copytree(source, target)
+    summary = json.loads((source / "run.json").read_text())
+    frame = pd.read_parquet(source / "per_query.parquet")
+    metrics = list(summary["metrics"])
+    shift = rng.normal(0, 0.05)
+    for m in metrics:
+        noisy = frame[m] + shift + rng.normal(0, 0.05, len(frame))
+        frame[m] = noisy.clip(0, 1).where(frame[m].notna())
+    scale = rng.lognormal(0, 0.3)
+    for column in [c for c in frame if c.startswith("latency_")]:
+        frame[column] = frame[column] * scale * rng.lognormal(0, 0.1, len(frame))
+    frame.to_parquet(target / "per_query.parquet", index=False)
+    summary["run_id"] = target.name
+    summary["retriever"]["mode"] = "graph" if rng.random() < 0.7 else "fast"
+    summary["metrics"] = {m: round(float(frame[m].mean()), 6) for m in metrics}
+    summary["latency_ms"] = {s: {k: (round(v * scale, 3) if k != "n" else v) for k, v in p.items()}
+                             for s, p in summary["latency_ms"].items()}
+    (target / "run.json").write_text(json.dumps(summary, indent=2))
+    stamp = when.timestamp()
+    os.utime(target / "run.json", (stamp, stamp))
+
+
+def build_home(home: Path, n_runs: int, n_traces: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_trace_store import Synth, fill
+    from traces.store import TraceStore, store_path
+
+    t = time.perf_counter()
+    source = real_run(home)
+    print(f"real run: {time.perf_counter() - t:.1f} s")
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    for i in range(n_runs - 1):
+        rng = np.random.default_rng(i)  # per copy, so a rebuilt home names its copies the same
+        when = start + timedelta(days=3 * i, hours=int(rng.integers(0, 24)))
+        target = home / "runs" / f"sample-graph-{when:%Y%m%dT%H%M%S}-bench{i:02d}"
+        if not target.exists():
+            perturbed_copy(source, target, rng, when)
+    store = TraceStore(store_path(home)).open()
+    have = store.count()
+    if have < n_traces:
+        t = time.perf_counter()
+        fill(store, Synth(100, seed=1), n_traces - have, 512)
+        print(f"traces: {n_traces - have:,} written in {time.perf_counter() - t:.1f} s")
+    print(f"home {home}: {len(list((home / 'runs').iterdir()))} runs, {store.count():,} traces, "
+          f"{store_path(home).stat().st_size / 2**20:,.0f} MiB store")
+    store.close()
+
+
+# --- what each page loads ------------------------------------------------------------
+
+
+def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[str, str]]]:
+    """Page name -> (script, the page's data calls, URL parameters)."""
+    from dashboard import data
+
+    runs = data.list_runs(home)
+    newest, older = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
+    query_id = data.per_query(home, newest, ["query_id"])["query_id"].iloc[0]
+    first = data.list_traces(home, limit=1)["trace_id"].iloc[0]
+
+    def runs_page():
+        data.trend(home, "sample", "ndcg@10")
+
+    def compare_page():
+        data.compare_runs(home, older, newest)
+
+    def query_page():
+        data.per_query(home, newest, ["query_id"])
+        data.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
+        data.query_run(home, newest, query_id)
+
+    def traces_page():
+        data.list_traces(home, limit=200)
+        data.count_traces(home)
+        data.waterfall(home, first)
+
+    def traces_filtered():
+        flt = dict(mode="graph", band="low", no_confident=True, query_text="ferry")
+        data.list_traces(home, **flt, limit=200)
+        data.count_traces(home, **flt)
+
+    def calibration_page():
+        data.calibration(home, newest)
+
+    def latency_page():
+        data.stage_percentiles(data.stage_latency(home, newest))
+        data.latency_by_run(home)
+
+    def with_runs(fn: Callable[[], object]) -> Callable[[], object]:
+        return lambda: (data.list_runs(home), fn())
+
+    return {
+        "Runs": ("views/runs.py", with_runs(runs_page), {}),
+        "Compare": ("views/compare.py", with_runs(compare_page), {"base": older, "cand": newest}),
+        "Query": ("views/query.py", with_runs(query_page), {"query": query_id, "run": newest}),
+        "Traces": ("views/traces.py", with_runs(traces_page), {"trace": first}),
+        "Traces (4 filters)": ("views/traces.py", with_runs(traces_filtered), {}),
+        "Calibration": ("views/calibration.py", with_runs(calibration_page), {"run": newest}),
+        "Latency": ("views/latency.py", with_runs(latency_page), {"run": newest}),
+    }
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def apptest_ms(script: str, params: dict[str, str], filters: bool, repeats: int) -> tuple[float, float]:
+    """Cold (caches cleared) and warm AppTest runs of one page, median ms."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    cold, warm = [], []
+    for _ in range(repeats):
+        st.cache_data.clear()
+        at.query_params.clear()
+        at.query_params.update(params)
+        at.switch_page(script)
+        if filters:  # set through the widgets, as a user would
+            at.run()
+            for key, value in (("tf-mode", "graph"), ("tf-band", "low"), ("tf-noconf", "yes")):
+                at.selectbox(key=key).set_value(value)
+            at.text_input(key="tf-text").set_value("ferry")
+            st.cache_data.clear()
+        t = time.perf_counter()
+        at.run()
+        cold.append((time.perf_counter() - t) * 1000)
+        if at.exception:
+            raise RuntimeError(at.exception[0].message)
+        t = time.perf_counter()
+        at.run()
+        warm.append((time.perf_counter() - t) * 1000)
+    return statistics.median(cold), statistics.median(warm)
+
+
+NAV = ("Runs", "Compare", "Query", "Traces", "Calibration", "Latency")
+
+
+def _serve(home: Path):
+    import socket
+    import subprocess
+    import urllib.request
+
+    from dashboard.cli import streamlit_command
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(streamlit_command(home, "127.0.0.1", port), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=os.environ | {"SEARCHTRACE_HOME": str(home)})
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read()
+            return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("streamlit did not start")
+
+
+def browser_ms(home: Path, repeats: int) -> dict[str, list[float]]:
+    """Headless Chromium against a fresh ``streamlit run`` per round, until the page's script
+    finished and its tables are in the DOM.
+
+    Per round: a full load of the Runs page (cold server), then each other page by its
+    sidebar link (its data not yet cached), then every page by its link again (cached).
+    Returns ``{"load Runs" | "nav cold <page>" | "nav warm <page>": [ms per round]}``.
+    """
+    sys.path.insert(0, str(REPO / "tests" / "dashboard"))
+    from headless_chromium import Chromium
+    from test_dashboard_browser import READY
+
+    out: dict[str, list[float]] = {}
+
+    def timed(label: str, act: Callable[[], object], wait: str) -> None:
+        t = time.perf_counter()
+        act()
+        browser.wait_for(wait)
+        out.setdefault(label, []).append((time.perf_counter() - t) * 1000)
+
+    with Chromium(timeout_s=60) as browser:
+        for _ in range(repeats):
+            proc, url = _serve(home)
+            try:
+                browser.open("about:blank")
+                timed("load Runs (fresh server)", lambda: browser.open(url), READY)
+                for phase in ("cold", "warm"):
+                    for name in (NAV[1:] if phase == "cold" else NAV):
+                        click = ("Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'))"
+                                 f".find(a => a.innerText.trim() === '{name}').click()")
+                        timed(f"nav {phase} {name}", lambda: browser.evaluate(click),
+                              f"document.querySelector('h1')?.innerText.trim() === '{name}' && {READY}")
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", help="the home to build or reuse (default: a temporary folder)")
+    ap.add_argument("--traces", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--browser", action="store_true", help="also time page loads in headless Chromium")
+    args = ap.parse_args()
+    from streamlit.logger import set_log_level
+
+    set_log_level("error")  # AppTest outside a server logs each cache clear
+
+    home = Path(args.dir or tempfile.mkdtemp(prefix="bench-dashboard-")).resolve()
+    build_home(home, args.runs, args.traces)
+    os.environ["SEARCHTRACE_HOME"] = str(home)
+    pages = page_loads(home)
+    for fn in (p[1] for p in pages.values()):
+        fn()  # imports and the OS page cache, once
+    print(f"\nper page, median of {args.repeats} (ms): data (uncached) | AppTest cold cache | AppTest warm cache")
+    for name, (script, load, params) in pages.items():
+        data_ms = median_ms(load, args.repeats)
+        cold, warm = apptest_ms(script, params, name.endswith("filters)"), args.repeats)
+        print(f"  {name:<20} {data_ms:8.1f} | {cold:8.1f} | {warm:8.1f}")
+    if args.browser:
+        print(f"\nheadless Chromium until the tables are rendered, {args.repeats} fresh servers (ms): median | max")
+        for label, times in browser_ms(home, args.repeats).items():
+            print(f"  {label:<30} {statistics.median(times):8.1f} | {max(times):8.1f}")
+    print(f"(home left in {home})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The searchtrace dashboard: ``streamlit run dashboard/app.py -- --home DIR`` (or ``searchtrace dashboard``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+try:
+    import dashboard  # noqa: F401  (installed with the project)
+except ImportError:  # run from a checkout that is not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dashboard.ui import context  # noqa: E402
+from dashboard.ui.warmup import warm_up  # noqa: E402
+
+st.set_page_config(page_title="searchtrace", layout="wide")
+pages = [
+    st.Page(context.RUNS, title="Runs", url_path="runs", default=True),
+    st.Page(context.COMPARE, title="Compare", url_path="compare"),
+    st.Page(context.QUERY, title="Query", url_path="query"),
+    st.Page(context.TRACES, title="Traces", url_path="traces"),
+    st.Page(context.CALIBRATION, title="Calibration", url_path="calibration"),
+    st.Page(context.LATENCY, title="Latency", url_path="latency"),
+]
+st.sidebar.caption(f"home: `{context.home()}`")
+st.navigation(pages).run()
+warm_up()  # after the first page's script: its imports are not slowed down

@@ -1,0 +1,64 @@
+"""``searchtrace dashboard``: start the Streamlit app on the local trace store and run folders."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "register", "streamlit_command"]
+
+DEFAULT_ADDRESS = "127.0.0.1"
+DEFAULT_PORT = 8501
+APP = Path(__file__).resolve().parent / "app.py"
+EXIT_INVALID = 2
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``dashboard`` command to a CLI's subparsers."""
+    p = subparsers.add_parser("dashboard", help="browse runs, traces and regressions in a local web app")
+    p.add_argument("--home", help="index and trace home (default: $SEARCHTRACE_HOME or ~/.searchtrace)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to serve on (default {DEFAULT_PORT})")
+    p.add_argument("--address", default=DEFAULT_ADDRESS,
+                   help=f"address to bind (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0 exposes it)")
+    p.set_defaults(func=cmd_dashboard)
+    return p
+
+
+def _home(args: argparse.Namespace) -> Path:
+    from dashboard.config import resolve_home
+
+    return resolve_home(["--home", args.home] if args.home else [], os.environ)
+
+
+def streamlit_command(home: Path, address: str, port: int) -> list[str]:
+    """The ``python -m streamlit run`` command line serving the app for ``home``."""
+    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", address,
+            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--", "--home", str(home)]
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        print(f"error: --port must be between 1 and 65535, got {args.port}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        print("error: the dashboard needs streamlit: pip install streamlit altair", file=sys.stderr)
+        return 1
+    home = _home(args)
+    print(f"searchtrace dashboard on http://{args.address}:{args.port} (home {home}); Ctrl+C stops it",
+          file=sys.stderr)
+    env = os.environ | {"SEARCHTRACE_HOME": str(home)}
+    command = streamlit_command(home, args.address, args.port)
+    if os.name == "posix":  # become the server, so signals (a service manager's SIGTERM) reach it
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(command[0], command, env)
+    try:
+        return subprocess.call(command, env=env)
+    except KeyboardInterrupt:
+        return 130

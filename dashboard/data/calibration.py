@@ -1,0 +1,91 @@
+"""Does relevance mean what it says? Reliability, band precision, risk-coverage, bestScore vs nDCG."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from dashboard.data.home import run_dir
+from dashboard.data.runs import load_run, per_query
+from retriever.errors import NotFoundError
+
+__all__ = ["Calibration", "calibration"]
+
+BANDS = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A run's calibration views over the top ``k`` results of each query.
+
+    Attributes:
+        reliability: one row per non-empty equal-width bin of relevance: lower, upper,
+            mean_relevance, observed (share relevant), count.
+        bands: band, precision, count.
+        risk_coverage: threshold (bestScore), coverage, risk (share of answered queries
+            without a relevant result in the top k); ``aurc`` its area.
+        best_vs_ndcg: query_id, category, bestScore, ndcg@10 (evaluated queries).
+        summary: the run's ``confidence`` section (ece, brier, auroc, ...).
+    """
+
+    reliability: pd.DataFrame
+    bands: pd.DataFrame
+    risk_coverage: pd.DataFrame
+    aurc: float | None
+    best_vs_ndcg: pd.DataFrame
+    summary: Mapping[str, Any]
+
+
+def _reliability(relevance: np.ndarray, labels: np.ndarray, n_bins: int) -> pd.DataFrame:
+    # Same bins as evals.stats.expected_calibration_error: [i/n, (i+1)/n), the last holds 1.0.
+    bins = np.minimum((np.clip(relevance, 0, 1) * n_bins).astype(np.int64), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    seen = count > 0
+    mean_rel = np.bincount(bins, weights=relevance, minlength=n_bins)[seen] / count[seen]
+    observed = np.bincount(bins, weights=labels, minlength=n_bins)[seen] / count[seen]
+    lower = np.flatnonzero(seen) / n_bins
+    return pd.DataFrame({"lower": lower, "upper": lower + 1 / n_bins, "mean_relevance": mean_rel,
+                         "observed": observed, "count": count[seen]})
+
+
+def _bands(top: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for band in BANDS:
+        labels = top.loc[top["band"] == band, "label"]
+        rows.append({"band": band, "precision": float(labels.mean()) if len(labels) else None, "count": len(labels)})
+    return pd.DataFrame(rows, columns=["band", "precision", "count"])
+
+
+def _risk_coverage(queries: pd.DataFrame, top: pd.DataFrame) -> tuple[pd.DataFrame, float | None]:
+    from evals.stats import risk_coverage
+
+    if queries.empty:
+        return pd.DataFrame(columns=["threshold", "coverage", "risk"]), None
+    relevant = top.groupby("query_id")["label"].max()
+    correct = queries["query_id"].map(relevant).fillna(0).astype(int).to_numpy()
+    curve = risk_coverage(queries["bestScore"].to_numpy(dtype=float), correct)
+    return pd.DataFrame({"threshold": curve.thresholds, "coverage": curve.coverage, "risk": curve.risk}), curve.aurc
+
+
+def calibration(home: str | Path, run_id: str, *, k: int = 10, n_bins: int = 10) -> Calibration:
+    """Calibration views of one run (the eval report's choices: top ``k`` results, grade > 0 relevant).
+
+    Raises:
+        ValidationError, NotFoundError: an unknown run, or one without results.parquet.
+    """
+    path = run_dir(home, run_id) / "results.parquet"
+    if not path.is_file():
+        raise NotFoundError(f"run {run_id!r} has no results.parquet", field="run")
+    results = pd.read_parquet(path, columns=["query_id", "rank", "relevance", "band", "label"])
+    top = results[results["rank"] <= k]
+    queries = per_query(home, run_id, ["query_id", "category", "bestScore", "ndcg@10"])
+    curve, aurc = _risk_coverage(queries, top)
+    scored = queries.dropna(subset=["ndcg@10"]) if "ndcg@10" in queries else queries.iloc[:0]
+    return Calibration(
+        reliability=_reliability(top["relevance"].to_numpy(float), top["label"].to_numpy(float), n_bins),
+        bands=_bands(top), risk_coverage=curve, aurc=aurc,
+        best_vs_ndcg=scored.reset_index(drop=True), summary=load_run(home, run_id).get("confidence") or {})

@@ -1,0 +1,25 @@
+"""The trace store of a home, opened once per process and never created by reading."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from traces.store import TraceStore, store_path
+
+__all__ = ["trace_store"]
+
+_lock = threading.Lock()
+_stores: dict[Path, TraceStore] = {}
+
+
+def trace_store(home: str | Path) -> TraceStore | None:
+    """The home's :class:`TraceStore` (one per file, connections per thread), or None when it has none yet."""
+    path = store_path(home).resolve()
+    if not path.is_file():
+        return None
+    with _lock:
+        store = _stores.get(path)
+        if store is None:
+            store = _stores[path] = TraceStore(path)
+    return store

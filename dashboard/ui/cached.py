@@ -1,0 +1,26 @@
+""":mod:`dashboard.data` behind ``st.cache_data``: a page rerun re-reads nothing younger than :data:`TTL_S`."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data
+
+__all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "latency_by_run", "list_runs", "list_traces",
+           "per_query", "query_across_runs", "query_run", "stage_latency", "trend", "waterfall"]
+
+TTL_S = 30  # runs and traces keep arriving; a table is at most this stale
+_cached = st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=128)
+
+calibration = _cached(data.calibration)
+compare_runs = _cached(data.compare_runs)
+count_traces = _cached(data.count_traces)
+latency_by_run = _cached(data.latency_by_run)
+list_runs = _cached(data.list_runs)
+list_traces = _cached(data.list_traces)
+per_query = _cached(data.per_query)
+query_across_runs = _cached(data.query_across_runs)
+query_run = _cached(data.query_run)
+stage_latency = _cached(data.stage_latency)
+trend = _cached(data.trend)
+waterfall = _cached(data.waterfall)

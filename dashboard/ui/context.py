@@ -1,0 +1,66 @@
+"""What every page shares: the home folder, page paths, URL parameters and the run picker."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.config import resolve_home
+from retriever.errors import SearchtraceError
+
+T = TypeVar("T")
+
+__all__ = ["CALIBRATION", "COMPARE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
+           "select_run"]
+
+# Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
+# Streamlit would also list that folder as pages of its own before st.navigation runs.
+RUNS = "views/runs.py"
+COMPARE = "views/compare.py"
+QUERY = "views/query.py"
+TRACES = "views/traces.py"
+CALIBRATION = "views/calibration.py"
+LATENCY = "views/latency.py"
+
+
+def home() -> Path:
+    """The home folder the app was started on."""
+    return resolve_home(sys.argv[1:], os.environ)
+
+
+def param(name: str) -> str | None:
+    """A URL query parameter, or None."""
+    value = st.query_params.get(name)
+    return value or None
+
+
+def load(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Call a data function; a domain error (a run without its files, say) stops the page with its message."""
+    try:
+        return fn(*args, **kwargs)
+    except SearchtraceError as exc:
+        st.error(exc.message)
+        st.stop()
+        raise  # not reached: st.stop() raises
+
+
+def run_label(runs: pd.DataFrame) -> Callable[[str], str]:
+    """A selectbox label function: run id, mode and date."""
+    info = {r.run_id: f"{r.run_id}  ({r.mode}, {r.created_at:%Y-%m-%d %H:%M})" for r in runs.itertuples()}
+    return lambda run_id: info.get(run_id, run_id)
+
+
+def select_run(runs: pd.DataFrame, label: str, key: str, url_param: str = "run", default: int = 0) -> str:
+    """A run picker that starts on the URL's ``url_param`` and writes its choice back to the URL."""
+    options = runs["run_id"].tolist()
+    wanted = param(url_param)
+    index = options.index(wanted) if wanted in options else min(default, len(options) - 1)
+    chosen = st.selectbox(label, options, index=index, format_func=run_label(runs), key=key)
+    if chosen != wanted:
+        st.query_params[url_param] = chosen
+    return chosen

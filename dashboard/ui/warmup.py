@@ -1,0 +1,30 @@
+"""Import what later pages need in the background, once per server process.
+
+``evals.compare`` pulls in scipy and rich (about 1.7 s on a cold process); the
+Compare page would otherwise pay that on its first visit after start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+__all__ = ["MODULES", "warm_up"]
+
+MODULES = ("evals.compare", "evals.stats")
+_started = threading.Event()
+
+
+def _imports() -> None:
+    for name in MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the page that needs it reports the failure
+            return
+
+
+def warm_up() -> None:
+    """Start the background imports (the first call only)."""
+    if not _started.is_set():
+        _started.set()
+        threading.Thread(target=_imports, name="dashboard-warm-up", daemon=True).start()

@@ -1,0 +1,42 @@
+"""Calibration: reliability diagram, band precision, risk-coverage, bestScore against nDCG@10."""
+
+import streamlit as st
+
+from dashboard.ui import cached, charts, context
+
+st.title("Calibration")
+home = context.home()
+runs = cached.list_runs(home)
+if runs.empty:
+    st.info("No completed runs yet.")
+    st.stop()
+run_id = context.select_run(runs, "Run", "calibration-run")
+view = context.load(cached.calibration, home, run_id)
+
+summary = view.summary
+cells = st.columns(4)
+for cell, (label, value) in zip(cells, (("ECE", summary.get("ece")), ("Brier", summary.get("brier")),
+                                        ("AUROC", summary.get("auroc")), ("AURC", view.aurc))):
+    cell.metric(label, "n/a" if value is None else f"{value:.3f}")
+st.caption("Over the top 10 results of each query; a result is relevant when its grade is above 0.")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Reliability diagram")
+    st.altair_chart(charts.reliability(view.reliability), width="stretch")
+    st.dataframe(view.reliability, hide_index=True, key="calibration-bins")
+with right:
+    st.subheader("Band precision")
+    st.altair_chart(charts.band_precision(view.bands), width="stretch")
+    st.dataframe(view.bands, hide_index=True, key="calibration-bands")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Risk-coverage")
+    st.caption("Answer only when bestScore reaches a threshold; risk = answered queries without a relevant result.")
+    st.altair_chart(charts.risk_coverage(view.risk_coverage), width="stretch")
+with right:
+    st.subheader("bestScore against nDCG@10")
+    tau = summary.get("best_score_kendall_tau_ndcg10")
+    st.caption(f"Kendall tau: {'n/a' if tau is None else f'{tau:.3f}'} over {len(view.best_vs_ndcg)} queries.")
+    st.altair_chart(charts.best_vs_ndcg(view.best_vs_ndcg), width="stretch")

@@ -1,0 +1,28 @@
+"""Latency: per-stage distributions and percentiles of a run, and percentiles across runs."""
+
+import streamlit as st
+
+from dashboard.data import stage_percentiles
+from dashboard.ui import cached, charts, context
+
+st.title("Latency")
+home = context.home()
+runs = cached.list_runs(home)
+if runs.empty:
+    st.info("No completed runs yet.")
+    st.stop()
+run_id = context.select_run(runs, "Run", "latency-run")
+latency = context.load(cached.stage_latency, home, run_id)
+st.subheader("Per stage")
+st.dataframe(stage_percentiles(latency), hide_index=True, key="latency-percentiles", column_config={
+    c: st.column_config.NumberColumn(c, format="%.3f") for c in ("p50", "p90", "p95", "p99", "max", "mean")})
+st.altair_chart(charts.latency_boxes(latency), width="stretch")
+
+st.header("Across runs")
+by_run = cached.latency_by_run(home)
+stages = [s for s in dict.fromkeys(by_run["stage"])]
+left, right = st.columns([3, 1])
+picked = left.multiselect("Stages", stages, default=[s for s in ("search", "dense", "graph") if s in stages],
+                          key="latency-stages")
+percentile = right.selectbox("Percentile", ["p50", "p95", "p99"], index=1, key="latency-pct")
+st.altair_chart(charts.latency_trend(by_run[by_run["stage"].isin(picked)], percentile), width="stretch")
