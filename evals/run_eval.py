@@ -6,7 +6,7 @@ import json
 import platform
 import subprocess
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from evals.runner import EvalSettings, RunContext, execute, load_for_run, run_fo
 from evals.trec import write_run
 from retriever.config import RetrieverConfig
 from retriever.data.beir import fingerprint
+from retriever.settings import search_fingerprint, to_json
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
@@ -41,16 +42,7 @@ def git_commit(cwd: Path) -> str | None:
 
 
 def _config_json(config: RetrieverConfig) -> dict:
-    def clean(value):
-        if isinstance(value, dict):
-            return {str(getattr(k, "value", k)): clean(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [clean(v) for v in value]
-        if isinstance(value, Path):
-            return str(value)
-        return getattr(value, "value", value)
-
-    data = clean(asdict(config))
+    data = to_json(config)
     if data.get("neo4j"):
         data["neo4j"]["password"] = "***"
     data.pop("qdrant_api_key", None)
@@ -63,6 +55,8 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     from retriever.api import open_retriever
     from traces.setup import TraceSettings, make_tracer_provider
 
+    if not settings.retriever:
+        settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out)
     dataset, queries = load_for_run(settings)
     folder.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,8 @@ class EvalSettings:
         batch_size: queries embedded (and journaled) together.
         attribution_k: rank within which a gold document counts as found.
         results_per_query: ranked results kept per query for calibration.
+        retriever: fingerprint of the retriever's search settings (filled by
+            ``run_eval``), so a run never resumes under other settings.
     """
 
     dataset: str
@@ -53,6 +55,7 @@ class EvalSettings:
     batch_size: int = 32
     attribution_k: int = 10
     results_per_query: int = 20
+    retriever: str = ""
 
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= 500:

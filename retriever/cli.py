@@ -25,6 +25,29 @@ def _add_backend_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neo4j-password")
     p.add_argument("--neo4j-database")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    g = p.add_argument_group("search settings", "each flag overrides the settings file, which overrides the default")
+    g.add_argument("--retriever-config", metavar="FILE",
+                   help="search settings (TOML: [fusion], [feedback], [graph], [confidence]); "
+                        "default: $SEARCHTRACE_RETRIEVER_CONFIG")
+    g.add_argument("--fusion", metavar="METHOD", help="dbsf (default), rrf, zscore, weighted or keyword_then_dense")
+    g.add_argument("--weights", metavar="STAGE=W,...",
+                   help="fusion weights, e.g. dense=1,keyword=1,graph=1; 0 skips a stage (dense=0: keyword only)")
+    g.add_argument("--k0", type=int, help="RRF rank constant (default 60)")
+    g.add_argument("--feedback-docs", type=int, help="dense pseudo-relevance feedback documents (default 0 = off)")
+    g.add_argument("--feedback-weight", type=float, help="Rocchio weight of the feedback documents (default 0.5)")
+    g.add_argument("--graph-method", metavar="METHOD", help="ppr (default) or expand")
+
+
+def _search_overrides(args: argparse.Namespace) -> dict:
+    """The search-setting flags as settings sections (``None`` = not given)."""
+    from retriever.settings import parse_weights
+
+    return {
+        "fusion": {"method": args.fusion, "k0": args.k0,
+                   "weights": parse_weights(args.weights) if args.weights else None},
+        "feedback": {"docs": args.feedback_docs, "weight": args.feedback_weight},
+        "graph": {"method": args.graph_method},
+    }
 
 
 def _config(args: argparse.Namespace):
@@ -32,7 +55,8 @@ def _config(args: argparse.Namespace):
 
     return RetrieverConfig.resolve(home=args.home, qdrant_url=args.qdrant_url, neo4j_uri=args.neo4j_uri,
                                    neo4j_user=args.neo4j_user, neo4j_password=args.neo4j_password,
-                                   neo4j_database=args.neo4j_database)
+                                   neo4j_database=args.neo4j_database, settings_file=args.retriever_config,
+                                   search=_search_overrides(args))
 
 
 def _progress(args: argparse.Namespace) -> bool:

@@ -6,12 +6,14 @@ OpenTelemetry's ``SpanLimits``. Nothing on the hot path reads ``os.environ``.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
-from retriever.types import FusionMethod, Stage
+from retriever.errors import ValidationError
+from retriever.types import FusionMethod, GraphMethod, Stage
 
 ENV_HOME = "SEARCHTRACE_HOME"
 ENV_QDRANT_URL = "QDRANT_URL"
@@ -27,25 +29,90 @@ def _env(name: str, environ: Mapping[str, str]) -> str | None:
     return value if value else None
 
 
+FUSED_STAGES = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
+
+
+def _default_weights() -> dict[Stage, float]:
+    return {Stage.DENSE: 1.0, Stage.KEYWORD: 1.0, Stage.GRAPH: 1.0}
+
+
+def _finite_at_least(value: object, low: float) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= low)
+
+
 @dataclass(frozen=True)
 class FusionConfig:
     """How stage candidate lists are fused.
 
     Attributes:
-        method: rrf (Cormack et al. 2009, weighted), weighted (sum of min-max
-            normalized scores) or keyword_then_dense.
+        method: dbsf (default: distribution-based score fusion), rrf (Cormack et
+            al. 2009, weighted), zscore, weighted (min-max) or keyword_then_dense;
+            see ``retriever.stages.fuse``.
         k0: the RRF rank constant.
-        weights: per-stage weight; a missing stage weighs 1.0.
+        weights: per-stage weight (dense, keyword, graph); a missing stage weighs
+            1.0 and a weight of 0 skips the stage entirely (dense 0 = keyword only,
+            keyword 0 = dense only, graph 0 = no graph lookup).
     """
 
-    method: FusionMethod = FusionMethod.RRF
+    method: FusionMethod = FusionMethod.DBSF
     k0: int = 60
-    weights: Mapping[Stage, float] = field(
-        default_factory=lambda: {Stage.DENSE: 1.0, Stage.KEYWORD: 1.0, Stage.GRAPH: 1.0}
-    )
+    weights: Mapping[Stage, float] = field(default_factory=_default_weights)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if isinstance(self.k0, bool) or not isinstance(self.k0, int) or self.k0 < 1:
+            problems.append(f"fusion k0 must be an integer >= 1, got {self.k0!r}")
+        for stage, w in self.weights.items():
+            if stage not in FUSED_STAGES:
+                problems.append(f"fusion weight for {getattr(stage, 'value', stage)!r}: allowed stages "
+                                f"{', '.join(s.value for s in FUSED_STAGES)}")
+            elif not _finite_at_least(w, 0.0):
+                problems.append(f"fusion weight {stage.value} must be a number >= 0, got {w!r}")
+        if not problems and not (self.enabled(Stage.DENSE) or self.enabled(Stage.KEYWORD)):
+            problems.append("fusion weights: dense and keyword cannot both be 0")
+        if not problems and self.method is FusionMethod.KEYWORD_THEN_DENSE and not self.enabled(Stage.KEYWORD):
+            problems.append("fusion method keyword_then_dense needs a keyword weight > 0")
+        if problems:
+            raise ValidationError("; ".join(problems), field="fusion")
 
     def weight(self, stage: Stage) -> float:
         return float(self.weights.get(stage, 1.0))
+
+    def enabled(self, stage: Stage) -> bool:
+        """False when the stage's weight is 0: the pipeline then skips it."""
+        return self.weight(stage) > 0.0
+
+
+@dataclass(frozen=True)
+class FeedbackConfig:
+    """Dense pseudo-relevance feedback (Rocchio 1971), off by default.
+
+    With ``docs`` > 0 the dense search runs a second time with the query vector
+    ``q + weight * mean(top docs of the first fused list)``, and the lists are
+    fused again. It helps SciFact a little and hurts multi-hop MuSiQue, where the
+    gold passages are about different things (see BENCHMARKS.md).
+
+    Attributes:
+        docs: feedback documents (0 = off).
+        weight: Rocchio's beta, the weight of their mean vector.
+    """
+
+    docs: int = 0
+    weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        problems = []
+        if isinstance(self.docs, bool) or not isinstance(self.docs, int) or not 0 <= self.docs <= 50:
+            problems.append(f"feedback docs must be an integer 0-50, got {self.docs!r}")
+        if not _finite_at_least(self.weight, 0.0):
+            problems.append(f"feedback weight must be a number >= 0, got {self.weight!r}")
+        if problems:
+            raise ValidationError("; ".join(problems), field="feedback")
+
+    @property
+    def enabled(self) -> bool:
+        return self.docs > 0 and self.weight > 0
 
 
 @dataclass(frozen=True)
@@ -70,18 +137,43 @@ class GraphConfig:
     """Graph lookup parameters.
 
     Attributes:
-        depth: default traversal depth in graph mode (1..3).
+        method: ppr (personalized PageRank over the triples around the query's
+            entities, HippoRAG) or expand (hop-decayed triple expansion).
+        depth: default traversal depth in graph mode (1..3): the subgraph PPR runs on.
         max_hits: most triples gathered per search.
-        hop_decay: a triple ``h`` hops away weighs ``hop_decay ** (h - 1)``.
+        damping: PPR's probability of following an edge rather than restarting
+            at the seeds (HippoRAG uses 0.5).
+        unnamed_seed_weight: a detected entity the query does not write as a
+            name (no capitalized word past the first, no digit: "country",
+            "author") seeds PPR with this factor of its weight.
+        hop_decay: expand: a triple ``h`` hops away weighs ``hop_decay ** (h - 1)``.
         max_relation_hits: relation results appended after the chunk results.
         timeout_s: a graph call slower than this degrades the search.
     """
 
+    method: GraphMethod = GraphMethod.PPR
     depth: int = 2
     max_hits: int = 300
+    damping: float = 0.5
+    unnamed_seed_weight: float = 0.1
     hop_decay: float = 0.5
     max_relation_hits: int = 3
     timeout_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name, low, high in (("depth", 1, 3), ("max_hits", 1, 100_000), ("max_relation_hits", 0, 50)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                problems.append(f"graph {name} must be an integer {low}-{high}, got {value!r}")
+        for name, low, high in (("damping", 0.0, 0.95), ("unnamed_seed_weight", 0.0, 1.0), ("hop_decay", 0.0, 1.0)):
+            value = getattr(self, name)
+            if not _finite_at_least(value, low) or value > high:
+                problems.append(f"graph {name} must be a number {low}-{high}, got {value!r}")
+        if not _finite_at_least(self.timeout_s, 0.0) or self.timeout_s == 0:
+            problems.append(f"graph timeout_s must be a number > 0, got {self.timeout_s!r}")
+        if problems:
+            raise ValidationError("; ".join(problems), field="graph")
 
 
 @dataclass(frozen=True)
@@ -101,6 +193,7 @@ class RetrieverConfig:
     qdrant_api_key: str | None = None
     neo4j: Neo4jSettings | None = None
     fusion: FusionConfig = field(default_factory=FusionConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
 
@@ -115,11 +208,22 @@ class RetrieverConfig:
         neo4j_user: str | None = None,
         neo4j_password: str | None = None,
         neo4j_database: str | None = None,
+        settings_file: str | Path | None = None,
+        search: Mapping[str, Mapping[str, object]] | None = None,
         environ: Mapping[str, str] | None = None,
         **overrides: object,
     ) -> "RetrieverConfig":
-        """Build a config: explicit argument > environment variable > default."""
+        """Build a config: explicit argument > environment variable > default.
+
+        Search settings (fusion, feedback, graph, confidence) come from ``search``
+        (sections of explicit values, e.g. from flags) over the settings file
+        (``settings_file``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``; see
+        ``retriever.settings``) over the defaults.
+        """
+        from retriever.settings import resolve_sections
+
         env = os.environ if environ is None else environ
+        sections = resolve_sections(settings_file, search, env)
         home_value = home or _env(ENV_HOME, env)
         uri = neo4j_uri or _env(ENV_NEO4J_URI, env)
         neo4j = None
@@ -135,5 +239,6 @@ class RetrieverConfig:
             qdrant_url=qdrant_url or _env(ENV_QDRANT_URL, env),
             qdrant_api_key=qdrant_api_key or _env(ENV_QDRANT_API_KEY, env),
             neo4j=neo4j,
+            **sections,
         )
         return replace(base, **overrides) if overrides else base

@@ -1,7 +1,8 @@
 """The search pipeline: composes the stages, one OpenTelemetry span each.
 
-validate -> rewrite -> embed -> dense -> keyword -> graph -> fuse -> rerank ->
-filter -> shape. The pipeline holds no retrieval logic of its own: each stage
+validate -> rewrite -> embed -> dense -> keyword -> graph -> [feedback] -> fuse ->
+rerank -> filter -> shape. A stage whose fusion weight is 0 is skipped (its span
+says so); feedback runs only when configured. The pipeline holds no retrieval logic of its own: each stage
 lives in ``retriever.stages``; relevance and bands in ``retriever.confidence``;
 retry hints in ``retriever.retry_hints``.
 """
@@ -9,15 +10,15 @@ retry hints in ``retriever.retry_hints``.
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from retriever import confidence as conf
+from retriever._spans import StageSpans, record, trace_id
 from retriever.config import RetrieverConfig
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError
 from retriever.index import OpenIndex
@@ -26,6 +27,7 @@ from retriever.retry_hints import retry_hints
 from retriever.stages import shape as shaping
 from retriever.stages.dense import dense
 from retriever.stages.embed import embed
+from retriever.stages.feedback import feedback_dense
 from retriever.stages.filter import apply_filters, payload_filter
 from retriever.stages.fuse import fuse
 from retriever.stages.graph import GraphResult, graph
@@ -40,32 +42,7 @@ from traces.vocabulary import SpanName
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class _Spans:
-    """Opens stage spans as children of the root (not made current: nothing nests in
-    them, and skipping the context switch keeps tracing cheap); records errors on them."""
-
-    tracer: trace.Tracer
-    parent: object  # the root span's context
-    deferred: object = None  # traces.deferred.DeferredAttributes, or None to set attributes now
-    degraded: list[str] = field(default_factory=list)
-
-    def record(self, span: trace.Span, builder, *args) -> None:
-        _record(span, builder, *args, deferred=self.deferred)
-
-    @contextmanager
-    def stage(self, name: SpanName) -> Iterator[trace.Span]:
-        span = self.tracer.start_span(name.value, context=self.parent, attributes=attrs.span_kind(name),
-                                      record_exception=False, set_status_on_exception=False)
-        try:
-            yield span
-        except Exception as exc:
-            span.record_exception(exc)
-            span.set_status(Status(StatusCode.ERROR, str(exc)))
-            raise
-        finally:
-            span.end()
+SKIP_REASON = "fusion weight 0"
 
 
 @dataclass(frozen=True)
@@ -89,23 +66,6 @@ class SearchDetail:
     ranking_scores: tuple[float, ...]
     relevance: tuple[float, ...]
     features: np.ndarray
-
-
-def _record(span: trace.Span, builder, *args, deferred=None) -> None:
-    """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced).
-
-    With ``deferred`` the builder runs at export time instead (``traces.deferred``).
-    """
-    if span.is_recording():
-        if deferred is not None:
-            deferred.defer(span, builder, args)
-        else:
-            span.set_attributes(builder(*args))
-
-
-def _trace_id(span: trace.Span) -> str:
-    ctx = span.get_span_context()
-    return format(ctx.trace_id, "032x") if ctx.is_valid else ""
 
 
 class Retriever:
@@ -157,7 +117,7 @@ class Retriever:
         """
         with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
                                                record_exception=False, set_status_on_exception=False) as root:
-            _record(root, attrs.eval_context, run_id, query_id)
+            record(root, attrs.eval_context, run_id, query_id)
             try:
                 response, detail = self._search(request, root, query_vector)
             except SearchtraceError as exc:
@@ -170,7 +130,7 @@ class Retriever:
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
                 return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}, None
-            _record(root, attrs.outcome, response)  # eager: the caller owns the response afterwards
+            record(root, attrs.outcome, response)  # eager: the caller owns the response afterwards
             return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -195,7 +155,7 @@ class Retriever:
         return {p["id"]: p for _, p, _ in self.index.store.retrieve(points)}
 
     def _search(self, request, root: trace.Span, query_vector) -> tuple[dict, SearchDetail]:
-        spans = _Spans(self.tracer, trace.set_span_in_context(root), self.deferred)
+        spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
         with spans.stage(SpanName.VALIDATE):
             req = validate_request(request)
         mode = req.mode or self.default_mode()
@@ -211,8 +171,10 @@ class Retriever:
         keyword_found = self._keyword(spans, rw, req.candidates, flt, use_graph)
         g = self._graph(spans, rw, depth if use_graph else 0, req.candidates)
         if dense_found is None and keyword_found is None:
-            raise BackendUnavailable("both the dense and the keyword search failed: " + ", ".join(spans.degraded))
+            raise BackendUnavailable("no dense or keyword search ran: " + ", ".join(spans.degraded) + " failed")
         lists = [c for c in (dense_found, keyword_found and keyword_found.candidates, g.docs) if c is not None and len(c)]
+        if self.config.feedback.enabled and dense_found is not None and len(dense_found):
+            dense_found, lists = self._feedback(spans, vector, dense_found, lists, req.candidates, flt)
         evidence = conf.QueryEvidence(
             dense_floor=float(dense_found.scores[-1]) if dense_found is not None and len(dense_found) else 0.0,
             keyword_max=keyword_found.max_score if keyword_found else 0.0,
@@ -231,6 +193,23 @@ class Retriever:
                                              reranked.ids, reranked.scores, self.capture)
         return self._filter_and_shape(spans, req, mode, rw, g, reranked, lists, evidence, root)
 
+    def _feedback(self, spans: StageSpans, vector, first: Candidates, lists: list[Candidates], limit: int, flt):
+        """Pseudo-relevance feedback: a second dense search from the first fusion's top documents.
+
+        Returns the dense list now in force and the lists to fuse; a failure keeps the first ones.
+        """
+        with spans.stage(SpanName.FEEDBACK) as span:
+            try:
+                found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
+                                             self.config.feedback, limit, self.index.doc_ids, self.index.point_of, flt)
+            except Exception as exc:
+                self._degrade(spans, span, Stage.FEEDBACK, exc)
+                return first, lists
+            span.set_attributes({v.FEEDBACK_IDS: list(used), v.FEEDBACK_WEIGHT: self.config.feedback.weight})
+            spans.record(span, attrs.candidates, found.ids, found.scores, self.capture)
+        kept = [found if c.stage is Stage.DENSE else c for c in lists]
+        return found, [c for c in kept if len(c)]
+
     def _dense_of(self, lists: list[Candidates], vector) -> dict[str, float] | None:
         """Cosines of the keyword candidates, for keyword-then-dense fusion only."""
         if self.config.fusion.method is not FusionMethod.KEYWORD_THEN_DENSE or vector is None:
@@ -240,7 +219,7 @@ class Retriever:
         rows = self.index.store.retrieve(points, with_vectors=True)
         return {p["id"]: float(vec @ vector) for _, p, vec in rows if vec is not None}
 
-    def _rewrite(self, spans: _Spans, req: SearchRequest, use_graph: bool) -> Rewrite:
+    def _rewrite(self, spans: StageSpans, req: SearchRequest, use_graph: bool) -> Rewrite:
         with spans.stage(SpanName.REWRITE) as span:
             try:
                 rw = rewrite(req.query, self.index.graph if use_graph else None)
@@ -250,7 +229,11 @@ class Retriever:
             spans.record(span, attrs.rewrite, [e.name for e in rw.entities], rw.rewrite_terms)
         return rw
 
-    def _embed(self, spans: _Spans, rw: Rewrite, query_vector) -> np.ndarray | None:
+    def _embed(self, spans: StageSpans, rw: Rewrite, query_vector) -> np.ndarray | None:
+        f = self.config.fusion
+        if not f.enabled(Stage.DENSE) and f.method is not FusionMethod.KEYWORD_THEN_DENSE:
+            with spans.skipped(SpanName.EMBED, SKIP_REASON):
+                return None
         with spans.stage(SpanName.EMBED) as span:
             span.set_attribute(v.EMBEDDING_MODEL_NAME, getattr(self.embedder, "model_id", "unknown"))
             if query_vector is not None:
@@ -258,7 +241,10 @@ class Retriever:
                 return query_vector
             return embed(self.embedder, rw.query)
 
-    def _dense(self, spans: _Spans, vector, limit: int, flt) -> Candidates | None:
+    def _dense(self, spans: StageSpans, vector, limit: int, flt) -> Candidates | None:
+        if not self.config.fusion.enabled(Stage.DENSE):
+            with spans.skipped(SpanName.DENSE, SKIP_REASON):
+                return None
         with spans.stage(SpanName.DENSE) as span:
             try:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
@@ -275,7 +261,10 @@ class Retriever:
         payloads = self._payloads(head)
         return [payloads.get(i, {}).get("text", "") for i in head]
 
-    def _keyword(self, spans: _Spans, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
+    def _keyword(self, spans: StageSpans, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
+        if not self.config.fusion.enabled(Stage.KEYWORD):
+            with spans.skipped(SpanName.KEYWORD, SKIP_REASON):
+                return None
         with spans.stage(SpanName.KEYWORD) as span:
             text = rw.keyword_query if use_graph else rw.query
             try:
@@ -287,13 +276,17 @@ class Retriever:
                     self._contents(found.candidates.ids))
             return found
 
-    def _graph(self, spans: _Spans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
+    def _graph(self, spans: StageSpans, rw: Rewrite, depth: int, limit: int) -> GraphResult:
+        if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
+            with spans.skipped(SpanName.GRAPH, SKIP_REASON):
+                return GraphResult.empty()
         with spans.stage(SpanName.GRAPH) as span:
             span.set_attribute(v.DEPTH, depth)
             if depth == 0 or not rw.entities:
                 return GraphResult.empty()
+            span.set_attribute(v.GRAPH_METHOD, self.config.graph.method.value)
             try:
-                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph)
+                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph, rw.query)
             except Exception as exc:
                 self._degrade(spans, span, Stage.GRAPH, exc)
                 return GraphResult.empty()
@@ -302,7 +295,7 @@ class Retriever:
             return g
 
     @staticmethod
-    def _degrade(spans: _Spans, span: trace.Span, stage: Stage, exc: Exception) -> None:
+    def _degrade(spans: StageSpans, span: trace.Span, stage: Stage, exc: Exception) -> None:
         log.warning("%s stage failed, skipped: %s", stage.value, exc)
         span.record_exception(exc)
         span.set_status(Status(StatusCode.ERROR, str(exc)))
@@ -356,7 +349,7 @@ class Retriever:
                 "bestScore": best,
                 "noConfidentResults": bool(no_confident),
                 "retryHints": hints,
-                "traceId": _trace_id(root),
+                "traceId": trace_id(root),
                 "mode": mode.value,
                 "degraded": list(spans.degraded),
             }, detail

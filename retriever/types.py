@@ -13,7 +13,7 @@ import numpy as np
 
 
 class Stage(str, enum.Enum):
-    """The stages every search runs through, in order."""
+    """The stages every search runs through, in order (``feedback`` only when configured)."""
 
     VALIDATE = "validate"
     REWRITE = "rewrite"
@@ -21,6 +21,7 @@ class Stage(str, enum.Enum):
     DENSE = "dense"
     KEYWORD = "keyword"
     GRAPH = "graph"
+    FEEDBACK = "feedback"
     FUSE = "fuse"
     RERANK = "rerank"
     FILTER = "filter"
@@ -48,11 +49,28 @@ class ComponentType(str, enum.Enum):
 
 
 class FusionMethod(str, enum.Enum):
-    """How the candidate lists of dense, keyword and graph are combined."""
+    """How the candidate lists of dense, keyword and graph are combined.
 
+    ``rrf`` ranks only; ``dbsf``, ``zscore`` and ``weighted`` (min-max) sum
+    normalized scores; ``keyword_then_dense`` reorders the keyword list by cosine.
+    """
+
+    DBSF = "dbsf"
     RRF = "rrf"
+    ZSCORE = "zscore"
     WEIGHTED = "weighted"
     KEYWORD_THEN_DENSE = "keyword_then_dense"
+
+
+class GraphMethod(str, enum.Enum):
+    """How the graph stage scores documents from the query's entities.
+
+    ``ppr``: personalized PageRank over the entity graph around them (HippoRAG);
+    ``expand``: the triples within ``depth`` hops, hop-decayed (breadth-first).
+    """
+
+    PPR = "ppr"
+    EXPAND = "expand"
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,7 +70,8 @@ def traced(sample_index_path, sample_config, model):
         provider.add_span_processor(SimpleSpanProcessor(exporter))
         index = kwargs.pop("index", None) or open_index(sample_index_path, sample_config)
         opened.append(index)
-        return Retriever(index, model, sample_config, tracer=provider.get_tracer("test"), **kwargs), exporter
+        config = kwargs.pop("config", sample_config)
+        return Retriever(index, model, config, tracer=provider.get_tracer("test"), **kwargs), exporter
 
     yield make
     for index in opened:

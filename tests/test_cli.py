@@ -27,6 +27,31 @@ def test_bad_arguments_exit_2():
     assert info.value.code == 2
 
 
+@pytest.mark.parametrize("flags, needle", [
+    (["--weights", "dense=0,keyword=0"], "dense and keyword cannot both be 0"),
+    (["--weights", "dense"], "stage=number"),
+    (["--fusion", "sum", "--k0", "0"], "fusion method must be one of dbsf, rrf"),
+    (["--graph-method", "bfs"], "graph method must be one of ppr, expand"),
+])
+def test_bad_search_settings_exit_2_with_every_problem(tmp_path, capsys, flags, needle):
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path), *flags]) == 2
+    err = capsys.readouterr().err
+    assert needle in err
+    if "--k0" in flags:
+        assert "k0 must be an integer >= 1" in err
+
+
+def test_settings_file_flag_and_env(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[fusion]\nmethod = 'sum'\n", encoding="utf-8")
+    monkeypatch.setenv("SEARCHTRACE_RETRIEVER_CONFIG", str(bad))
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path)]) == 2
+    assert "got 'sum'" in capsys.readouterr().err
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path),
+                 "--retriever-config", str(tmp_path / "absent.toml")]) == 2
+    assert "absent.toml: cannot read" in capsys.readouterr().err
+
+
 def test_malformed_dataset_names_file_and_line(tmp_path, capsys):
     (tmp_path / "corpus.jsonl").write_text('{"_id": "a", "title": "", "text": "ok"}\n{not json\n')
     (tmp_path / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n')

@@ -45,6 +45,29 @@ def test_run_folder_files(run_dir, sample_dataset):
         assert summary["latency_ms"][stage]["p50"] > 0
 
 
+def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir, sample_config):
+    from dataclasses import replace
+
+    from evals.runner import EvalSettings, run_folder
+    from retriever.config import FusionConfig
+    from retriever.errors import ValidationError
+    from retriever.settings import search_fingerprint
+    from retriever.types import FusionMethod
+
+    summary = json.loads((run_dir / "run.json").read_text())
+    assert summary["retriever"]["fusion"]["method"] == "dbsf"
+    assert summary["retriever"]["graph"]["method"] == "ppr"
+    assert summary["settings"]["retriever"] == search_fingerprint(sample_config)
+    interrupted = run_dir.parent / "interrupted"
+    interrupted.mkdir()
+    settings = EvalSettings(dataset=str(SAMPLE), mode="graph", retriever=search_fingerprint(sample_config))
+    (interrupted / "settings.json").write_text(json.dumps(summary["settings"] | {"retriever": settings.retriever}))
+    assert run_folder(settings, sample_config, interrupted) == (interrupted, True)
+    other = replace(sample_config, fusion=FusionConfig(method=FusionMethod.RRF))
+    with pytest.raises(ValidationError, match="other settings"):
+        run_folder(replace(settings, retriever=search_fingerprint(other)), other, interrupted)
+
+
 def test_metrics_equal_pytrec_eval(run_dir, sample_dataset):
     import pytrec_eval
 

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retriever.config import FusionConfig
-from retriever.stages.fuse import fuse, keyword_then_dense, minmax, rrf, weighted_sum
+from retriever.errors import ValidationError
+from retriever.stages.fuse import dbsf, fuse, keyword_then_dense, minmax, rrf, weighted_sum, zscore
 from retriever.types import Candidates, FusionMethod, Stage
 
 
@@ -64,6 +65,58 @@ def test_weighted_sum_of_normalized_scores():
     assert got["d"] == pytest.approx(0.0)
 
 
+def test_dbsf_maps_mean_plus_minus_three_sigma_to_zero_and_one():
+    x = np.array([0.9, 0.8, 0.1])
+    mu, sigma = x.mean(), x.std()
+    np.testing.assert_allclose(dbsf(x), (x - (mu - 3 * sigma)) / (6 * sigma))
+    assert dbsf(np.array([2.0, 2.0])).tolist() == [1.0, 1.0]
+    assert len(dbsf(np.empty(0))) == 0
+
+
+def test_zscore():
+    x = np.array([12.0, 7.0, 3.0])
+    np.testing.assert_allclose(zscore(x), (x - x.mean()) / x.std())
+    assert zscore(np.array([4.0])).tolist() == [1.0]
+
+
+def test_dbsf_fusion_sums_weighted_normalized_scores():
+    fused = fuse([DENSE, KEYWORD], FusionConfig(method=FusionMethod.DBSF,
+                                                weights={Stage.DENSE: 1.0, Stage.KEYWORD: 0.5}))
+    got = dict(zip(fused.ids, fused.scores))
+    d, k = np.array([0.9, 0.8, 0.1]), np.array([12.0, 7.0, 3.0])
+    nd = (d - (d.mean() - 3 * d.std())) / (6 * d.std())
+    nk = (k - (k.mean() - 3 * k.std())) / (6 * k.std())
+    assert got["a"] == pytest.approx(nd[0] + 0.5 * nk[1])
+    assert got["b"] == pytest.approx(nd[1])
+    assert got["c"] == pytest.approx(nd[2] + 0.5 * nk[0])
+    assert got["d"] == pytest.approx(0.5 * nk[2])
+    assert list(fused.ids) == ["a", "c", "b", "d"]
+
+
+def test_default_fusion_is_dbsf_with_equal_weights():
+    cfg = FusionConfig()
+    assert cfg.method is FusionMethod.DBSF
+    assert [cfg.weight(s) for s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)] == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"k0": 0}, "k0"),
+    ({"weights": {Stage.DENSE: -1.0}}, "dense"),
+    ({"weights": {Stage.DENSE: float("nan")}}, "dense"),
+    ({"weights": {Stage.FUSE: 1.0}}, "allowed stages"),
+    ({"weights": {Stage.DENSE: 0.0, Stage.KEYWORD: 0.0}}, "both be 0"),
+    ({"method": FusionMethod.KEYWORD_THEN_DENSE, "weights": {Stage.KEYWORD: 0.0}}, "keyword weight"),
+])
+def test_fusion_config_rejects_bad_values(kwargs, needle):
+    with pytest.raises(ValidationError, match=needle):
+        FusionConfig(**kwargs)
+
+
+def test_zero_weight_means_disabled():
+    cfg = FusionConfig(weights={Stage.DENSE: 0.0})
+    assert not cfg.enabled(Stage.DENSE) and cfg.enabled(Stage.KEYWORD) and cfg.enabled(Stage.GRAPH)
+
+
 def test_keyword_then_dense_reorders_keyword_candidates_only():
     fused = keyword_then_dense([DENSE, KEYWORD], {"a": 0.9, "c": 0.1, "d": 0.5, "b": 0.8})
     assert list(fused.ids) == ["a", "d", "c"]
@@ -95,3 +148,19 @@ def test_rrf_independent_of_input_order(d, k, g, perm):
     assert list(base.ids) == list(other.ids)
     np.testing.assert_allclose(base.scores, other.scores)
     assert np.all(np.diff(base.scores) <= 1e-15)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranked, ranked, ranked, st.permutations([0, 1, 2]), st.sampled_from([FusionMethod.DBSF, FusionMethod.ZSCORE,
+                                                                          FusionMethod.WEIGHTED]))
+def test_score_fusion_independent_of_input_order(d, k, g, perm, method):
+    lists = [
+        cands(Stage.DENSE, [(x, 1.0 - i / 10) for i, x in enumerate(d)]),
+        cands(Stage.KEYWORD, [(x, 10.0 - i) for i, x in enumerate(k)]),
+        cands(Stage.GRAPH, [(x, 5.0 - i) for i, x in enumerate(g)]),
+    ]
+    cfg = FusionConfig(method=method)
+    base = fuse(lists, cfg)
+    other = fuse([lists[i] for i in perm], cfg)
+    assert list(base.ids) == list(other.ids)
+    np.testing.assert_allclose(base.scores, other.scores)

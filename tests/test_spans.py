@@ -51,7 +51,7 @@ def test_root_and_stage_spans(traced):
     assert list(root.attributes[v.RESULT_BANDS]) == [r["confidenceBand"] for r in response["results"]]
     assert root.attributes[v.BEST_SCORE] == pytest.approx(response["bestScore"])
     assert root.attributes[v.NO_CONFIDENT_RESULTS] == response["noConfidentResults"]
-    assert by["fuse"].attributes[v.FUSION_METHOD] == "rrf"
+    assert by["fuse"].attributes[v.FUSION_METHOD] == "dbsf"
     assert by["fuse"].attributes[v.FUSION_K0] == 60
     assert by["rerank"].attributes[v.RERANKER_TOP_K] == 3
     for span in spans:

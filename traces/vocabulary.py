@@ -11,7 +11,7 @@ import enum
 
 
 class SpanName(str, enum.Enum):
-    """Span names: the root ``search`` and one child per stage."""
+    """Span names: the root ``search`` and one child per stage (``feedback`` only when enabled)."""
 
     SEARCH = "search"
     VALIDATE = "validate"
@@ -20,6 +20,7 @@ class SpanName(str, enum.Enum):
     DENSE = "dense"
     KEYWORD = "keyword"
     GRAPH = "graph"
+    FEEDBACK = "feedback"
     FUSE = "fuse"
     RERANK = "rerank"
     FILTER = "filter"
@@ -42,6 +43,7 @@ SPAN_KINDS: dict[SpanName, SpanKind] = {
     SpanName.DENSE: SpanKind.RETRIEVER,
     SpanName.KEYWORD: SpanKind.RETRIEVER,
     SpanName.GRAPH: SpanKind.RETRIEVER,
+    SpanName.FEEDBACK: SpanKind.RETRIEVER,
     SpanName.RERANK: SpanKind.RERANKER,
 }
 
@@ -161,7 +163,7 @@ DEGRADED = "searchtrace.degraded"
 """Stages that failed and were skipped."""
 
 FUSION_METHOD = "searchtrace.fusion.method"
-"""rrf, weighted or keyword_then_dense."""
+"""dbsf, rrf, zscore, weighted or keyword_then_dense."""
 
 FUSION_K0 = "searchtrace.fusion.k0"
 """RRF rank constant."""
@@ -180,6 +182,18 @@ FILTER_APPLIED = "searchtrace.filter.applied"
 
 GRAPH_HITS = "searchtrace.graph.triples"
 """Triples the graph stage reached."""
+
+GRAPH_METHOD = "searchtrace.graph.method"
+"""How the graph stage scored documents: ppr or expand."""
+
+SKIPPED = "searchtrace.stage.skipped"
+"""Why a stage did not run although its span exists (e.g. ``fusion weight 0``)."""
+
+FEEDBACK_IDS = "searchtrace.feedback.ids"
+"""Documents whose mean vector the pseudo-relevance feedback added to the query."""
+
+FEEDBACK_WEIGHT = "searchtrace.feedback.weight"
+"""Rocchio weight of the feedback documents' mean vector."""
 
 RUN_ID = "searchtrace.run_id"
 """Eval run id, when the eval runner drives the search."""

@@ -1,12 +1,17 @@
 """Fuse stage: combine the dense, keyword and graph candidate lists.
 
-Three methods:
-
 * RRF, weighted (Cormack, Clarke & Buettcher 2009):
   ``score(d) = sum_s w_s / (k0 + rank_s(d))`` over the stages ``s`` that ranked ``d``.
-* Weighted sum of min-max normalized scores:
-  ``score(d) = sum_s w_s * (x_s(d) - min_s) / (max_s - min_s)`` (a list whose
-  scores are all equal normalizes to 1).
+* Weighted sums of normalized scores, ``score(d) = sum_s w_s * n_s(x_s(d))``, a
+  stage that missed ``d`` adding 0 (CombSUM, Fox & Shaw 1994), with ``n_s``:
+
+  - ``dbsf`` (the default), distribution-based score fusion (Mazzeschi 2023, as
+    in Qdrant): ``(x - (mu - 3 sigma)) / (6 sigma)`` over the list's mean and
+    standard deviation, so one outlying top score does not squash the rest;
+  - ``zscore``: ``(x - mu) / sigma``;
+  - ``weighted``: min-max, ``(x - min) / (max - min)``.
+
+  A list whose scores are all equal normalizes to 1.
 * Keyword then dense: the keyword candidates, reordered by their dense similarity.
 
 Every method breaks ties by document id so the result never depends on the
@@ -71,12 +76,37 @@ def minmax(scores: np.ndarray) -> np.ndarray:
     return (scores - lo) / (hi - lo)
 
 
-def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float]) -> Fused:
-    """Weighted sum of min-max normalized scores; a stage that missed a document adds 0."""
+def _standardize(scores: np.ndarray, spread: float) -> np.ndarray | None:
+    """``(x - mu) / (spread * sigma)``, or None when the list is constant (or empty)."""
+    if len(scores) == 0:
+        return scores.astype(np.float64)
+    sigma = float(np.std(scores))
+    if sigma <= 1e-12:
+        return None
+    return (scores - float(np.mean(scores))) / (spread * sigma)
+
+
+def dbsf(scores: np.ndarray) -> np.ndarray:
+    """Distribution-based normalization: ``mu - 3 sigma`` maps to 0, ``mu + 3 sigma`` to 1."""
+    z = _standardize(scores, 6.0)
+    return np.ones(len(scores)) if z is None else z + 0.5
+
+
+def zscore(scores: np.ndarray) -> np.ndarray:
+    """``(x - mu) / sigma``; a constant list maps to 1."""
+    z = _standardize(scores, 1.0)
+    return np.ones(len(scores)) if z is None else z
+
+
+NORMALIZERS = {FusionMethod.DBSF: dbsf, FusionMethod.ZSCORE: zscore, FusionMethod.WEIGHTED: minmax}
+
+
+def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float], normalize=minmax) -> Fused:
+    """Weighted sum of normalized scores; a stage that missed a document adds 0."""
     ids, rows = _union(lists)
     scores = np.zeros(len(ids))
     for c in lists:
-        np.add.at(scores, rows[c.stage], weights.get(c.stage, 1.0) * minmax(c.scores))
+        np.add.at(scores, rows[c.stage], weights.get(c.stage, 1.0) * normalize(c.scores))
     components, ranks = _components(lists, len(ids), rows)
     return _ordered(ids, scores, components, ranks)
 
@@ -98,6 +128,6 @@ def fuse(lists: Sequence[Candidates], config: FusionConfig, dense_of: dict[str, 
     weights = {s: config.weight(s) for s in Stage}
     if config.method is FusionMethod.RRF:
         return rrf(lists, config.k0, weights)
-    if config.method is FusionMethod.WEIGHTED:
-        return weighted_sum(lists, weights)
+    if config.method in NORMALIZERS:
+        return weighted_sum(lists, weights, NORMALIZERS[config.method])
     return keyword_then_dense(lists, dense_of or {})

@@ -1,0 +1,34 @@
+"""Feedback stage: dense pseudo-relevance feedback (Rocchio 1971), off by default.
+
+The first fused list's top ``docs`` documents are taken as relevant and the
+query vector moves towards them, ``q' = q + beta * mean(d_1 .. d_k)`` (unit
+length again), for a second dense search whose list replaces the first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retriever.config import FeedbackConfig
+from retriever.stages.dense import dense
+from retriever.types import Candidates, Fused
+from retriever.vectorstore.base import PayloadFilter, VectorStore
+
+
+def rocchio(query: np.ndarray, docs: np.ndarray, beta: float) -> np.ndarray:
+    """``q + beta * mean(docs)``, unit length; ``query`` itself when there are no docs."""
+    if len(docs) == 0:
+        return query
+    moved = query.astype(np.float64) + beta * docs.astype(np.float64).mean(axis=0)
+    norm = float(np.linalg.norm(moved))
+    return (moved / norm if norm > 0 else moved).astype(np.float32)
+
+
+def feedback_dense(store: VectorStore, vector: np.ndarray, first: Fused, config: FeedbackConfig, limit: int,
+                   doc_ids: np.ndarray, point_of: dict[str, int],
+                   flt: PayloadFilter | None = None) -> tuple[Candidates, tuple[str, ...]]:
+    """The dense list for the moved query, and the feedback documents used."""
+    top = [str(i) for i in first.ids[: config.docs]]
+    rows = store.retrieve([point_of[i] for i in top if i in point_of], with_vectors=True)
+    vectors = np.array([vec for _, _, vec in rows if vec is not None], dtype=np.float32).reshape(-1, len(vector))
+    return dense(store, rocchio(vector, vectors, config.weight), limit, doc_ids, flt), tuple(top)

@@ -1,0 +1,71 @@
+"""Personalized PageRank of the graph stage: formulas, an independent implementation, seeds, scores."""
+
+import numpy as np
+import pytest
+
+from retriever.config import GraphConfig
+from retriever.stages import ppr
+from retriever.stages.graph import score_ppr
+from retriever.types import GraphHit, GraphMethod, Stage, Triple
+
+
+def hit(s, o, doc, hops=1, seed="a"):
+    return GraphHit(Triple(s, "r", o, doc), hops, seed)
+
+
+def test_two_nodes_closed_form():
+    # x_a = (1 - d) + d x_b and x_b = d x_a  =>  x_a = 1 / (1 + d), x_b = d / (1 + d)
+    hits = [hit("A", "B", "d1")]
+    sub = ppr.subgraph(["a"], hits)
+    for d in (0.3, 0.5, 0.85):
+        mass = ppr.pagerank(sub, np.array([1.0]), d)
+        np.testing.assert_allclose(mass, [1 / (1 + d), d / (1 + d)], atol=1e-6)
+
+
+def test_matches_networkx_personalized_pagerank():
+    nx = pytest.importorskip("networkx")
+    edges = [("A", "B"), ("B", "C"), ("C", "A"), ("C", "D"), ("D", "E"), ("E", "F"), ("B", "E")]
+    hits = [hit(s, o, f"d{i}") for i, (s, o) in enumerate(edges)]
+    sub = ppr.subgraph(["a", "d"], hits)
+    restart = np.array([0.75, 0.25])
+    mass = ppr.pagerank(sub, restart, 0.5)
+    graph = nx.Graph([(s.lower(), o.lower()) for s, o in edges])
+    want = nx.pagerank(graph, alpha=0.5, personalization={"a": 0.75, "d": 0.25}, tol=1e-12, max_iter=1000)
+    np.testing.assert_allclose(mass, [want[k] for k in sub.keys], atol=1e-5)
+    assert mass.sum() == pytest.approx(1.0)
+
+
+def test_isolated_seed_keeps_its_mass():
+    sub = ppr.subgraph(["a", "z"], [hit("A", "B", "d1")])
+    mass = ppr.pagerank(sub, np.array([0.5, 0.5]), 0.5)
+    assert mass.sum() == pytest.approx(1.0)
+    # z's walk has nowhere to go and restarts at the seeds: z = (1 - d) / 2 + d z / 2
+    assert mass[1] == pytest.approx((1 - 0.5) / (2 - 0.5), abs=1e-6)
+
+
+def test_seed_weights_favour_named_and_specific_entities():
+    query = "Which country did the author of Brand live in?"
+    w = ppr.seed_weights(query, ["brand", "author", "country"], {"brand": 2, "author": 4, "country": 10}, 0.1)
+    raw = np.array([1.0 / 2, 0.1 / 4, 0.1 / 10])
+    np.testing.assert_allclose(w, raw / raw.sum())
+    uniform = ppr.seed_weights("who wrote it", ["it"], {"it": 1}, 0.0)
+    np.testing.assert_allclose(uniform, [1.0])
+
+
+def test_document_and_triple_scores_sum_entity_mass():
+    hits = [hit("A", "B", "d1"), hit("B", "C", "d2"), hit("A", "C", "d1")]
+    sub = ppr.subgraph(["a"], hits)
+    mass = np.array([0.5, 0.3, 0.2])  # a, b, c
+    assert ppr.document_scores(sub, hits, mass) == pytest.approx({"d1": 1.0, "d2": 0.5})
+    np.testing.assert_allclose(ppr.triple_scores(sub, mass), [0.8, 0.5, 0.7])
+
+
+def test_score_ppr_ranks_documents_near_the_seed_first():
+    hits = [hit("Brand", "Henrik Ibsen", "play"), hit("Henrik Ibsen", "Norway", "ibsen", 2),
+            hit("Norway", "Oslo", "norway", 3)]
+    cfg = GraphConfig(method=GraphMethod.PPR, max_relation_hits=2)
+    out = score_ppr(hits, ["brand"], {"brand": 1}, "the author of Brand", cfg, limit=10)
+    assert out.docs.stage is Stage.GRAPH
+    assert list(out.docs.ids) == ["play", "ibsen", "norway"]
+    assert np.all(np.diff(out.docs.scores) < 0)
+    assert [r.triple.doc_id for r in out.relations] == ["play", "ibsen"]

@@ -1,0 +1,109 @@
+"""Search settings: TOML file, flags and environment resolved into the frozen config."""
+
+from pathlib import Path
+
+import pytest
+
+from retriever.config import RetrieverConfig
+from retriever.errors import ValidationError
+from retriever.settings import ENV_RETRIEVER_CONFIG, parse_weights, search_fingerprint
+from retriever.types import FusionMethod, GraphMethod, Stage
+
+FILE = """
+[fusion]
+method = "rrf"
+k0 = 20
+weights = { dense = 0.5, graph = 2 }
+
+[feedback]
+docs = 3
+
+[graph]
+method = "expand"
+depth = 3
+
+[confidence]
+high = 0.7
+calibration = "cal.json"
+"""
+
+
+@pytest.fixture
+def settings_file(tmp_path) -> Path:
+    path = tmp_path / "retriever.toml"
+    path.write_text(FILE, encoding="utf-8")
+    return path
+
+
+def test_defaults():
+    c = RetrieverConfig.resolve(environ={})
+    assert c.fusion.method is FusionMethod.DBSF and c.fusion.k0 == 60
+    assert c.graph.method is GraphMethod.PPR and c.graph.damping == 0.5 and c.graph.depth == 2
+    assert not c.feedback.enabled
+
+
+def test_file_sets_every_section(settings_file):
+    c = RetrieverConfig.resolve(environ={}, settings_file=settings_file)
+    assert c.fusion.method is FusionMethod.RRF and c.fusion.k0 == 20
+    assert c.fusion.weight(Stage.DENSE) == 0.5 and c.fusion.weight(Stage.KEYWORD) == 1.0
+    assert c.fusion.weight(Stage.GRAPH) == 2.0
+    assert c.feedback.docs == 3 and c.feedback.enabled
+    assert c.graph.method is GraphMethod.EXPAND and c.graph.depth == 3
+    assert c.confidence.high == 0.7 and c.confidence.low == 0.35
+    assert c.confidence.calibration_path == (settings_file.parent / "cal.json").resolve()
+
+
+def test_flags_override_file_which_overrides_env_file(settings_file, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text('[fusion]\nmethod = "zscore"\n', encoding="utf-8")
+    env = {ENV_RETRIEVER_CONFIG: str(other)}
+    assert RetrieverConfig.resolve(environ=env).fusion.method is FusionMethod.ZSCORE
+    from_file = RetrieverConfig.resolve(environ=env, settings_file=settings_file)
+    assert from_file.fusion.method is FusionMethod.RRF
+    flagged = RetrieverConfig.resolve(environ=env, settings_file=settings_file,
+                                      search={"fusion": {"method": "dbsf", "k0": None, "weights": {"keyword": 0}}})
+    assert flagged.fusion.method is FusionMethod.DBSF and flagged.fusion.k0 == 20
+    assert flagged.fusion.weight(Stage.DENSE) == 0.5 and not flagged.fusion.enabled(Stage.KEYWORD)
+
+
+def test_all_problems_reported_together(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[fusion]\nmethod = "sum"\nk0 = 0\nweights = {rerank = 1}\n[graph]\ndepth = 9\n', encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        RetrieverConfig.resolve(environ={}, settings_file=path)
+    message = err.value.message
+    for needle in ("fusion method must be one of dbsf, rrf, zscore, weighted, keyword_then_dense, got 'sum'",
+                   "k0 must be an integer >= 1", "allowed stages dense, keyword, graph", "graph depth must be"):
+        assert needle in message
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("[ranking]\nx = 1\n", "unknown section [ranking]"),
+    ("[fusion]\nmode = 'rrf'\n", "unknown key 'mode'; allowed: method, k0, weights"),
+    ("[fusion\n", "cannot read"),
+])
+def test_malformed_files(tmp_path, text, needle):
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValidationError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        RetrieverConfig.resolve(environ={}, settings_file=path)
+
+
+def test_missing_file_is_a_validation_error(tmp_path):
+    with pytest.raises(ValidationError, match="cannot read"):
+        RetrieverConfig.resolve(environ={}, settings_file=tmp_path / "absent.toml")
+
+
+def test_parse_weights():
+    assert parse_weights("dense=1, keyword=0.5,graph=0") == {"dense": 1.0, "keyword": 0.5, "graph": 0.0}
+    with pytest.raises(ValidationError, match="stage=number"):
+        parse_weights("dense")
+    with pytest.raises(ValidationError, match="stage=number"):
+        parse_weights("dense=high")
+
+
+def test_fingerprint_follows_search_settings_only(tmp_path):
+    a = RetrieverConfig.resolve(environ={}, home=tmp_path / "a")
+    b = RetrieverConfig.resolve(environ={}, home=tmp_path / "b")
+    c = RetrieverConfig.resolve(environ={}, search={"fusion": {"method": "rrf"}})
+    assert search_fingerprint(a) == search_fingerprint(b) != search_fingerprint(c)
