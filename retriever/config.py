@@ -18,6 +18,8 @@ from retriever.types import FusionMethod, GraphMethod, Stage
 ENV_HOME = "SEARCHTRACE_HOME"
 ENV_QDRANT_URL = "QDRANT_URL"
 ENV_QDRANT_API_KEY = "QDRANT_API_KEY"
+ENV_QDRANT_SHARDS = "QDRANT_SHARD_NUMBER"
+ENV_QDRANT_REPLICATION = "QDRANT_REPLICATION_FACTOR"
 ENV_NEO4J_URI = "NEO4J_URI"
 ENV_NEO4J_USER = "NEO4J_USER"
 ENV_NEO4J_PASSWORD = "NEO4J_PASSWORD"
@@ -27,6 +29,17 @@ ENV_NEO4J_DATABASE = "NEO4J_DATABASE"
 def _env(name: str, environ: Mapping[str, str]) -> str | None:
     value = environ.get(name)
     return value if value else None
+
+
+def _positive(name: str, environ: Mapping[str, str]) -> int | None:
+    value = _env(name, environ)
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        from retriever.errors import ValidationError
+
+        raise ValidationError(f"{name} must be a positive integer, got {value!r}", field=name)
+    return int(value)
 
 
 FUSED_STAGES = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
@@ -191,6 +204,8 @@ class RetrieverConfig:
     home: Path = field(default_factory=lambda: Path.home() / ".searchtrace")
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
+    qdrant_shards: int | None = None  # collection layout on a cluster; None = the server's default
+    qdrant_replication: int | None = None
     neo4j: Neo4jSettings | None = None
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
@@ -238,6 +253,8 @@ class RetrieverConfig:
             home=Path(home_value).expanduser() if home_value else Path.home() / ".searchtrace",
             qdrant_url=qdrant_url or _env(ENV_QDRANT_URL, env),
             qdrant_api_key=qdrant_api_key or _env(ENV_QDRANT_API_KEY, env),
+            qdrant_shards=_positive(ENV_QDRANT_SHARDS, env),
+            qdrant_replication=_positive(ENV_QDRANT_REPLICATION, env),
             neo4j=neo4j,
             **sections,
         )

@@ -91,7 +91,8 @@ def index_dir(config: RetrieverConfig, dataset_name: str, key: str) -> Path:
 def _make_store(config: RetrieverConfig, path: Path, collection: str) -> VectorStore:
     if config.qdrant_url:
         from retriever.vectorstore.server import ServerStore
-        return ServerStore(url=config.qdrant_url, collection=collection, api_key=config.qdrant_api_key)
+        return ServerStore(url=config.qdrant_url, collection=collection, api_key=config.qdrant_api_key,
+                           shard_number=config.qdrant_shards, replication_factor=config.qdrant_replication)
     from retriever.vectorstore.edge import EdgeStore
     return EdgeStore(path / "shard")
 

@@ -289,3 +289,27 @@ def test_dense_matches_brute_force(random_edge, query):
     sims = vecs @ (q / np.linalg.norm(q))
     [hits] = store.search_dense(q[None, :], limit=5)
     np.testing.assert_allclose([h.score for h in hits], np.sort(sims)[::-1][:5], atol=1e-5)
+
+
+def test_server_store_passes_cluster_layout_to_create_collection():
+    from qdrant_client import QdrantClient
+
+    from retriever.config import RetrieverConfig
+    from retriever.vectorstore.server import ServerStore
+
+    calls = {}
+
+    class Recording(QdrantClient):
+        def create_collection(self, name, **kwargs):
+            calls.update(kwargs)
+            return super().create_collection(name, **kwargs)
+
+    store = ServerStore(client=Recording(":memory:"), collection="c", shard_number=3, replication_factor=2)
+    store.create(4)
+    assert calls["shard_number"] == 3 and calls["replication_factor"] == 2
+    config = RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "6", "QDRANT_REPLICATION_FACTOR": "2"})
+    assert (config.qdrant_shards, config.qdrant_replication) == (6, 2)
+    from retriever.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="QDRANT_SHARD_NUMBER"):
+        RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "zero"})

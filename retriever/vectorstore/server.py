@@ -53,7 +53,8 @@ class ServerStore:
     """
 
     def __init__(self, url: str | None = None, collection: str = DEFAULT_COLLECTION,
-                 api_key: str | None = None, client: QdrantClient | None = None) -> None:
+                 api_key: str | None = None, client: QdrantClient | None = None, *,
+                 shard_number: int | None = None, replication_factor: int | None = None) -> None:
         self.url = url or os.environ.get("QDRANT_URL") or DEFAULT_URL
         self.collection = collection
         self._api_key = api_key or os.environ.get("QDRANT_API_KEY") or None
@@ -61,6 +62,8 @@ class ServerStore:
         self._owns_client = client is None
         self._where = "an injected client" if client is not None else self.url
         self._connected = False
+        self._layout = {k: v for k, v in (("shard_number", shard_number), ("replication_factor", replication_factor))
+                        if v is not None}
 
     @contextmanager
     def _calling(self, what: str) -> Iterator[None]:
@@ -102,6 +105,7 @@ class ServerStore:
                 self.collection,
                 vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                **self._layout,
             )
             with warnings.catch_warnings():  # local mode warns that indexes are no-ops
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
