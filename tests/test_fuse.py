@@ -164,3 +164,17 @@ def test_score_fusion_independent_of_input_order(d, k, g, perm, method):
     other = fuse([lists[i] for i in perm], cfg)
     assert list(base.ids) == list(other.ids)
     np.testing.assert_allclose(base.scores, other.scores)
+
+
+def test_weighted_sum_ties_survive_any_input_order():
+    """Regression: float sums in input order made equal fused scores unequal and the tie-break flip."""
+    d = list("abcdefghij")
+    k = ["a", "b", "c", "d", "e", "g", "i", "f", "h", "j"]
+    g = ["a", "b", "c", "d", "h", "e", "g", "f", "i", "j"]
+    lists = [
+        cands(Stage.DENSE, [(x, 1.0 - i / 10) for i, x in enumerate(d)]),
+        cands(Stage.KEYWORD, [(x, 10.0 - i) for i, x in enumerate(k)]),
+        cands(Stage.GRAPH, [(x, 5.0 - i) for i, x in enumerate(g)]),
+    ]
+    cfg = FusionConfig(method=FusionMethod.WEIGHTED)
+    assert list(fuse(lists, cfg).ids) == list(fuse([lists[0], lists[2], lists[1]], cfg).ids)

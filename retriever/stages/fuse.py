@@ -28,6 +28,15 @@ from retriever.config import FusionConfig
 from retriever.types import Candidates, Fused, FusionMethod, Stage
 
 
+_STAGE_ORDER = {stage: i for i, stage in enumerate(Stage)}
+
+
+def canonical(lists: Sequence[Candidates]) -> list[Candidates]:
+    """The lists in pipeline stage order: floating-point sums then add up in one order,
+    so equal fused scores stay exactly equal (and tie-break by id) whatever the input order."""
+    return sorted(lists, key=lambda c: _STAGE_ORDER[c.stage])
+
+
 def _union(lists: Sequence[Candidates]) -> tuple[np.ndarray, dict[Stage, np.ndarray]]:
     """All ids (sorted) and, per stage, the row of each of its ids in that union."""
     non_empty = [c.ids for c in lists if len(c)]
@@ -57,6 +66,7 @@ def _ordered(ids: np.ndarray, scores: np.ndarray, components, ranks) -> Fused:
 
 def rrf(lists: Sequence[Candidates], k0: int, weights: dict[Stage, float]) -> Fused:
     """Weighted reciprocal rank fusion."""
+    lists = canonical(lists)
     ids, rows = _union(lists)
     scores = np.zeros(len(ids))
     for c in lists:
@@ -103,6 +113,7 @@ NORMALIZERS = {FusionMethod.DBSF: dbsf, FusionMethod.ZSCORE: zscore, FusionMetho
 
 def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float], normalize=minmax) -> Fused:
     """Weighted sum of normalized scores; a stage that missed a document adds 0."""
+    lists = canonical(lists)
     ids, rows = _union(lists)
     scores = np.zeros(len(ids))
     for c in lists:
