@@ -222,3 +222,19 @@ def embed_with_cache(embedder: DocumentEncoder, cache: EmbeddingCache, texts: Se
         for h, vec in zip(new_hashes, vectors):
             matrix[missing[h]] = vec
     return CachedEmbeddings(matrix, len(missing))
+
+
+def seed_embedding_cache(cache: EmbeddingCache, texts: Sequence[str], vectors: np.ndarray,
+                         model_id: str = MODEL_ID) -> int:
+    """Store precomputed ``vectors`` for ``texts`` (row ``i`` for ``texts[i]``) as if ``model_id`` embedded them.
+
+    For benchmarks whose dense vectors come from elsewhere (a generator): a later
+    :func:`embed_with_cache` with an embedder of that ``model_id`` then serves these
+    texts from the cache and embeds nothing. Returns the number of rows stored.
+    """
+    items = _check_texts(texts)
+    rows = np.asarray(vectors)
+    if rows.ndim != 2 or rows.shape[0] != len(items):
+        raise ValidationError(f"expected {len(items)} vectors, got shape {rows.shape}", field="vectors")
+    cache.put_many([text_hash(t, model_id) for t in items], rows)
+    return len(items)

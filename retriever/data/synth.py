@@ -16,17 +16,20 @@ knows the person of another document, whose triples in turn start there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import Sequence, TextIO
 
+import numpy as np
 from tqdm import tqdm
 
-__all__ = ["GROUP_SIZE", "MAX_DOCS", "SynthSummary", "synthesize"]
+__all__ = ["GROUP_SIZE", "MAX_DOCS", "SynthSummary", "pseudo_embeddings", "synthesize"]
 
 MAX_DOCS = 1_000_000
 GROUP_SIZE = 4
@@ -236,3 +239,43 @@ def synthesize(
     n_triples = _write_docs(root, world, seed, n_docs, progress)
     n_qrels = _write_queries(root, world, seed, n_docs, n_queries)
     return SynthSummary(root, n_docs, n_queries, n_triples, n_qrels)
+
+
+_WORD = re.compile(r"[a-z]+")
+_PSEUDO_WORD = re.compile(r"(?:[bdkmnprtz][aiou])+")
+PSEUDO_BUCKETS = 1 << 15
+
+
+def pseudo_embeddings(texts: Sequence[str], seed: int = 0, dim: int = 384,
+                      buckets: int = PSEUDO_BUCKETS, english_weight: float = 0.2) -> np.ndarray:
+    """Deterministic stand-in dense vectors: float32 ``(len(texts), dim)``, unit L2 norm rows.
+
+    Each distinct lower-cased word of a text is hashed (blake2b) onto one of
+    ``buckets`` fixed random Gaussian ``dim``-vectors drawn from ``seed``; a text's
+    vector is the normalized weighted sum over its distinct words, pseudo-words
+    (names, group and distinctive words) weighing 1 and plain English words
+    ``english_weight`` (they are shared by most documents and would otherwise
+    drown the signal, as a real model weighs rare content words more). Texts
+    sharing words get similar vectors, so a synthetic query is close to its
+    target document (they share its distinctive and group words), then to the
+    target's group. Not a language model: for scale benchmarks where real
+    embedding would take hours.
+    """
+    table = np.random.default_rng(seed).standard_normal((buckets, dim), dtype=np.float32)
+    weights = np.array([english_weight, 1.0], dtype=np.float32)
+    bucket_of: dict[str, tuple[int, int]] = {}
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for row, text in enumerate(texts):
+        idx, kind = [], []
+        for word in set(_WORD.findall(text.lower())):
+            found = bucket_of.get(word)
+            if found is None:
+                digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+                found = bucket_of[word] = (int.from_bytes(digest, "little") % buckets,
+                                           int(_PSEUDO_WORD.fullmatch(word) is not None))
+            idx.append(found[0])
+            kind.append(found[1])
+        if idx:
+            vec = weights[kind] @ table[idx]
+            out[row] = vec / max(float(np.linalg.norm(vec)), 1e-12)
+    return out
