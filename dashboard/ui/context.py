@@ -16,7 +16,7 @@ from retriever.errors import SearchtraceError
 T = TypeVar("T")
 
 __all__ = ["CALIBRATION", "COMPARE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
-           "select_run"]
+           "runs_page", "select_run"]
 
 # Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
 # Streamlit would also list that folder as pages of its own before st.navigation runs.
@@ -64,3 +64,16 @@ def select_run(runs: pd.DataFrame, label: str, key: str, url_param: str = "run",
     if chosen != wanted:
         st.query_params[url_param] = chosen
     return chosen
+
+
+def runs_page(title: str) -> tuple[Path, pd.DataFrame]:
+    """A page's title, the home folder and its runs; the page stops with a note when there are none."""
+    from dashboard.ui import cached
+
+    st.title(title)
+    folder = home()
+    runs = cached.list_runs(folder)
+    if runs.empty:
+        st.info("No completed runs yet.")
+        st.stop()
+    return folder, runs

@@ -4,12 +4,7 @@ import streamlit as st
 
 from dashboard.ui import cached, charts, context
 
-st.title("Calibration")
-home = context.home()
-runs = cached.list_runs(home)
-if runs.empty:
-    st.info("No completed runs yet.")
-    st.stop()
+home, runs = context.runs_page("Calibration")
 run_id = context.select_run(runs, "Run", "calibration-run")
 view = context.load(cached.calibration, home, run_id)
 

@@ -5,12 +5,7 @@ import streamlit as st
 from dashboard.data import stage_percentiles
 from dashboard.ui import cached, charts, context
 
-st.title("Latency")
-home = context.home()
-runs = cached.list_runs(home)
-if runs.empty:
-    st.info("No completed runs yet.")
-    st.stop()
+home, runs = context.runs_page("Latency")
 run_id = context.select_run(runs, "Run", "latency-run")
 latency = context.load(cached.stage_latency, home, run_id)
 st.subheader("Per stage")

@@ -5,12 +5,7 @@ import streamlit as st
 from dashboard.ui import cached, charts, context
 from dashboard.ui.query_parts import show_context, show_header
 
-st.title("Query")
-home = context.home()
-runs = cached.list_runs(home)
-if runs.empty:
-    st.info("No completed runs yet.")
-    st.stop()
+home, runs = context.runs_page("Query")
 
 source = context.param("run") if context.param("run") in set(runs["run_id"]) else runs["run_id"].iloc[0]
 options = context.load(cached.per_query, home, source, ["query_id"])["query_id"].tolist()
