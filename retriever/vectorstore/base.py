@@ -88,3 +88,16 @@ class VectorStore(Protocol):
 
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id, in the order asked for; unknown ids are left out."""
+
+
+def in_order(ids: Sequence[int], records: Sequence[Any], with_vectors: bool) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
+    """``retrieve``'s contract from a client's records (``.id``, ``.payload``, ``.vector``):
+    the order asked for, unknown ids left out, the dense vector as float32 when asked for."""
+    by_id = {r.id: r for r in records}
+    out = []
+    for i in ids:
+        r = by_id.get(i)
+        if r is not None:
+            vec = np.asarray(r.vector[DENSE], dtype=np.float32) if with_vectors else None
+            out.append((i, r.payload or {}, vec))
+    return out

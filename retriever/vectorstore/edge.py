@@ -12,7 +12,7 @@ import qdrant_edge as qe
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse
+from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse, in_order
 
 UPSERT_BATCH = 1024
 _KEYWORD_FIELDS = ("id", "collection", "tags")
@@ -136,14 +136,7 @@ class EdgeStore:
                  ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id in the order asked; unknown ids are left out."""
         records = self.shard.retrieve(list(ids), True, [DENSE] if with_vectors else False)
-        by_id = {r.id: r for r in records}
-        out = []
-        for i in ids:
-            r = by_id.get(i)
-            if r is not None:
-                vec = np.asarray(r.vector[DENSE], dtype=np.float32) if with_vectors else None
-                out.append((i, r.payload or {}, vec))
-        return out
+        return in_order(ids, records, with_vectors)
 
 
 def _dense_queries(vectors: np.ndarray) -> list[qe.Query]:

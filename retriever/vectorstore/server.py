@@ -14,7 +14,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse
+from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse, in_order
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -173,14 +173,7 @@ class ServerStore:
         with self._calling("retrieving points"):
             records = self.client.retrieve(self.collection, list(ids), with_payload=True,
                                            with_vectors=[DENSE] if with_vectors else False)
-        by_id = {r.id: r for r in records}
-        out = []
-        for i in ids:
-            r = by_id.get(i)
-            if r is not None:
-                vec = np.asarray(r.vector[DENSE], dtype=np.float32) if with_vectors else None
-                out.append((i, r.payload or {}, vec))
-        return out
+        return in_order(ids, records, with_vectors)
 
 
 def _checked_filter(flt: PayloadFilter | None, limit: int) -> models.Filter | None:
