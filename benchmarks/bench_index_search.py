@@ -1,7 +1,7 @@
 """Index and search benchmark on real data; prints measured figures, asserts nothing.
 
 Usage:
-    python benchmarks/bench_index_search.py [--shared ../shared/datasets] [--queries 200]
+    python benchmarks/bench_index_search.py [--shared ../shared/datasets] [--queries 200] [--search-only HOME]
 
 Measures, in one process:
   * cold index time and docs/s on SciFact against bare sentence-transformers
@@ -60,10 +60,37 @@ def search_ms(retriever, queries: list[str], mode: str) -> list[float]:
     return out
 
 
+def index_figures(dataset, config, model, report: dict) -> Path:
+    """Cold index against bare encoding, unchanged re-index, forced rebuild from the cache."""
+    from retriever.index import build_index
+
+    texts = [d.content for d in dataset.docs]
+    bare = bare_encode_seconds(model, texts)
+    start = time.perf_counter()
+    path = build_index(dataset, config, model, progress=False)
+    cold = time.perf_counter() - start
+    start = time.perf_counter()
+    build_index(dataset, config, model, progress=False)
+    reuse = time.perf_counter() - start
+    start = time.perf_counter()
+    build_index(dataset, config, model, progress=False, force=True)
+    rebuild = time.perf_counter() - start
+    report["index"] = {
+        "docs": len(texts), "bare_encode_s": round(bare, 2), "bare_docs_per_s": round(len(texts) / bare, 1),
+        "cold_index_s": round(cold, 2), "cold_docs_per_s": round(len(texts) / cold, 1),
+        "cold_vs_bare_throughput": round(bare / cold, 3),
+        "reindex_unchanged_s": round(reuse, 3), "reindex_unchanged_pct_of_cold": round(100 * reuse / cold, 2),
+        "forced_rebuild_cached_s": round(rebuild, 2), "forced_rebuild_pct_of_cold": round(100 * rebuild / cold, 2),
+    }
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--shared", default=str(REPO.parent / "shared" / "datasets"))
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--search-only", metavar="HOME",
+                        help="skip the indexing figures: search the indexes built (or cached) in HOME")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -77,28 +104,15 @@ def main() -> None:
     model = Embedder()
     model.load()
     report: dict = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"}
-    home = Path(tempfile.mkdtemp(prefix="searchtrace-bench-"))
+    home = Path(args.search_only or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = RetrieverConfig.resolve(home=home, environ={})
 
     scifact = load_dataset(shared / "scifact")
-    texts = [d.content for d in scifact.docs]
-    bare = bare_encode_seconds(model, texts)
-    start = time.perf_counter()
-    path = build_index(scifact, config, model, progress=False)
-    cold = time.perf_counter() - start
-    start = time.perf_counter()
-    build_index(scifact, config, model, progress=False)
-    reuse = time.perf_counter() - start
-    start = time.perf_counter()
-    build_index(scifact, config, model, progress=False, force=True)
-    rebuild = time.perf_counter() - start
-    report["index"] = {
-        "docs": len(texts), "bare_encode_s": round(bare, 2), "bare_docs_per_s": round(len(texts) / bare, 1),
-        "cold_index_s": round(cold, 2), "cold_docs_per_s": round(len(texts) / cold, 1),
-        "cold_vs_bare_throughput": round(bare / cold, 3),
-        "reindex_unchanged_s": round(reuse, 3), "reindex_unchanged_pct_of_cold": round(100 * reuse / cold, 2),
-        "forced_rebuild_cached_s": round(rebuild, 2), "forced_rebuild_pct_of_cold": round(100 * rebuild / cold, 2),
-    }
+    if args.search_only:
+        path = build_index(scifact, config, model, progress=False)
+        report["index"] = "skipped (--search-only)"
+    else:
+        path = index_figures(scifact, config, model, report)
 
     queries = [q.text for q in scifact.queries][: args.queries]
     retriever = Retriever(open_index(path, config), model, config)
