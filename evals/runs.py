@@ -9,7 +9,7 @@ grouped by query, then by score descending, then by document id descending
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +102,35 @@ def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, names: np.ndarr
         order[big] = order[big][np.lexsort((-rank, group))]
 
 
+def _interned(query_ids: Iterable[str], doc_ids: Iterable[str], values: Sequence, what: str, value_name: str):
+    """Intern both id columns and check them against the values: lengths, ids, no repeated pair."""
+    queries, query_index = intern(query_ids)
+    docs, doc_index = intern(doc_ids)
+    if not len(query_index) == len(doc_index) == len(values):
+        raise ValidationError(f"query ids, doc ids and {value_name} must have the same length", field=what)
+    _check_ids(queries, "query")
+    _check_ids(docs, "doc")
+    row = duplicate_row(query_index, doc_index, len(docs))
+    if row is not None:
+        pair = (queries[query_index[row]], docs[doc_index[row]])
+        raise ValidationError(f"duplicate (query, doc) pair {pair!r} in {what}", field=what)
+    return queries, docs, query_index, doc_index
+
+
+def _columns(nested: Mapping[str, Mapping[str, object]]) -> tuple[list, list, list]:
+    """``{query: {doc: value}}`` as three parallel columns."""
+    rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+
+def _nested(queries, docs, query_index, doc_index, values: list) -> dict[str, dict]:
+    """Rows back to ``{query: {doc: value}}``, dicts in row order."""
+    out: dict[str, dict] = {}
+    for q, d, v in zip(queries[query_index], docs[doc_index], values):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class Run:
     """Scored documents per query, rows in ranking order.
@@ -158,34 +187,21 @@ class Run:
             ValidationError: unequal lengths, empty or non-string ids, NaN
                 scores, or a repeated (query, doc) pair.
         """
-        queries, query_index = intern(query_ids)
-        docs, doc_index = intern(doc_ids)
         try:
             values = np.fromiter(scores, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"run scores must be numbers: {exc}", field="scores") from None
-        if not len(query_index) == len(doc_index) == len(values):
-            raise ValidationError("query ids, doc ids and scores must have the same length", field="run")
-        _check_ids(queries, "query")
-        _check_ids(docs, "doc")
-        row = duplicate_row(query_index, doc_index, len(docs))
-        if row is not None:
-            pair = (queries[query_index[row]], docs[doc_index[row]])
-            raise ValidationError(f"duplicate (query, doc) pair {pair!r} in run", field="run")
+        queries, docs, query_index, doc_index = _interned(query_ids, doc_ids, values, "run", "scores")
         return cls.from_codes(queries, docs, query_index, doc_index, values, copy=False)
 
     @classmethod
     def from_dict(cls, run: Mapping[str, Mapping[str, float]]) -> Run:
         """Build from ``{query_id: {doc_id: score}}``."""
-        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
-        return cls.from_arrays((r[0] for r in rows), (r[1] for r in rows), (r[2] for r in rows))
+        return cls.from_arrays(*_columns(run))
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}`` (dicts in ranking order)."""
-        out: dict[str, dict[str, float]] = {}
-        for q, d, s in zip(self.queries[self.query_index], self.docs[self.doc_index], self.scores.tolist()):
-            out.setdefault(q, {})[d] = s
-        return out
+        return _nested(self.queries, self.docs, self.query_index, self.doc_index, self.scores.tolist())
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -237,34 +253,21 @@ class Qrels:
             ValidationError: unequal lengths, empty or non-string ids,
                 non-integer grades, or a repeated (query, doc) pair.
         """
-        queries, query_index = intern(query_ids)
-        docs, doc_index = intern(doc_ids)
         values = list(grades)
         bad = [g for g in values if isinstance(g, bool) or not isinstance(g, (int, np.integer))]
         if bad:
             raise ValidationError(f"grades must be integers, got {bad[0]!r}", field="qrels")
-        if not len(query_index) == len(doc_index) == len(values):
-            raise ValidationError("query ids, doc ids and grades must have the same length", field="qrels")
-        _check_ids(queries, "query")
-        _check_ids(docs, "doc")
-        row = duplicate_row(query_index, doc_index, len(docs))
-        if row is not None:
-            pair = (queries[query_index[row]], docs[doc_index[row]])
-            raise ValidationError(f"duplicate (query, doc) pair {pair!r} in qrels", field="qrels")
+        queries, docs, query_index, doc_index = _interned(query_ids, doc_ids, values, "qrels", "grades")
         return cls.from_codes(queries, docs, query_index, doc_index, np.array(values, dtype=np.int64), copy=False)
 
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}``."""
-        rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
-        return cls.from_arrays((r[0] for r in rows), (r[1] for r in rows), (r[2] for r in rows))
+        return cls.from_arrays(*_columns(qrels))
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: grade}}``."""
-        out: dict[str, dict[str, int]] = {}
-        for q, d, g in zip(self.queries[self.query_index], self.docs[self.doc_index], self.grades.tolist()):
-            out.setdefault(q, {})[d] = g
-        return out
+        return _nested(self.queries, self.docs, self.query_index, self.doc_index, self.grades.tolist())
 
     def __len__(self) -> int:
         return len(self.grades)
