@@ -159,6 +159,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
+    """Exit 0 pass, 1 regression, 2 invalid input: a missing or broken run is invalid input, never a regression."""
+    from retriever.errors import SearchtraceError
+
+    try:
+        return _gate(args)
+    except (SearchtraceError, OSError) as exc:
+        print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _gate(args: argparse.Namespace) -> int:
     from evals.compare import compare
     from evals.gate import load_config
     from evals.gate.check import gate

@@ -59,7 +59,7 @@ def test_gate_invalid_input_exits_2(runs, tmp_path, capsys):
     bad.write_text('[metrics."ndcg@10"]\nmax_dorp = 0.1\n')
     assert main(["gate", "--baseline", str(runs["graph"]), "--candidate", str(runs["fast"]), "--config", str(bad)]) == 2
     assert str(bad) in capsys.readouterr().err
-    assert main(["gate", "--baseline", str(tmp_path), "--candidate", str(runs["fast"])]) == 1
+    assert main(["gate", "--baseline", str(tmp_path), "--candidate", str(runs["fast"])]) == 2  # not a regression
     assert "not a completed run folder" in capsys.readouterr().err
 
 
