@@ -13,7 +13,7 @@ __all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "register", "streamlit_command"]
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8501
 APP = Path(__file__).resolve().parent / "app.py"
-EXIT_INVALID = 2
+from retriever.cli import EXIT_INVALID  # one set of exit codes
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
+from retriever.cli import EXIT_FAIL, EXIT_INVALID, EXIT_OK  # noqa: E402  one set of exit codes
 
 
 def register(sub, add_backend_args, config_of) -> None:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2  # shared by every subcommand package
 
 
 def _add_backend_args(p: argparse.ArgumentParser) -> None:

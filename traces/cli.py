@@ -23,7 +23,7 @@ from traces.records import BANDS, SpanRecord, TraceDetail, TraceFilter, TraceSum
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK: imported only by the subcommands
     from traces.store import TraceStore
 
-EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
+from retriever.cli import EXIT_FAIL, EXIT_INVALID, EXIT_OK  # noqa: E402  one set of exit codes
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
