@@ -51,3 +51,7 @@ class DataError(SearchtraceError):
         super().__init__(f"{where}: {message}")
         self.path = str(path)
         self.line = line
+
+
+class ConfigError(ValidationError, ValueError):
+    """A bad setting (an environment variable, a flag, a settings file); names the setting."""

@@ -76,3 +76,9 @@ def test_search_json_end_to_end(tmp_path):
     assert len(body["results"]) == 3 and body["mode"] == "fast"
     assert {"results", "kg", "rewrite_terms", "bestScore", "noConfidentResults", "retryHints", "traceId",
             "mode", "degraded"} <= set(body)
+
+
+def test_bad_trace_setting_is_a_clear_error_not_a_traceback(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SEARCHTRACE_MAX_CANDIDATES", "abc")
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path)]) == 2
+    assert "SEARCHTRACE_MAX_CANDIDATES" in capsys.readouterr().err

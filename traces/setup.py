@@ -18,6 +18,7 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
+from retriever.errors import ConfigError
 from traces.attributes import CaptureConfig
 from traces.deferred import DeferredAttributes, MaterializingExporter
 from traces.openinference import OpenInferenceExporter
@@ -70,7 +71,7 @@ class TraceSettings:
                 capture_query: bool | None = None, capture_content: bool | None = None,
                 max_candidates: int | None = None, service_name: str | None = None,
                 environ: Mapping[str, str] | None = None) -> "TraceSettings":
-        """Explicit argument > environment variable > default. Raises ValueError on a bad variable."""
+        """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable."""
         env = os.environ if environ is None else environ
         sdk_off = _flag(env, "OTEL_SDK_DISABLED") is True
         capture = CaptureConfig(
@@ -181,7 +182,7 @@ def _flag(env: Mapping[str, str], name: str) -> bool | None:
         return None
     if value in _TRUE or value in _FALSE:
         return value in _TRUE
-    raise ValueError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}; got {env[name]!r}")
+    raise ConfigError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}; got {env[name]!r}")
 
 
 def _count(env: Mapping[str, str], name: str) -> int | None:
@@ -189,7 +190,7 @@ def _count(env: Mapping[str, str], name: str) -> int | None:
     if not value:
         return None
     if not value.isdigit():
-        raise ValueError(f"{name} must be a whole number >= 0; got {value!r}")
+        raise ConfigError(f"{name} must be a whole number >= 0; got {value!r}")
     return int(value)
 
 
@@ -200,4 +201,4 @@ def _protocol(value: str | None) -> OtlpProtocol:
         return OtlpProtocol(value.strip().lower())
     except ValueError:
         allowed = ", ".join(p.value for p in OtlpProtocol)
-        raise ValueError(f"OTLP protocol must be one of {allowed}; got {value!r}") from None
+        raise ConfigError(f"OTLP protocol must be one of {allowed}; got {value!r}") from None
