@@ -27,7 +27,7 @@ def _add_backend_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     g = p.add_argument_group("search settings", "each flag overrides the settings file, which overrides the default")
     g.add_argument("--retriever-config", metavar="FILE",
-                   help="search settings (TOML: [fusion], [feedback], [graph], [confidence]); "
+                   help="search settings (TOML: [dense], [fusion], [feedback], [graph], [confidence]); "
                         "default: $SEARCHTRACE_RETRIEVER_CONFIG")
     g.add_argument("--fusion", metavar="METHOD", help="dbsf (default), rrf, zscore, weighted or keyword_then_dense")
     g.add_argument("--weights", metavar="STAGE=W,...",
@@ -36,6 +36,10 @@ def _add_backend_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--feedback-docs", type=int, help="dense pseudo-relevance feedback documents (default 0 = off)")
     g.add_argument("--feedback-weight", type=float, help="Rocchio weight of the feedback documents (default 0.5)")
     g.add_argument("--graph-method", metavar="METHOD", help="ppr (default) or expand")
+    g.add_argument("--parts-weight", type=float, metavar="W",
+                   help="dense score = (1-W) cos(passage) + W max cos(title or sentence) (default 0.5; 0 = passage only)")
+    g.add_argument("--no-parts", dest="parts", action="store_false", default=None,
+                   help="index without the title and sentence vectors (about 1/3 of the embedding work)")
 
 
 def _search_overrides(args: argparse.Namespace) -> dict:
@@ -47,6 +51,7 @@ def _search_overrides(args: argparse.Namespace) -> dict:
                    "weights": parse_weights(args.weights) if args.weights else None},
         "feedback": {"docs": args.feedback_docs, "weight": args.feedback_weight},
         "graph": {"method": args.graph_method},
+        "dense": {"parts": args.parts, "parts_weight": args.parts_weight},
     }
 
 

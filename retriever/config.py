@@ -98,6 +98,35 @@ class FusionConfig:
 
 
 @dataclass(frozen=True)
+class DenseConfig:
+    """How a passage's dense score is made (``retriever.parts``, ``retriever.stages.dense``).
+
+    Attributes:
+        parts: index time: also embed each passage's title and sentences into the
+            ``parts`` multivector (about 2-3x the embedding work of the passages alone).
+        max_parts: index time: parts kept per passage.
+        parts_weight: search time: the dense score is ``(1 - w) * cos(passage) +
+            w * max cos(part)`` over the union of the nearest passages by either;
+            0 uses the passage vector alone (as does an index built without parts).
+    """
+
+    parts: bool = True
+    max_parts: int = 64
+    parts_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not isinstance(self.parts, bool):
+            problems.append(f"dense parts must be true or false, got {self.parts!r}")
+        if isinstance(self.max_parts, bool) or not isinstance(self.max_parts, int) or not 1 <= self.max_parts <= 1024:
+            problems.append(f"dense max_parts must be an integer 1-1024, got {self.max_parts!r}")
+        if not _finite_at_least(self.parts_weight, 0.0) or self.parts_weight > 1:
+            problems.append(f"dense parts_weight must be a number 0-1, got {self.parts_weight!r}")
+        if problems:
+            raise ValidationError("; ".join(problems), field="dense")
+
+
+@dataclass(frozen=True)
 class FeedbackConfig:
     """Dense pseudo-relevance feedback (Rocchio 1971), off by default.
 
@@ -207,6 +236,7 @@ class RetrieverConfig:
     qdrant_shards: int | None = None  # collection layout on a cluster; None = the server's default
     qdrant_replication: int | None = None
     neo4j: Neo4jSettings | None = None
+    dense: DenseConfig = field(default_factory=DenseConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
@@ -230,7 +260,7 @@ class RetrieverConfig:
     ) -> "RetrieverConfig":
         """Build a config: explicit argument > environment variable > default.
 
-        Search settings (fusion, feedback, graph, confidence) come from ``search``
+        Search settings (dense, fusion, feedback, graph, confidence) come from ``search``
         (sections of explicit values, e.g. from flags) over the settings file
         (``settings_file``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``; see
         ``retriever.settings``) over the defaults.

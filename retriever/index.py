@@ -2,7 +2,7 @@
 
 An index lives in ``<home>/indexes/<dataset>-<key>/`` where ``key`` hashes the
 dataset fingerprint (corpus + triples bytes) and the index configuration
-(embedding model, BM25 parameters, schema version). It holds ``manifest.json``
+(embedding model, BM25 parameters, passage parts, schema version). It holds ``manifest.json``
 (written last: its presence marks a complete index), ``doc_ids.json``, the
 Qdrant Edge shard (embedded default) and the graph file. Embeddings are cached
 by text hash in ``<home>/cache/`` so a changed corpus embeds only new texts.
@@ -52,6 +52,7 @@ class IndexManifest:
     built_at: float
     build_seconds: float
     embedded_texts: int  # texts embedded (not served from the cache) by this build
+    parts: int = 0  # part vectors (titles and sentences) in the ``parts`` multivector; 0 = none
 
 
 @dataclass
@@ -81,6 +82,8 @@ def payload(doc: Document) -> dict:
 def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:
     spec = {"schema": SCHEMA_VERSION, "data": dataset_fp, "model": model_id, "bm25": "qdrant-english",
             "qdrant": config.qdrant_url or "edge", "neo4j": config.neo4j.uri if config.neo4j else None}
+    if config.dense.parts:
+        spec["parts"] = {"max": config.dense.max_parts, "splitter": 1}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -106,8 +109,19 @@ def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
     return MemoryGraph(path / "graph.json")
 
 
+def _embed_parts(embedder, cache, docs: list[Document], max_parts: int, progress: bool):
+    """Part vectors of every document: a list of (n_parts x dim) arrays, and the texts embedded."""
+    from retriever.embedding import embed_with_cache
+    from retriever.parts import passage_parts
+
+    parts = [passage_parts(d.title, d.text, max_parts) for d in docs]
+    vectors, embedded = embed_with_cache(embedder, cache, [p for ps in parts for p in ps], progress=progress)
+    bounds = np.cumsum([0] + [len(ps) for ps in parts])
+    return [vectors[a:b] for a, b in zip(bounds[:-1], bounds[1:])], embedded
+
+
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
-                  progress: bool) -> TermStats:
+                  progress: bool, parts: list[np.ndarray] | None = None) -> TermStats:
     """Upsert every document in batches; returns the corpus' BM25 term statistics."""
     from tqdm import tqdm
 
@@ -119,11 +133,19 @@ def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray,
         for vec in sparse:
             for term in vec.indices:
                 df[term] = df.get(term, 0) + 1
-        store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d)) for i, d in enumerate(batch)])
+        store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d), _parts_of(parts, vectors, start + i))
+                      for i, d in enumerate(batch)])
         bar.update(len(batch))
     bar.close()
     store.flush()
     return TermStats(len(docs), df)
+
+
+def _parts_of(parts: list[np.ndarray] | None, vectors: np.ndarray, i: int) -> np.ndarray | None:
+    """Document ``i``'s part vectors; a document with no parts gets its own vector as its one part."""
+    if parts is None:
+        return None
+    return parts[i] if len(parts[i]) else vectors[i][None, :]
 
 
 def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> tuple[Path, str, bool]:
@@ -156,13 +178,17 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     texts = [d.content for d in docs]
     cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
     vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
+    parts = None
+    if config.dense.parts:
+        parts, embedded_parts = _embed_parts(embedder, cache, docs, config.dense.max_parts, progress)
+        embedded += embedded_parts
     cache.close()
     avg_len = mean_token_length(texts)
     bm25 = Bm25Encoder(avg_len)
     collection = f"searchtrace_{dataset.name}_{key}"
     store = make_store(collection) if make_store else _make_store(config, tmp, collection)
-    store.create(vectors.shape[1] if len(vectors) else embedder.dim)
-    _write_points(store, docs, vectors, bm25, progress).save(tmp / "term_stats.npz")
+    store.create(vectors.shape[1] if len(vectors) else embedder.dim, parts=parts is not None)
+    _write_points(store, docs, vectors, bm25, progress, parts).save(tmp / "term_stats.npz")
     store.close()
     graph_backend = "none"
     if dataset.has_triples:
@@ -180,7 +206,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
         n_triples=len(dataset.triples), avg_len=avg_len, model=embedder.model_id, dim=int(vectors.shape[1]),
         vector_backend=config.qdrant_url or "edge", collection=collection, graph_backend=graph_backend,
         built_at=time.time(), build_seconds=time.perf_counter() - started,
-        embedded_texts=int(embedded),
+        embedded_texts=int(embedded), parts=sum(max(1, len(p)) for p in parts) if parts is not None else 0,
     )
     (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
     shutil.rmtree(path, ignore_errors=True)

@@ -98,6 +98,8 @@ class Retriever:
         self.reranker = reranker or IdentityReranker()
         self.capture = capture or attrs.CaptureConfig()
         self.deferred = deferred
+        # an index built without passage parts searches by the passage vector alone
+        self._parts_weight = self.config.dense.parts_weight if index.manifest.parts else 0.0
 
     # -- public API --------------------------------------------------------
 
@@ -201,7 +203,8 @@ class Retriever:
         with spans.stage(SpanName.FEEDBACK) as span:
             try:
                 found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
-                                             self.config.feedback, limit, self.index.doc_ids, self.index.point_of, flt)
+                                             self.config.feedback, limit, self.index.doc_ids, self.index.point_of, flt,
+                                             self._parts_weight)
             except Exception as exc:
                 self._degrade(spans, span, Stage.FEEDBACK, exc)
                 return first, lists
@@ -247,9 +250,10 @@ class Retriever:
                 return None
         with spans.stage(SpanName.DENSE) as span:
             try:
-                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt)
+                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self._parts_weight)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
+            span.set_attribute(v.DENSE_PARTS_WEIGHT, self._parts_weight)
             spans.record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
             return found
 

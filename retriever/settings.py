@@ -1,7 +1,12 @@
 """Search settings a user can set: a TOML file plus explicit overrides, resolved once.
 
 The file (``--retriever-config FILE``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``)
-has up to four sections; every key is optional::
+has up to five sections; every key is optional::
+
+    [dense]
+    parts = true                 # index time: embed each passage's title and sentences too
+    max_parts = 64               # index time: parts kept per passage
+    parts_weight = 0.5           # dense score = (1 - w) cos(passage) + w max cos(part); 0 = passage only
 
     [fusion]
     method = "dbsf"              # dbsf | rrf | zscore | weighted | keyword_then_dense
@@ -42,7 +47,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
 
-from retriever.config import ConfidenceConfig, FeedbackConfig, FusionConfig, GraphConfig
+from retriever.config import ConfidenceConfig, DenseConfig, FeedbackConfig, FusionConfig, GraphConfig
 from retriever.errors import ValidationError
 from retriever.types import FusionMethod, GraphMethod, Stage
 
@@ -51,6 +56,7 @@ ENV_RETRIEVER_CONFIG = "SEARCHTRACE_RETRIEVER_CONFIG"
 Sections = dict[str, dict[str, Any]]
 
 _ALLOWED: dict[str, tuple[str, ...]] = {
+    "dense": tuple(f.name for f in fields(DenseConfig)),
     "fusion": ("method", "k0", "weights"),
     "feedback": ("docs", "weight"),
     "graph": tuple(f.name for f in fields(GraphConfig)),
@@ -150,6 +156,8 @@ def _build(section: str, values: dict[str, Any], problems: list[str]):
             return GraphConfig(**values)
         if section == "feedback":
             return FeedbackConfig(**values)
+        if section == "dense":
+            return DenseConfig(**values)
         calibration = values.pop("calibration", None)
         return ConfidenceConfig(**values, calibration_path=Path(calibration) if calibration else None)
     except ValidationError as exc:
@@ -193,6 +201,6 @@ def to_json(value: Any) -> Any:
 
 
 def search_fingerprint(config) -> str:
-    """A short hash of a ``RetrieverConfig``'s search settings (fusion, feedback, graph, confidence)."""
+    """A short hash of a ``RetrieverConfig``'s search settings (dense, fusion, feedback, graph, confidence)."""
     spec = {name: to_json(getattr(config, name)) for name in _ALLOWED}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]

@@ -50,12 +50,13 @@ def test_unchanged_dataset_reuses_index_and_changed_corpus_embeds_only_new_texts
     embedder = CountingEmbedder(model)
     data = write(tmp_path / "mills", DOCS)
     first = build_index(load_dataset(data), config, embedder, progress=False)
-    assert embedder.embedded == 3
+    assert embedder.embedded == 9  # 3 passages, then their parts: 3 titles and 3 one-sentence texts
     manifest = json.loads((first / "manifest.json").read_text())
-    assert manifest["n_docs"] == 3 and manifest["embedded_texts"] == 3 and manifest["graph_backend"] == "none"
+    assert manifest["n_docs"] == 3 and manifest["embedded_texts"] == 9 and manifest["graph_backend"] == "none"
+    assert manifest["parts"] == 6
 
     again = build_index(load_dataset(data), config, embedder, progress=False)
-    assert again == first and embedder.embedded == 3
+    assert again == first and embedder.embedded == 9
 
     moved = shutil.copytree(data, tmp_path / "elsewhere" / "mills")
     assert build_index(load_dataset(moved), config, embedder, progress=False) == first
@@ -63,8 +64,18 @@ def test_unchanged_dataset_reuses_index_and_changed_corpus_embeds_only_new_texts
     write(data, DOCS + [{"_id": "d4", "title": "Watermills", "text": "A wheel in a stream drives the stones."}])
     changed = build_index(load_dataset(data), config, embedder, progress=False)
     assert changed != first
-    assert embedder.embedded == 4  # only the new text
-    assert json.loads((changed / "manifest.json").read_text())["embedded_texts"] == 1
+    assert embedder.embedded == 12  # only the new passage, its title and its sentence
+    assert json.loads((changed / "manifest.json").read_text())["embedded_texts"] == 3
+
+
+def test_index_without_parts_embeds_passages_only(tmp_path, model):
+    config = RetrieverConfig.resolve(home=tmp_path / "home", environ={}, search={"dense": {"parts": False}})
+    embedder = CountingEmbedder(model)
+    data = write(tmp_path / "mills", DOCS)
+    path = build_index(load_dataset(data), config, embedder, progress=False)
+    assert embedder.embedded == 3 and json.loads((path / "manifest.json").read_text())["parts"] == 0
+    with_parts = RetrieverConfig.resolve(home=tmp_path / "home", environ={})
+    assert build_index(load_dataset(data), with_parts, embedder, progress=False) != path  # another index key
 
 
 def test_index_payload_and_graph(tmp_path, model):

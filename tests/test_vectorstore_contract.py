@@ -313,3 +313,66 @@ def test_server_store_passes_cluster_layout_to_create_collection():
 
     with pytest.raises(ValidationError, match="QDRANT_SHARD_NUMBER"):
         RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "zero"})
+
+
+# --- the parts multivector: whole-passage and best-part cosines over the union of both lists ---
+
+def _parts_rows(rng: np.random.Generator, n: int) -> list[PointRow]:
+    """Random points with 1-4 parts each; point 0 has no parts (it was created without any)."""
+    rows = []
+    for i in range(n):
+        dense = rng.normal(size=DIM).astype(np.float32)
+        parts = None if i == 0 else rng.normal(size=(int(rng.integers(1, 5)), DIM)).astype(np.float32)
+        rows.append(PointRow(i, dense / np.linalg.norm(dense), ENCODER.encode_documents(["x"])[0],
+                             {"id": f"p{i}", "collection": "even" if i % 2 == 0 else "odd"}, parts))
+    return rows
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (b @ a) / (np.linalg.norm(b, axis=-1) * np.linalg.norm(a))
+
+
+@pytest.fixture
+def parts_store(make_store):
+    s = make_store()
+    s.create(DIM, parts=True)
+    rows = _parts_rows(np.random.default_rng(7), 40)
+    s.upsert(rows)
+    s.flush()
+    yield s, rows
+    s.close()
+
+
+def _parts_expected(rows: list[PointRow], q: np.ndarray, limit: int, keep=lambda r: True):
+    """The union of the ``limit`` best by whole cosine and by best-part cosine, both scores per id."""
+    rows = [r for r in rows if keep(r)]
+    whole = {r.id: float(_cos(q, r.dense)) for r in rows}
+    best = {r.id: float(_cos(q, r.parts).max()) for r in rows if r.parts is not None}
+    top = lambda d: sorted(d, key=lambda i: -d[i])[:limit]  # noqa: E731
+    return {i: (whole[i], best.get(i, whole[i])) for i in set(top(whole)) | set(top(best))}
+
+
+def test_parts_union_scores_equal_numpy(parts_store):
+    store, rows = parts_store
+    queries = np.random.default_rng(3).normal(size=(3, DIM)).astype(np.float32)
+    for q, got in zip(queries, store.search_dense_parts(queries, limit=6)):
+        expected = _parts_expected(rows, q, 6)
+        assert sorted(got.ids.tolist()) == sorted(expected)
+        for i, w, b in zip(got.ids.tolist(), got.whole, got.best_part):
+            assert (w, b) == pytest.approx(expected[i], abs=1e-5)
+
+
+def test_parts_search_honours_the_filter(parts_store):
+    store, rows = parts_store
+    q = np.random.default_rng(4).normal(size=DIM).astype(np.float32)
+    [got] = store.search_dense_parts(q[None, :], limit=4, flt=PayloadFilter(collection="odd"))
+    expected = _parts_expected(rows, q, 4, keep=lambda r: r.payload["collection"] == "odd")
+    assert sorted(got.ids.tolist()) == sorted(expected)
+
+
+def test_parts_search_rejects_bad_requests(parts_store):
+    store, _ = parts_store
+    with pytest.raises(ValidationError):
+        store.search_dense_parts(np.ones((1, DIM), dtype=np.float32), limit=0)
+    with pytest.raises(ValidationError):
+        store.search_dense_parts(np.ones(DIM, dtype=np.float32), limit=3)

@@ -189,6 +189,9 @@ GRAPH_METHOD = "searchtrace.graph.method"
 SKIPPED = "searchtrace.stage.skipped"
 """Why a stage did not run although its span exists (e.g. ``fusion weight 0``)."""
 
+DENSE_PARTS_WEIGHT = "searchtrace.dense.parts_weight"
+"""Weight of the best part's cosine in the dense score (0: the passage vector alone)."""
+
 FEEDBACK_IDS = "searchtrace.feedback.ids"
 """Documents whose mean vector the pseudo-relevance feedback added to the query."""
 

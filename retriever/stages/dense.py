@@ -1,11 +1,17 @@
-"""Dense stage: nearest neighbours of the query vector (cosine)."""
+"""Dense stage: nearest neighbours of the query vector (cosine).
+
+With an index built with passage parts (``retriever.parts``) and a parts weight
+``w`` > 0, a passage scores ``(1 - w) * cos(passage) + w * max cos(part)``: the
+candidates are the union of the ``limit`` nearest passages by either cosine, both
+computed exactly by the vector store, and the best ``limit`` are kept.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from retriever.types import Candidates, Stage
-from retriever.vectorstore.base import Hit, PayloadFilter, VectorStore
+from retriever.vectorstore.base import Hit, PartsHits, PayloadFilter, VectorStore
 
 
 def to_candidates(stage: Stage, hits: list[Hit], doc_ids: np.ndarray) -> Candidates:
@@ -17,7 +23,17 @@ def to_candidates(stage: Stage, hits: list[Hit], doc_ids: np.ndarray) -> Candida
     return Candidates(stage, doc_ids[points], scores)
 
 
+def blend(found: PartsHits, parts_weight: float, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Point ids and blended scores, best first (ties by point id), at most ``limit``."""
+    scores = (1.0 - parts_weight) * found.whole + parts_weight * found.best_part
+    order = np.lexsort((found.ids, -scores))[:limit]
+    return found.ids[order], scores[order]
+
+
 def dense(store: VectorStore, vector: np.ndarray, limit: int, doc_ids: np.ndarray,
-          flt: PayloadFilter | None = None) -> Candidates:
-    hits = store.search_dense(vector[None, :], limit, flt)[0]
-    return to_candidates(Stage.DENSE, hits, doc_ids)
+          flt: PayloadFilter | None = None, parts_weight: float = 0.0) -> Candidates:
+    if parts_weight <= 0:
+        return to_candidates(Stage.DENSE, store.search_dense(vector[None, :], limit, flt)[0], doc_ids)
+    [found] = store.search_dense_parts(vector[None, :], limit, flt)
+    points, scores = blend(found, parts_weight, limit)
+    return Candidates(Stage.DENSE, doc_ids[points], scores) if len(points) else Candidates.empty(Stage.DENSE)

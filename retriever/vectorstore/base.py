@@ -3,7 +3,9 @@
 Points are addressed by an integer id (the document's position in the index
 manifest); the payload carries the document id and metadata. Each point has a
 named dense vector ``dense`` (cosine) and a named sparse vector ``bm25``
-(IDF modifier, Qdrant's own BM25 embedder).
+(IDF modifier, Qdrant's own BM25 embedder). A store created with ``parts=True``
+also gives each point a multivector ``parts``: one vector per part of the
+passage (its title and sentences), compared by MaxSim (the best part's cosine).
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from retriever.errors import ValidationError
+
 DENSE = "dense"
 SPARSE = "bm25"
+PARTS = "parts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,7 @@ class PointRow:
     dense: np.ndarray  # float32, unit norm
     sparse: Sparse
     payload: dict[str, Any]
+    parts: np.ndarray | None = None  # float32 (n_parts x dim), unit rows; only in a store created with parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +65,29 @@ class Hit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class PartsHits:
+    """Candidates of a parts search: point ids with the whole-passage cosine and the best part's."""
+
+    ids: np.ndarray  # int64
+    whole: np.ndarray  # float64, cosine of the passage vector
+    best_part: np.ndarray  # float64, MaxSim over the parts
+
+
+def parts_hits(whole: Sequence[Hit], best: Sequence[Hit]) -> PartsHits:
+    """Join the two rescorings of one candidate union by id (ids scored by only one keep that score for both)."""
+    by_id = {h.id: h.score for h in best}
+    ids = np.fromiter((h.id for h in whole), dtype=np.int64, count=len(whole))
+    w = np.fromiter((h.score for h in whole), dtype=np.float64, count=len(whole))
+    b = np.fromiter((by_id.get(h.id, h.score) for h in whole), dtype=np.float64, count=len(whole))
+    return PartsHits(ids, w, b)
+
+
 @runtime_checkable
 class VectorStore(Protocol):
-    def create(self, dim: int) -> None:
-        """Create an empty collection/shard with the schema above (drops an existing one)."""
+    def create(self, dim: int, parts: bool = False) -> None:
+        """Create an empty collection/shard with the schema above (drops an existing one);
+        ``parts`` adds the ``parts`` multivector."""
 
     def open(self) -> None:
         """Open an existing collection/shard."""
@@ -86,8 +111,21 @@ class VectorStore(Protocol):
                       flt: PayloadFilter | None = None) -> tuple[list[list[Hit]], list[list[Hit]]]:
         """Dense and sparse searches for a batch of queries in one engine call."""
 
+    def search_dense_parts(self, vectors: np.ndarray, limit: int,
+                           flt: PayloadFilter | None = None) -> list[PartsHits]:
+        """For each query vector, the union of its ``limit`` nearest points by the
+        whole-passage vector and by the best part, each with both cosines (one engine call)."""
+
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id, in the order asked for; unknown ids are left out."""
+
+
+def dense_rows(vectors: np.ndarray) -> list[list[float]]:
+    """A batch of dense query vectors as float32 rows (lists, as the clients take them)."""
+    rows = np.asarray(vectors, dtype=np.float32)
+    if rows.ndim != 2:
+        raise ValidationError(f"dense queries must be a 2-d array, got shape {rows.shape}", field="vectors")
+    return rows.tolist()
 
 
 def in_order(ids: Sequence[int], records: Sequence[Any], with_vectors: bool) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:

@@ -12,9 +12,11 @@ import qdrant_edge as qe
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse, in_order
+from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PartsHits, PayloadFilter, PointRow, Sparse,
+                                        dense_rows, in_order, parts_hits)
 
 UPSERT_BATCH = 1024
+MAX_SIM = qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim)
 _KEYWORD_FIELDS = ("id", "collection", "tags")
 _DATETIME_FIELDS = ("timestamp",)
 
@@ -31,6 +33,8 @@ to_edge_filter = translator(Builders(
 def _point(row: PointRow) -> qe.Point:
     vector = {DENSE: row.dense.tolist(),
               SPARSE: qe.SparseVector(list(row.sparse.indices), list(row.sparse.values))}
+    if row.parts is not None:
+        vector[PARTS] = np.asarray(row.parts, dtype=np.float32).tolist()
     return qe.Point(row.id, vector, row.payload)
 
 
@@ -55,16 +59,20 @@ class EdgeStore:
             raise BackendUnavailable(f"Qdrant Edge shard at {self.path} is not open: call open() or create()")
         return self._shard
 
-    def create(self, dim: int) -> None:
-        """Create an empty shard (dropping any at ``path``) with payload indexes."""
+    def create(self, dim: int, parts: bool = False) -> None:
+        """Create an empty shard (dropping any at ``path``) with payload indexes
+        (and the ``parts`` multivector when ``parts``)."""
         self.close()
         if self.path.exists():
             if any(self.path.iterdir()) and not (self.path / "segments").is_dir():
                 raise ValidationError(f"{self.path} is neither empty nor a Qdrant Edge shard: not deleting it",
                                       field="path")
             shutil.rmtree(self.path)
+        vectors = {DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)}
+        if parts:
+            vectors[PARTS] = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, multivector_config=MAX_SIM)
         config = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            vectors=vectors,
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
         self._shard = qe.EdgeShard.create(str(self.path), config)
@@ -104,11 +112,11 @@ class EdgeStore:
         return self.shard.count(qe.CountRequest(exact=True))
 
     def _run(self, queries: list[qe.Query], limit: int, flt: PayloadFilter | None) -> list[list[Hit]]:
-        if limit < 1:
-            raise ValidationError(f"limit must be >= 1, got {limit}", field="limit")
-        edge_filter = to_edge_filter(flt) if flt is not None else None
-        requests = [qe.QueryRequest(limit=limit, query=q, filter=edge_filter, with_payload=False)
-                    for q in queries]
+        edge_filter = _checked_filter(flt, limit)
+        return self._batch([qe.QueryRequest(limit=limit, query=q, filter=edge_filter, with_payload=False)
+                            for q in queries])
+
+    def _batch(self, requests: list[qe.QueryRequest]) -> list[list[Hit]]:
         try:
             results = self.shard.query_batch(qe.QueryBatchRequest(requests))
         except Exception as exc:  # the binding raises a bare Exception, e.g. on a wrong dimension
@@ -132,6 +140,20 @@ class EdgeStore:
         results = self._run(_dense_queries(dense) + _sparse_queries(sparse), limit, flt)
         return results[:len(dense)], results[len(dense):]
 
+    def search_dense_parts(self, vectors: np.ndarray, limit: int,
+                           flt: PayloadFilter | None = None) -> list[PartsHits]:
+        """Whole-passage and best-part cosines over the union of both nearest lists (one engine call)."""
+        edge_filter = _checked_filter(flt, limit)
+        requests = []
+        for v in dense_rows(vectors):
+            union = [qe.Prefetch(limit=limit, query=qe.Query.Nearest(v, using=DENSE), filter=edge_filter),
+                     qe.Prefetch(limit=limit, query=qe.Query.Nearest([v], using=PARTS), filter=edge_filter)]
+            requests += [qe.QueryRequest(limit=2 * limit, query=query, prefetches=union, filter=edge_filter,
+                                         with_payload=False)
+                         for query in (qe.Query.Nearest(v, using=DENSE), qe.Query.Nearest([v], using=PARTS))]
+        results = self._batch(requests)
+        return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
+
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False
                  ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id in the order asked; unknown ids are left out."""
@@ -139,11 +161,15 @@ class EdgeStore:
         return in_order(ids, records, with_vectors)
 
 
+def _checked_filter(flt: PayloadFilter | None, limit: int) -> qe.Filter | None:
+    """Validate ``limit``, translate ``flt``."""
+    if limit < 1:
+        raise ValidationError(f"limit must be >= 1, got {limit}", field="limit")
+    return to_edge_filter(flt) if flt is not None else None
+
+
 def _dense_queries(vectors: np.ndarray) -> list[qe.Query]:
-    rows = np.asarray(vectors, dtype=np.float32)
-    if rows.ndim != 2:
-        raise ValidationError(f"dense queries must be a 2-d array, got shape {rows.shape}", field="vectors")
-    return [qe.Query.Nearest(v, using=DENSE) for v in rows.tolist()]
+    return [qe.Query.Nearest(v, using=DENSE) for v in dense_rows(vectors)]
 
 
 def _sparse_queries(vectors: Sequence[Sparse]) -> list[qe.Query]:

@@ -14,7 +14,8 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import DENSE, SPARSE, Hit, PayloadFilter, PointRow, Sparse, in_order
+from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PartsHits, PayloadFilter, PointRow, Sparse,
+                                        dense_rows, in_order, parts_hits)
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -24,6 +25,7 @@ DEFAULT_COLLECTION = "searchtrace"
 UPSERT_BATCH = 256
 _KEYWORD_FIELDS = ("id", "collection", "tags")
 _DATETIME_FIELDS = ("timestamp",)
+MAX_SIM = models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM)
 _UNREACHABLE = (ResponseHandlingException, httpx.TransportError, ConnectionError)
 
 
@@ -38,7 +40,10 @@ to_server_filter = translator(Builders(
 
 def _point(row: PointRow) -> models.PointStruct:
     sparse = models.SparseVector(indices=list(row.sparse.indices), values=list(row.sparse.values))
-    return models.PointStruct(id=row.id, vector={DENSE: row.dense.tolist(), SPARSE: sparse}, payload=row.payload)
+    vector = {DENSE: row.dense.tolist(), SPARSE: sparse}
+    if row.parts is not None:
+        vector[PARTS] = np.asarray(row.parts, dtype=np.float32).tolist()
+    return models.PointStruct(id=row.id, vector=vector, payload=row.payload)
 
 
 class ServerStore:
@@ -95,15 +100,19 @@ class ServerStore:
             raise BackendUnavailable(f"collection {self.collection!r} is not open: call open() or create()")
         return self._client
 
-    def create(self, dim: int) -> None:
-        """Create the collection (dropping an existing one) and its payload indexes."""
+    def create(self, dim: int, parts: bool = False) -> None:
+        """Create the collection (dropping an existing one) and its payload indexes
+        (and the ``parts`` multivector when ``parts``)."""
+        vectors = {DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)}
+        if parts:
+            vectors[PARTS] = models.VectorParams(size=dim, distance=models.Distance.COSINE, multivector_config=MAX_SIM)
         client = self._connect()
         with self._calling(f"creating collection {self.collection!r}"):
             if client.collection_exists(self.collection):
                 client.delete_collection(self.collection)
             client.create_collection(
                 self.collection,
-                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+                vectors_config=vectors,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 **self._layout,
             )
@@ -167,6 +176,19 @@ class ServerStore:
         results = self._run(_dense_requests(dense, limit, flt) + _sparse_requests(sparse, limit, flt))
         return results[:len(dense)], results[len(dense):]
 
+    def search_dense_parts(self, vectors: np.ndarray, limit: int,
+                           flt: PayloadFilter | None = None) -> list[PartsHits]:
+        """Whole-passage and best-part cosines over the union of both nearest lists (one request)."""
+        f = _checked_filter(flt, limit)
+        requests = []
+        for v in dense_rows(vectors):
+            union = [models.Prefetch(query=v, using=DENSE, limit=limit, filter=f),
+                     models.Prefetch(query=[v], using=PARTS, limit=limit, filter=f)]
+            requests += [models.QueryRequest(query=query, using=using, prefetch=union, limit=2 * limit, filter=f)
+                         for query, using in ((v, DENSE), ([v], PARTS))]
+        results = self._run(requests)
+        return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
+
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False
                  ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id in the order asked; unknown ids are left out."""
@@ -184,11 +206,9 @@ def _checked_filter(flt: PayloadFilter | None, limit: int) -> models.Filter | No
 
 
 def _dense_requests(vectors: np.ndarray, limit: int, flt: PayloadFilter | None) -> list[models.QueryRequest]:
-    rows = np.asarray(vectors, dtype=np.float32)
-    if rows.ndim != 2:
-        raise ValidationError(f"dense queries must be a 2-d array, got shape {rows.shape}", field="vectors")
+    rows = dense_rows(vectors)
     f = _checked_filter(flt, limit)
-    return [models.QueryRequest(query=v, using=DENSE, limit=limit, filter=f) for v in rows.tolist()]
+    return [models.QueryRequest(query=v, using=DENSE, limit=limit, filter=f) for v in rows]
 
 
 def _sparse_requests(vectors: Sequence[Sparse], limit: int, flt: PayloadFilter | None) -> list[models.QueryRequest]:
