@@ -7,9 +7,10 @@ Runs the eval runner (``evals.run_eval``, the code behind ``searchtrace eval``)
 with settings a user can set (``--weights``, ``--fusion``, ``--feedback-docs``,
 ``[graph]`` in a settings file):
 
-  * SciFact test (300 queries): keyword only, dense only, plain RRF (the former
-    default), the default hybrid, the default with dense feedback, graph mode
-    (SciFact has no triples, so graph mode searches like fast);
+  * SciFact test (300 queries): keyword only, dense only (passage vector; passage
+    + best part), plain RRF (the first default), DBSF without passage parts (the
+    previous default), the default hybrid (DBSF, parts), the default with dense
+    feedback, graph mode (SciFact has no triples, so graph mode searches like fast);
     ``ndcg@10`` and ``recall@100``;
   * MuSiQue dev (50 queries, triples given): the same in fast and graph mode;
     ``recall@2``, ``recall@5``, ``ndcg@10``;
@@ -18,7 +19,7 @@ with settings a user can set (``--weights``, ``--fusion``, ``--feedback-docs``,
   * warm search p50 of every run (query vectors come from the embedding cache,
     so this is the search alone, embedding excluded, traced as an eval is);
   * warm search p50 / p95 as a user sees it (query embedding included,
-    untraced), former default against the default, rounds alternating.
+    untraced), the previous default (no parts) against the default, rounds alternating.
 
 ``--sweep`` adds the other settings tried (fusion methods, k0, weights,
 feedback, graph method and parameters). The first run on a fresh home indexes
@@ -53,17 +54,23 @@ class Row:
     search: dict = field(default_factory=dict)
 
 
+NO_PARTS = {"dense": {"parts": False}}
+
+
 def main_rows() -> list[Row]:
     rows = []
     for ds in ("scifact", "musique"):
         modes = ("fast",) if ds == "scifact" else ("fast", "graph")
         rows += [Row("keyword only (BM25)", ds, "fast", {"fusion": {"weights": {"dense": 0}}}),
-                 Row("dense only (MiniLM)", ds, "fast", {"fusion": {"weights": {"keyword": 0}}})]
+                 Row("dense only, passage vector (MiniLM)", ds, "fast",
+                     {"fusion": {"weights": {"keyword": 0}}} | NO_PARTS),
+                 Row("dense only, passage + best part", ds, "fast", {"fusion": {"weights": {"keyword": 0}}})]
         for mode in modes:
-            before = {"fusion": {"method": "rrf"}} | ({"graph": {"method": "expand"}} if mode == "graph" else {})
-            rows += [Row(f"{mode}: former default (plain RRF k0=60{', expand' if mode == 'graph' else ''})", ds, mode,
-                         before),
-                     Row(f"{mode}: default (DBSF{', PPR' if mode == 'graph' else ''})", ds, mode),
+            graph = mode == "graph"
+            before = {"fusion": {"method": "rrf"}} | ({"graph": {"method": "expand"}} if graph else {}) | NO_PARTS
+            rows += [Row(f"{mode}: first default (plain RRF k0=60{', expand' if graph else ''})", ds, mode, before),
+                     Row(f"{mode}: previous default (DBSF{', PPR' if graph else ''}, no parts)", ds, mode, NO_PARTS),
+                     Row(f"{mode}: default (DBSF{', PPR' if graph else ''}, parts)", ds, mode),
                      Row(f"{mode}: default + dense feedback (3 docs)", ds, mode, {"feedback": {"docs": 3}})]
         if ds == "scifact":
             rows.append(Row("graph: default (no triples: searches like fast)", ds, "graph"))
@@ -94,6 +101,9 @@ def sweep_rows() -> list[Row]:
              ("graph weight 0.5", {"fusion": {"weights": {"graph": 0.5}}}),
              ("graph weight 2", {"fusion": {"weights": {"graph": 2.0}}})]
     rows += [Row(f"graph: {label}", "musique", "graph", search) for label, search in graph]
+    for ds in ("scifact", "musique"):
+        for mode in ("fast", "graph") if ds == "musique" else ("fast",):
+            rows += [Row(f"{mode}: parts weight {w}", ds, mode, {"dense": {"parts_weight": w}}) for w in (0.3, 0.7)]
     return rows
 
 
@@ -158,13 +168,12 @@ def latency(shared: Path, home: Path, rounds: int = 3) -> str:
 
     model = Embedder()
     model.load()
-    former = {"fusion": {"method": "rrf"}, "graph": {"method": "expand"}}
-    lines = ["| dataset, mode | former default p50 / p95 | default p50 / p95 |", "| --- | ---: | ---: |"]
+    lines = ["| dataset, mode | previous default (no parts) p50 / p95 | default p50 / p95 |", "| --- | ---: | ---: |"]
     for name, modes, n in (("scifact", ("fast",), 200), ("musique", ("fast", "graph"), 50)):
         configs = {label: RetrieverConfig.resolve(home=home, search=search, environ={})
-                   for label, search in (("former", former), ("default", None))}
-        index = ensure_index(shared / name, configs["default"], model, progress=False)
-        retrievers = {label: Retriever(index, model, c) for label, c in configs.items()}
+                   for label, search in (("former", NO_PARTS), ("default", None))}
+        indexes = {label: ensure_index(shared / name, c, model, progress=False) for label, c in configs.items()}
+        retrievers = {label: Retriever(indexes[label], model, c) for label, c in configs.items()}
         queries = [q.text for q in load_dataset(shared / name).queries_for_split()][:n]
         for mode in modes:
             times: dict[str, list[float]] = {label: [] for label in retrievers}
@@ -179,7 +188,8 @@ def latency(shared: Path, home: Path, rounds: int = 3) -> str:
                         times[label].append((time.perf_counter() - start) * 1000)
             cell = {label: f"{np.percentile(t, 50):.1f} / {np.percentile(t, 95):.1f}" for label, t in times.items()}
             lines.append(f"| {name}, {mode} | {cell['former']} | {cell['default']} |")
-        index.close()
+        for index in indexes.values():
+            index.close()
     return "\n".join(lines)
 
 
@@ -199,7 +209,7 @@ def main() -> None:
     started = time.perf_counter()
     rows = main_rows() + (sweep_rows() if args.sweep else [])
     results = [run(row, shared, home, out) for row in rows]
-    default = {(r["row"].dataset, r["row"].mode): r["folder"] for r in results if ": default (DBSF" in r["row"].label}
+    default = {(r["row"].dataset, r["row"].mode): r["folder"] for r in results if r["row"].label.endswith(", parts)")}
     reports = [("SciFact test, fast", "MuSiQue dev, graph",
                 calibration(default["scifact", "fast"], default["musique", "graph"], out)),
                ("MuSiQue dev, graph", "SciFact test, fast",

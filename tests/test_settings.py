@@ -10,6 +10,10 @@ from retriever.settings import ENV_RETRIEVER_CONFIG, parse_weights, search_finge
 from retriever.types import FusionMethod, GraphMethod, Stage
 
 FILE = """
+[dense]
+parts_weight = 0.25
+max_parts = 16
+
 [fusion]
 method = "rrf"
 k0 = 20
@@ -40,6 +44,7 @@ def test_defaults():
     assert c.fusion.method is FusionMethod.DBSF and c.fusion.k0 == 60
     assert c.graph.method is GraphMethod.PPR and c.graph.damping == 0.5 and c.graph.depth == 2
     assert not c.feedback.enabled
+    assert c.dense.parts and c.dense.parts_weight == 0.5 and c.dense.max_parts == 64
 
 
 def test_file_sets_every_section(settings_file):
@@ -51,6 +56,15 @@ def test_file_sets_every_section(settings_file):
     assert c.graph.method is GraphMethod.EXPAND and c.graph.depth == 3
     assert c.confidence.high == 0.7 and c.confidence.low == 0.35
     assert c.confidence.calibration_path == (settings_file.parent / "cal.json").resolve()
+    assert c.dense.parts and c.dense.parts_weight == 0.25 and c.dense.max_parts == 16
+
+
+def test_parts_flags_override_the_file(settings_file):
+    c = RetrieverConfig.resolve(environ={}, settings_file=settings_file,
+                                search={"dense": {"parts": False, "parts_weight": None}})
+    assert not c.dense.parts and c.dense.parts_weight == 0.25
+    with pytest.raises(ValidationError, match="dense parts_weight must be a number 0-1, got 2"):
+        RetrieverConfig.resolve(environ={}, search={"dense": {"parts_weight": 2}})
 
 
 def test_flags_override_file_which_overrides_env_file(settings_file, tmp_path):
@@ -106,4 +120,6 @@ def test_fingerprint_follows_search_settings_only(tmp_path):
     a = RetrieverConfig.resolve(environ={}, home=tmp_path / "a")
     b = RetrieverConfig.resolve(environ={}, home=tmp_path / "b")
     c = RetrieverConfig.resolve(environ={}, search={"fusion": {"method": "rrf"}})
+    d = RetrieverConfig.resolve(environ={}, search={"dense": {"parts_weight": 0.0}})
     assert search_fingerprint(a) == search_fingerprint(b) != search_fingerprint(c)
+    assert search_fingerprint(d) not in (search_fingerprint(a), search_fingerprint(c))
