@@ -17,7 +17,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2
 
 StoreFactory = Callable[[str], VectorStore]
-UPSERT_BATCH = 512
+UPSERT_BATCH = 256  # documents per upsert (and per parts embedding call)
 
 
 @dataclass(frozen=True)
@@ -109,43 +109,52 @@ def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
     return MemoryGraph(path / "graph.json")
 
 
-def _embed_parts(embedder, cache, docs: list[Document], max_parts: int, progress: bool):
-    """Part vectors of every document: a list of (n_parts x dim) arrays, and the texts embedded."""
-    from retriever.embedding import embed_with_cache
-    from retriever.parts import passage_parts
+@dataclass
+class PartVectors:
+    """Part vectors (``retriever.parts``), embedded upsert batch by upsert batch so that a
+    large corpus never holds them all; counts what it embedded and stored."""
 
-    parts = [passage_parts(d.title, d.text, max_parts) for d in docs]
-    vectors, embedded = embed_with_cache(embedder, cache, [p for ps in parts for p in ps], progress=progress)
-    bounds = np.cumsum([0] + [len(ps) for ps in parts])
-    return [vectors[a:b] for a, b in zip(bounds[:-1], bounds[1:])], embedded
+    embedder: Any
+    cache: Any  # retriever.embedding.EmbeddingCache
+    max_parts: int
+    embedded: int = 0
+    stored: int = 0
+
+    def of(self, docs: list[Document], vectors: np.ndarray) -> list[np.ndarray]:
+        """Each document's (n_parts x dim) vectors; a document with no parts gets its own vector."""
+        from retriever.embedding import embed_with_cache
+        from retriever.parts import passage_parts
+
+        texts = [passage_parts(d.title, d.text, self.max_parts) for d in docs]
+        flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts])
+        bounds = np.cumsum([0] + [len(ts) for ts in texts])
+        out = [flat[a:b] if b > a else vectors[i][None, :] for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+        self.embedded += embedded
+        self.stored += sum(len(p) for p in out)
+        return out
 
 
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
-                  progress: bool, parts: list[np.ndarray] | None = None) -> TermStats:
+                  progress: bool, parts: PartVectors | None = None) -> TermStats:
     """Upsert every document in batches; returns the corpus' BM25 term statistics."""
     from tqdm import tqdm
 
     df: dict[int, int] = {}
-    bar = tqdm(total=len(docs), desc="indexing", unit="doc", disable=not progress)
+    bar = tqdm(total=len(docs), desc="indexing" if parts is None else "indexing (embedding parts)", unit="doc",
+               disable=not progress)
     for start in range(0, len(docs), UPSERT_BATCH):
         batch = docs[start:start + UPSERT_BATCH]
         sparse = bm25.encode_documents([d.content for d in batch])
         for vec in sparse:
             for term in vec.indices:
                 df[term] = df.get(term, 0) + 1
-        store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d), _parts_of(parts, vectors, start + i))
+        part_vectors = parts.of(batch, vectors[start:start + len(batch)]) if parts else [None] * len(batch)
+        store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d), part_vectors[i])
                       for i, d in enumerate(batch)])
         bar.update(len(batch))
     bar.close()
     store.flush()
     return TermStats(len(docs), df)
-
-
-def _parts_of(parts: list[np.ndarray] | None, vectors: np.ndarray, i: int) -> np.ndarray | None:
-    """Document ``i``'s part vectors; a document with no parts gets its own vector as its one part."""
-    if parts is None:
-        return None
-    return parts[i] if len(parts[i]) else vectors[i][None, :]
 
 
 def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> tuple[Path, str, bool]:
@@ -178,17 +187,16 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     texts = [d.content for d in docs]
     cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
     vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
-    parts = None
-    if config.dense.parts:
-        parts, embedded_parts = _embed_parts(embedder, cache, docs, config.dense.max_parts, progress)
-        embedded += embedded_parts
-    cache.close()
+    parts = PartVectors(embedder, cache, config.dense.max_parts) if config.dense.parts else None
     avg_len = mean_token_length(texts)
     bm25 = Bm25Encoder(avg_len)
     collection = f"searchtrace_{dataset.name}_{key}"
     store = make_store(collection) if make_store else _make_store(config, tmp, collection)
     store.create(vectors.shape[1] if len(vectors) else embedder.dim, parts=parts is not None)
-    _write_points(store, docs, vectors, bm25, progress, parts).save(tmp / "term_stats.npz")
+    try:
+        _write_points(store, docs, vectors, bm25, progress, parts).save(tmp / "term_stats.npz")
+    finally:
+        cache.close()
     store.close()
     graph_backend = "none"
     if dataset.has_triples:
@@ -206,7 +214,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
         n_triples=len(dataset.triples), avg_len=avg_len, model=embedder.model_id, dim=int(vectors.shape[1]),
         vector_backend=config.qdrant_url or "edge", collection=collection, graph_backend=graph_backend,
         built_at=time.time(), build_seconds=time.perf_counter() - started,
-        embedded_texts=int(embedded), parts=sum(max(1, len(p)) for p in parts) if parts is not None else 0,
+        embedded_texts=int(embedded) + (parts.embedded if parts else 0), parts=parts.stored if parts else 0,
     )
     (tmp / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
     shutil.rmtree(path, ignore_errors=True)
