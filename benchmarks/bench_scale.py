@@ -1,16 +1,17 @@
 """Scale benchmark: a synthetic corpus indexed and evaluated end to end; prints JSON.
 
 Usage:
-    python benchmarks/bench_scale.py --docs 100000 --queries 1000 --home DIR [--seed 7]
+    python benchmarks/bench_scale.py --docs 100000 --queries 1000 --home DIR [--seed 7] [--no-parts]
 
 Steps, each timed:
   1. ``synthesize`` the corpus, triples, queries and exact qrels (BEIR layout);
-  2. compute SYNTHETIC dense vectors for every document and query text
+  2. compute SYNTHETIC dense vectors for every document, part (title, sentence) and query text
      (``pseudo_embeddings``: hashed word features, not MiniLM) and store them in
      the embedding cache under the MiniLM model id (``seed_embedding_cache``), as
      the issue allows ("dense vectors precomputed by the generator are fine");
      steps 1-2 run in a child process so their memory is not counted below;
-  3. the real ``build_index`` (BM25 + Qdrant Edge upsert + HNSW + graph), whose
+  3. the real ``build_index`` (BM25 + Qdrant Edge upsert, dense and parts multivector
+     + HNSW + graph), whose
      embedding step is then all cache hits (checked: ``embedded_texts == 0``);
   4. the real eval (``evals.run_eval.run_eval``, traced and journaled) on the
      queries, whose query vectors also come from the cache (the model is never
@@ -46,9 +47,11 @@ def maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
 
-def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int) -> dict:
+def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts: bool) -> dict:
     """Synthesize the dataset and seed the embedding cache with synthetic vectors (child process)."""
+    from retriever.config import DenseConfig
     from retriever.data.beir import load_dataset
+    from retriever.parts import passage_parts
     from retriever.data.synth import pseudo_embeddings, synthesize
     from retriever.embedding import MODEL_ID, EmbeddingCache, seed_embedding_cache
 
@@ -62,6 +65,8 @@ def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int) -> dic
     started = time.perf_counter()
     dataset = load_dataset(Path(root))
     texts = [d.content for d in dataset.docs] + [q.text for q in dataset.queries_for_split()]
+    if parts:  # the passages' titles and sentences, as the default index embeds them
+        texts += [p for d in dataset.docs for p in passage_parts(d.title, d.text, DenseConfig().max_parts)]
     del dataset
     stored = 0
     with EmbeddingCache(Path(home) / "cache" / "embeddings.sqlite") as cache:
@@ -80,6 +85,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", required=True, help="fresh folder for the dataset, cache, index and run")
+    parser.add_argument("--no-parts", action="store_true", help="index the passages alone (no title/sentence vectors)")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     home = Path(args.home).resolve()
@@ -93,7 +99,8 @@ def main() -> None:
     }
 
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        report["prepare"] = pool.apply(prepare, (str(root), str(home), args.docs, args.queries, args.seed))
+        report["prepare"] = pool.apply(prepare, (str(root), str(home), args.docs, args.queries, args.seed,
+                                                 not args.no_parts))
 
     from evals.run_eval import run_eval
     from evals.runner import EvalSettings
@@ -102,7 +109,7 @@ def main() -> None:
     from retriever.embedding import Embedder
     from retriever.index import build_index
 
-    config = RetrieverConfig.resolve(home=home)
+    config = RetrieverConfig.resolve(home=home, search={"dense": {"parts": not args.no_parts}})
     embedder = Embedder()  # loads the model only if something misses the cache
 
     rss_before = rss_mib()
@@ -116,7 +123,7 @@ def main() -> None:
     report["index"] = {
         "seconds": round(index_s, 2), "load_dataset_s": round(load_s, 2),
         "docs_per_s": round(args.docs / index_s, 1),
-        "embedded_texts": manifest["embedded_texts"], "triples": manifest["n_triples"],
+        "embedded_texts": manifest["embedded_texts"], "triples": manifest["n_triples"], "parts": manifest["parts"],
         "rss_before_mib": round(rss_before, 1), "peak_rss_mib": round(maxrss_mib(), 1),
         "peak_growth_mib": round(maxrss_mib() - rss_before, 1),
         "rss_after_mib": round(rss_mib(), 1),

@@ -106,13 +106,16 @@ class DenseConfig:
             ``parts`` multivector (about 2-3x the embedding work of the passages alone).
         max_parts: index time: parts kept per passage.
         parts_weight: search time: the dense score is ``(1 - w) * cos(passage) +
-            w * max cos(part)`` over the union of the nearest passages by either;
-            0 uses the passage vector alone (as does an index built without parts).
+            w * max cos(part)``; 0 uses the passage vector alone (as does an index
+            built without parts).
+        parts_depth: search time: the nearest ``parts_depth`` x candidates passages
+            (by their own vector) are rescored so, and the best candidates kept.
     """
 
     parts: bool = True
     max_parts: int = 64
     parts_weight: float = 0.5
+    parts_depth: int = 2
 
     def __post_init__(self) -> None:
         problems = []
@@ -120,6 +123,8 @@ class DenseConfig:
             problems.append(f"dense parts must be true or false, got {self.parts!r}")
         if isinstance(self.max_parts, bool) or not isinstance(self.max_parts, int) or not 1 <= self.max_parts <= 1024:
             problems.append(f"dense max_parts must be an integer 1-1024, got {self.max_parts!r}")
+        if isinstance(self.parts_depth, bool) or not isinstance(self.parts_depth, int) or not 1 <= self.parts_depth <= 10:
+            problems.append(f"dense parts_depth must be an integer 1-10, got {self.parts_depth!r}")
         if not _finite_at_least(self.parts_weight, 0.0) or self.parts_weight > 1:
             problems.append(f"dense parts_weight must be a number 0-1, got {self.parts_weight!r}")
         if problems:

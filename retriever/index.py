@@ -83,7 +83,7 @@ def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:
     spec = {"schema": SCHEMA_VERSION, "data": dataset_fp, "model": model_id, "bm25": "qdrant-english",
             "qdrant": config.qdrant_url or "edge", "neo4j": config.neo4j.uri if config.neo4j else None}
     if config.dense.parts:
-        spec["parts"] = {"max": config.dense.max_parts, "splitter": 1}
+        spec["parts"] = {"max": config.dense.max_parts, "splitter": 1, "hnsw": False}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
 
 

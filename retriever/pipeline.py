@@ -204,7 +204,7 @@ class Retriever:
             try:
                 found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
                                              self.config.feedback, limit, self.index.doc_ids, self.index.point_of, flt,
-                                             self._parts_weight)
+                                             self._parts_weight, self.config.dense.parts_depth)
             except Exception as exc:
                 self._degrade(spans, span, Stage.FEEDBACK, exc)
                 return first, lists
@@ -250,7 +250,8 @@ class Retriever:
                 return None
         with spans.stage(SpanName.DENSE) as span:
             try:
-                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self._parts_weight)
+                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self._parts_weight,
+                              self.config.dense.parts_depth)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
             span.set_attribute(v.DENSE_PARTS_WEIGHT, self._parts_weight)

@@ -7,6 +7,7 @@ has up to five sections; every key is optional::
     parts = true                 # index time: embed each passage's title and sentences too
     max_parts = 64               # index time: parts kept per passage
     parts_weight = 0.5           # dense score = (1 - w) cos(passage) + w max cos(part); 0 = passage only
+    parts_depth = 2              # passages rescored so: parts_depth x the candidates nearest by their vector
 
     [fusion]
     method = "dbsf"              # dbsf | rrf | zscore | weighted | keyword_then_dense

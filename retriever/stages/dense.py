@@ -2,8 +2,8 @@
 
 With an index built with passage parts (``retriever.parts``) and a parts weight
 ``w`` > 0, a passage scores ``(1 - w) * cos(passage) + w * max cos(part)``: the
-candidates are the union of the ``limit`` nearest passages by either cosine, both
-computed exactly by the vector store, and the best ``limit`` are kept.
+``depth * limit`` nearest passages by their own vector are rescored so (the
+vector store computes both cosines in one call) and the best ``limit`` are kept.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ def blend(found: PartsHits, parts_weight: float, limit: int) -> tuple[np.ndarray
 
 
 def dense(store: VectorStore, vector: np.ndarray, limit: int, doc_ids: np.ndarray,
-          flt: PayloadFilter | None = None, parts_weight: float = 0.0) -> Candidates:
+          flt: PayloadFilter | None = None, parts_weight: float = 0.0, depth: int = 2) -> Candidates:
     if parts_weight <= 0:
         return to_candidates(Stage.DENSE, store.search_dense(vector[None, :], limit, flt)[0], doc_ids)
-    [found] = store.search_dense_parts(vector[None, :], limit, flt)
+    [found] = store.search_dense_parts(vector[None, :], limit * depth, flt)
     points, scores = blend(found, parts_weight, limit)
     return Candidates(Stage.DENSE, doc_ids[points], scores) if len(points) else Candidates.empty(Stage.DENSE)

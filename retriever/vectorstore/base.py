@@ -5,7 +5,8 @@ manifest); the payload carries the document id and metadata. Each point has a
 named dense vector ``dense`` (cosine) and a named sparse vector ``bm25``
 (IDF modifier, Qdrant's own BM25 embedder). A store created with ``parts=True``
 also gives each point a multivector ``parts``: one vector per part of the
-passage (its title and sentences), compared by MaxSim (the best part's cosine).
+passage (its title and sentences), compared by MaxSim (the best part's cosine),
+with no HNSW graph of its own: it only rescores what the passage vectors found.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class PartsHits:
 
 
 def parts_hits(whole: Sequence[Hit], best: Sequence[Hit]) -> PartsHits:
-    """Join the two rescorings of one candidate union by id (ids scored by only one keep that score for both)."""
+    """Join the two scorings of one candidate list by id (a point without parts keeps its own cosine for both)."""
     by_id = {h.id: h.score for h in best}
     ids = np.fromiter((h.id for h in whole), dtype=np.int64, count=len(whole))
     w = np.fromiter((h.score for h in whole), dtype=np.float64, count=len(whole))
@@ -113,8 +114,8 @@ class VectorStore(Protocol):
 
     def search_dense_parts(self, vectors: np.ndarray, limit: int,
                            flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """For each query vector, the union of its ``limit`` nearest points by the
-        whole-passage vector and by the best part, each with both cosines (one engine call)."""
+        """For each query vector, its ``limit`` nearest points by the whole-passage vector,
+        each with that cosine and its best part's (one engine call)."""
 
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id, in the order asked for; unknown ids are left out."""

@@ -17,6 +17,9 @@ from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PartsHits, Pa
 
 UPSERT_BATCH = 1024
 MAX_SIM = qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim)
+# The parts multivector only rescores candidates the passage vectors found: no HNSW graph
+# (m = 0), whose MaxSim-to-MaxSim build cost grows with parts squared.
+NO_HNSW = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
 _KEYWORD_FIELDS = ("id", "collection", "tags")
 _DATETIME_FIELDS = ("timestamp",)
 
@@ -70,7 +73,8 @@ class EdgeStore:
             shutil.rmtree(self.path)
         vectors = {DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)}
         if parts:
-            vectors[PARTS] = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, multivector_config=MAX_SIM)
+            vectors[PARTS] = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, multivector_config=MAX_SIM,
+                                                 hnsw_config=NO_HNSW)
         config = qe.EdgeConfig(
             vectors=vectors,
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
@@ -142,15 +146,14 @@ class EdgeStore:
 
     def search_dense_parts(self, vectors: np.ndarray, limit: int,
                            flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """Whole-passage and best-part cosines over the union of both nearest lists (one engine call)."""
+        """The ``limit`` nearest passages with their best part's cosine too (one engine call)."""
         edge_filter = _checked_filter(flt, limit)
         requests = []
         for v in dense_rows(vectors):
-            union = [qe.Prefetch(limit=limit, query=qe.Query.Nearest(v, using=DENSE), filter=edge_filter),
-                     qe.Prefetch(limit=limit, query=qe.Query.Nearest([v], using=PARTS), filter=edge_filter)]
-            requests += [qe.QueryRequest(limit=2 * limit, query=query, prefetches=union, filter=edge_filter,
-                                         with_payload=False)
-                         for query in (qe.Query.Nearest(v, using=DENSE), qe.Query.Nearest([v], using=PARTS))]
+            nearest = qe.Query.Nearest(v, using=DENSE)
+            requests += [qe.QueryRequest(limit=limit, query=nearest, filter=edge_filter, with_payload=False),
+                         qe.QueryRequest(limit=limit, query=qe.Query.Nearest([v], using=PARTS), with_payload=False,
+                                         prefetches=[qe.Prefetch(limit=limit, query=nearest, filter=edge_filter)])]
         results = self._batch(requests)
         return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
 

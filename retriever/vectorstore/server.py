@@ -26,6 +26,7 @@ UPSERT_BATCH = 256
 _KEYWORD_FIELDS = ("id", "collection", "tags")
 _DATETIME_FIELDS = ("timestamp",)
 MAX_SIM = models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM)
+NO_HNSW = models.HnswConfigDiff(m=0)  # the parts multivector only rescores (see edge.py)
 _UNREACHABLE = (ResponseHandlingException, httpx.TransportError, ConnectionError)
 
 
@@ -105,7 +106,8 @@ class ServerStore:
         (and the ``parts`` multivector when ``parts``)."""
         vectors = {DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)}
         if parts:
-            vectors[PARTS] = models.VectorParams(size=dim, distance=models.Distance.COSINE, multivector_config=MAX_SIM)
+            vectors[PARTS] = models.VectorParams(size=dim, distance=models.Distance.COSINE, multivector_config=MAX_SIM,
+                                                 hnsw_config=NO_HNSW)
         client = self._connect()
         with self._calling(f"creating collection {self.collection!r}"):
             if client.collection_exists(self.collection):
@@ -178,14 +180,13 @@ class ServerStore:
 
     def search_dense_parts(self, vectors: np.ndarray, limit: int,
                            flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """Whole-passage and best-part cosines over the union of both nearest lists (one request)."""
+        """The ``limit`` nearest passages with their best part's cosine too (one request)."""
         f = _checked_filter(flt, limit)
         requests = []
         for v in dense_rows(vectors):
-            union = [models.Prefetch(query=v, using=DENSE, limit=limit, filter=f),
-                     models.Prefetch(query=[v], using=PARTS, limit=limit, filter=f)]
-            requests += [models.QueryRequest(query=query, using=using, prefetch=union, limit=2 * limit, filter=f)
-                         for query, using in ((v, DENSE), ([v], PARTS))]
+            requests += [models.QueryRequest(query=v, using=DENSE, limit=limit, filter=f),
+                         models.QueryRequest(query=[v], using=PARTS, limit=limit,
+                                             prefetch=models.Prefetch(query=v, using=DENSE, limit=limit, filter=f))]
         results = self._run(requests)
         return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
 
