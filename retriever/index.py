@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2
 
 StoreFactory = Callable[[str], VectorStore]
-UPSERT_BATCH = 256  # documents per upsert (and per parts embedding call)
+WRITE_CHUNK = 2048  # documents per BM25 encoding, parts embedding call and upsert (the stores batch further)
 
 
 @dataclass(frozen=True)
@@ -111,12 +111,13 @@ def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
 
 @dataclass
 class PartVectors:
-    """Part vectors (``retriever.parts``), embedded upsert batch by upsert batch so that a
-    large corpus never holds them all; counts what it embedded and stored."""
+    """Part vectors (``retriever.parts``), embedded chunk by chunk so that a large corpus
+    never holds them all; counts what it embedded and stored."""
 
     embedder: Any
     cache: Any  # retriever.embedding.EmbeddingCache
     max_parts: int
+    progress: bool = False
     embedded: int = 0
     stored: int = 0
 
@@ -126,7 +127,8 @@ class PartVectors:
         from retriever.parts import passage_parts
 
         texts = [passage_parts(d.title, d.text, self.max_parts) for d in docs]
-        flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts])
+        flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts],
+                                          progress=self.progress)
         bounds = np.cumsum([0] + [len(ts) for ts in texts])
         out = [flat[a:b] if b > a else vectors[i][None, :] for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
         self.embedded += embedded
@@ -136,14 +138,13 @@ class PartVectors:
 
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
                   progress: bool, parts: PartVectors | None = None) -> TermStats:
-    """Upsert every document in batches; returns the corpus' BM25 term statistics."""
+    """Upsert every document, chunk by chunk; returns the corpus' BM25 term statistics."""
     from tqdm import tqdm
 
     df: dict[int, int] = {}
-    bar = tqdm(total=len(docs), desc="indexing" if parts is None else "indexing (embedding parts)", unit="doc",
-               disable=not progress)
-    for start in range(0, len(docs), UPSERT_BATCH):
-        batch = docs[start:start + UPSERT_BATCH]
+    bar = tqdm(total=len(docs), desc="indexing", unit="doc", disable=not progress)
+    for start in range(0, len(docs), WRITE_CHUNK):
+        batch = docs[start:start + WRITE_CHUNK]
         sparse = bm25.encode_documents([d.content for d in batch])
         for vec in sparse:
             for term in vec.indices:
@@ -187,7 +188,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     texts = [d.content for d in docs]
     cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
     vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
-    parts = PartVectors(embedder, cache, config.dense.max_parts) if config.dense.parts else None
+    parts = PartVectors(embedder, cache, config.dense.max_parts, progress) if config.dense.parts else None
     avg_len = mean_token_length(texts)
     bm25 = Bm25Encoder(avg_len)
     collection = f"searchtrace_{dataset.name}_{key}"
