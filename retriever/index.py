@@ -4,7 +4,8 @@ An index lives in ``<home>/indexes/<dataset>-<key>/`` where ``key`` hashes the
 dataset fingerprint (corpus + triples bytes) and the index configuration
 (embedding model, BM25 parameters, passage parts, schema version). It holds ``manifest.json``
 (written last: its presence marks a complete index), ``doc_ids.json``, the
-Qdrant Edge shard (embedded default) and the graph file. Embeddings are cached
+Qdrant Edge shard (embedded default), the graph file and, with passage parts,
+``vectors.npy`` (the passage vectors, for the dense stage's passage cosines). Embeddings are cached
 by text hash in ``<home>/cache/`` so a changed corpus embeds only new texts.
 """
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2
 
 StoreFactory = Callable[[str], VectorStore]
+VECTORS_FILE = "vectors.npy"
 WRITE_CHUNK = 2048  # documents per BM25 encoding, parts embedding call and upsert (the stores batch further)
 
 
@@ -67,6 +69,7 @@ class OpenIndex:
     doc_ids: np.ndarray  # object array: point id -> document id
     point_of: dict[str, int]
     term_stats: TermStats
+    vectors: np.ndarray | None = None  # passage vectors by point id (memory-mapped), with parts only
 
     def close(self) -> None:
         self.store.close()
@@ -83,7 +86,7 @@ def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:
     spec = {"schema": SCHEMA_VERSION, "data": dataset_fp, "model": model_id, "bm25": "qdrant-english",
             "qdrant": config.qdrant_url or "edge", "neo4j": config.neo4j.uri if config.neo4j else None}
     if config.dense.parts:
-        spec["parts"] = {"max": config.dense.max_parts, "splitter": 1, "hnsw": False}
+        spec["parts"] = {"max": config.dense.max_parts, "splitter": 1, "hnsw": False, "vectors_file": True}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
 
 
@@ -210,6 +213,8 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
         graph.close()
         graph_backend = "neo4j" if config.neo4j else "memory"
     (tmp / "doc_ids.json").write_text(json.dumps([d.id for d in docs]), encoding="utf-8")
+    if parts is not None:  # the dense stage's passage cosines (see retriever.stages.dense)
+        np.save(tmp / VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
     manifest = IndexManifest(
         key=key, dataset=dataset.name, dataset_fingerprint=dataset_fp, n_docs=len(docs),
         n_triples=len(dataset.triples), avg_len=avg_len, model=embedder.model_id, dim=int(vectors.shape[1]),
@@ -234,8 +239,9 @@ def open_index(path: Path, config: RetrieverConfig, *, make_store: StoreFactory 
         graph = _make_graph(config, path)
         graph.connect()
     doc_ids = np.array(json.loads((path / "doc_ids.json").read_text(encoding="utf-8")), dtype=object)
+    vectors = np.load(path / VECTORS_FILE, mmap_mode="r") if manifest.parts else None
     return OpenIndex(manifest, path, store, graph, Bm25Encoder(manifest.avg_len), doc_ids,
-                     {d: i for i, d in enumerate(doc_ids)}, TermStats.load(path / "term_stats.npz"))
+                     {d: i for i, d in enumerate(doc_ids)}, TermStats.load(path / "term_stats.npz"), vectors)
 
 
 def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder, *, progress: bool = True,

@@ -18,7 +18,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from retriever import confidence as conf
-from retriever._spans import StageSpans, record, trace_id
+from retriever._spans import StageSpans, record, record_snapshot, trace_id
 from retriever.config import RetrieverConfig
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError
 from retriever.index import OpenIndex
@@ -132,7 +132,7 @@ class Retriever:
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
                 return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}, None
-            record(root, attrs.outcome, response)  # eager: the caller owns the response afterwards
+            record_snapshot(root, attrs.outcome, response, deferred=self.deferred)  # the caller owns the response
             return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -204,7 +204,7 @@ class Retriever:
             try:
                 found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
                                              self.config.feedback, limit, self.index.doc_ids, self.index.point_of, flt,
-                                             self._parts_weight, self.config.dense.parts_depth)
+                                             self._parts_weight, self.config.dense.parts_depth, self.index.vectors)
             except Exception as exc:
                 self._degrade(spans, span, Stage.FEEDBACK, exc)
                 return first, lists
@@ -237,8 +237,7 @@ class Retriever:
         if not f.enabled(Stage.DENSE) and f.method is not FusionMethod.KEYWORD_THEN_DENSE:
             with spans.skipped(SpanName.EMBED, SKIP_REASON):
                 return None
-        with spans.stage(SpanName.EMBED) as span:
-            span.set_attribute(v.EMBEDDING_MODEL_NAME, getattr(self.embedder, "model_id", "unknown"))
+        with spans.stage(SpanName.EMBED, {v.EMBEDDING_MODEL_NAME: getattr(self.embedder, "model_id", "unknown")}) as span:
             if query_vector is not None:
                 span.set_attribute(v.EMBED_PRECOMPUTED, True)
                 return query_vector
@@ -251,7 +250,7 @@ class Retriever:
         with spans.stage(SpanName.DENSE) as span:
             try:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self._parts_weight,
-                              self.config.dense.parts_depth)
+                              self.config.dense.parts_depth, self.index.vectors)
             except Exception as exc:
                 return self._degrade(spans, span, Stage.DENSE, exc)
             span.set_attribute(v.DENSE_PARTS_WEIGHT, self._parts_weight)
@@ -285,8 +284,7 @@ class Retriever:
         if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
             with spans.skipped(SpanName.GRAPH, SKIP_REASON):
                 return GraphResult.empty()
-        with spans.stage(SpanName.GRAPH) as span:
-            span.set_attribute(v.DEPTH, depth)
+        with spans.stage(SpanName.GRAPH, {v.DEPTH: depth}) as span:
             if depth == 0 or not rw.entities:
                 return GraphResult.empty()
             span.set_attribute(v.GRAPH_METHOD, self.config.graph.method.value)

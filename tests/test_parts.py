@@ -9,7 +9,6 @@ from retriever.config import DenseConfig
 from retriever.errors import ValidationError
 from retriever.parts import passage_parts, sentences
 from retriever.stages.dense import blend
-from retriever.vectorstore.base import Hit, parts_hits
 from traces import vocabulary as v
 
 
@@ -37,11 +36,10 @@ def test_passage_parts_put_the_title_first_and_cap_the_count():
 
 def test_blend_weights_the_two_cosines_and_keeps_the_best_limit_ties_by_point_id():
     # binary fractions, so that the tie between points 3 and 9 is exact
-    found = parts_hits([Hit(5, 0.25), Hit(9, 0.25), Hit(3, 0.5), Hit(1, 0.125)],
-                       [Hit(5, 0.5), Hit(3, 0.5), Hit(9, 0.75)])  # point 1 has no parts: its own cosine
-    ids, scores = blend(found, 0.5, 3)
+    points, whole, best = np.array([9, 5, 3, 1]), np.array([0.25, 0.25, 0.5, 0.125]), np.array([0.75, 0.5, 0.5, 0.125])
+    ids, scores = blend(points, whole, best, 0.5, 3)
     assert ids.tolist() == [3, 9, 5] and scores.tolist() == [0.5, 0.5, 0.375]
-    ids, scores = blend(found, 0.0, 10)
+    ids, scores = blend(points, whole, best, 0.0, 10)
     assert ids.tolist() == [3, 5, 9, 1] and scores.tolist() == [0.5, 0.25, 0.25, 0.125]
 
 
@@ -62,6 +60,7 @@ def test_dense_scores_average_the_passage_cosine_and_the_best_part_cosine(traced
     by = {s.name: s for s in exporter.get_finished_spans()}
     assert by["dense"].attributes[v.DENSE_PARTS_WEIGHT] == 0.5
     assert retriever.index.manifest.parts > retriever.index.manifest.n_docs  # titles and sentences
+    assert retriever.index.vectors.shape == (retriever.index.manifest.n_docs, 384)
     q = model.encode_query(QUERY)
     ids, scores = by["dense"].attributes[v.CANDIDATE_IDS][:5], by["dense"].attributes[v.CANDIDATE_SCORES][:5]
     rows = retriever.index.store.retrieve([retriever.index.point_of[i] for i in ids], with_vectors=True)

@@ -315,7 +315,7 @@ def test_server_store_passes_cluster_layout_to_create_collection():
         RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "zero"})
 
 
-# --- the parts multivector: the nearest passages, each with its own cosine and its best part's ---
+# --- the parts multivector: the nearest passages by their own vector, scored by their best part ---
 
 def _parts_rows(rng: np.random.Generator, n: int) -> list[PointRow]:
     """Random points with 1-4 parts each; point 0 has no parts (it was created without any)."""
@@ -343,36 +343,35 @@ def parts_store(make_store):
     s.close()
 
 
-def _parts_expected(rows: list[PointRow], q: np.ndarray, limit: int, keep=lambda r: True):
-    """The ``limit`` best by whole cosine, with (whole, best part) cosines; no parts: whole for both."""
+def _parts_expected(rows: list[PointRow], q: np.ndarray, limit: int, keep=lambda r: True) -> dict[int, float]:
+    """Of the ``limit`` best by passage cosine, those with parts: id -> best-part cosine, best first."""
     rows = [r for r in rows if keep(r)]
-    whole = {r.id: float(_cos(q, r.dense)) for r in rows}
-    best = {r.id: float(_cos(q, r.parts).max()) for r in rows if r.parts is not None}
-    return {i: (whole[i], best.get(i, whole[i])) for i in sorted(whole, key=lambda i: -whole[i])[:limit]}
+    nearest = sorted(rows, key=lambda r: -float(_cos(q, r.dense)))[:limit]
+    best = {r.id: float(_cos(q, r.parts).max()) for r in nearest if r.parts is not None}
+    return dict(sorted(best.items(), key=lambda kv: -kv[1]))
 
 
 def test_parts_scores_equal_numpy(parts_store):
     store, rows = parts_store
     queries = np.random.default_rng(3).normal(size=(3, DIM)).astype(np.float32)
-    queries[0] = rows[0].dense  # point 0, which has no parts, comes first
-    for q, got in zip(queries, store.search_dense_parts(queries, limit=6)):
+    queries[0] = rows[0].dense  # point 0, the nearest, has no parts: left out
+    for q, got in zip(queries, store.search_best_parts(queries, limit=6)):
         expected = _parts_expected(rows, q, 6)
-        assert got.ids.tolist() == list(expected)  # by whole cosine, best first
-        for i, w, b in zip(got.ids.tolist(), got.whole, got.best_part):
-            assert (w, b) == pytest.approx(expected[i], abs=1e-5)
+        assert _ids(got) == list(expected)
+        assert [h.score for h in got] == pytest.approx(list(expected.values()), abs=1e-5)
+    assert 0 not in _ids(store.search_best_parts(queries[:1], limit=6)[0])
 
 
 def test_parts_search_honours_the_filter(parts_store):
     store, rows = parts_store
     q = np.random.default_rng(4).normal(size=DIM).astype(np.float32)
-    [got] = store.search_dense_parts(q[None, :], limit=4, flt=PayloadFilter(collection="odd"))
-    expected = _parts_expected(rows, q, 4, keep=lambda r: r.payload["collection"] == "odd")
-    assert sorted(got.ids.tolist()) == sorted(expected)
+    [got] = store.search_best_parts(q[None, :], limit=4, flt=PayloadFilter(collection="odd"))
+    assert _ids(got) == list(_parts_expected(rows, q, 4, keep=lambda r: r.payload["collection"] == "odd"))
 
 
 def test_parts_search_rejects_bad_requests(parts_store):
     store, _ = parts_store
     with pytest.raises(ValidationError):
-        store.search_dense_parts(np.ones((1, DIM), dtype=np.float32), limit=0)
+        store.search_best_parts(np.ones((1, DIM), dtype=np.float32), limit=0)
     with pytest.raises(ValidationError):
-        store.search_dense_parts(np.ones(DIM, dtype=np.float32), limit=3)
+        store.search_best_parts(np.ones(DIM, dtype=np.float32), limit=3)

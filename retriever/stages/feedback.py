@@ -27,10 +27,10 @@ def rocchio(query: np.ndarray, docs: np.ndarray, beta: float) -> np.ndarray:
 def feedback_dense(store: VectorStore, vector: np.ndarray, first: Fused, config: FeedbackConfig, limit: int,
                    doc_ids: np.ndarray, point_of: dict[str, int],
                    flt: PayloadFilter | None = None, parts_weight: float = 0.0,
-                   parts_depth: int = 2) -> tuple[Candidates, tuple[str, ...]]:
+                   parts_depth: int = 2, doc_vectors: np.ndarray | None = None) -> tuple[Candidates, tuple[str, ...]]:
     """The dense list for the moved query, and the feedback documents used."""
     top = [str(i) for i in first.ids[: config.docs]]
     rows = store.retrieve([point_of[i] for i in top if i in point_of], with_vectors=True)
     vectors = np.array([vec for _, _, vec in rows if vec is not None], dtype=np.float32).reshape(-1, len(vector))
     moved = rocchio(vector, vectors, config.weight)
-    return dense(store, moved, limit, doc_ids, flt, parts_weight, parts_depth), tuple(top)
+    return dense(store, moved, limit, doc_ids, flt, parts_weight, parts_depth, doc_vectors), tuple(top)

@@ -66,24 +66,6 @@ class Hit:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class PartsHits:
-    """Candidates of a parts search: point ids with the whole-passage cosine and the best part's."""
-
-    ids: np.ndarray  # int64
-    whole: np.ndarray  # float64, cosine of the passage vector
-    best_part: np.ndarray  # float64, MaxSim over the parts
-
-
-def parts_hits(whole: Sequence[Hit], best: Sequence[Hit]) -> PartsHits:
-    """Join the two scorings of one candidate list by id (a point without parts keeps its own cosine for both)."""
-    by_id = {h.id: h.score for h in best}
-    ids = np.fromiter((h.id for h in whole), dtype=np.int64, count=len(whole))
-    w = np.fromiter((h.score for h in whole), dtype=np.float64, count=len(whole))
-    b = np.fromiter((by_id.get(h.id, h.score) for h in whole), dtype=np.float64, count=len(whole))
-    return PartsHits(ids, w, b)
-
-
 @runtime_checkable
 class VectorStore(Protocol):
     def create(self, dim: int, parts: bool = False) -> None:
@@ -112,10 +94,11 @@ class VectorStore(Protocol):
                       flt: PayloadFilter | None = None) -> tuple[list[list[Hit]], list[list[Hit]]]:
         """Dense and sparse searches for a batch of queries in one engine call."""
 
-    def search_dense_parts(self, vectors: np.ndarray, limit: int,
-                           flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """For each query vector, its ``limit`` nearest points by the whole-passage vector,
-        each with that cosine and its best part's (one engine call)."""
+    def search_best_parts(self, vectors: np.ndarray, limit: int,
+                          flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """For each query vector, its ``limit`` nearest points by the passage vector, scored
+        by their best part (MaxSim over ``parts``), best first (one engine call). Points
+        without parts are left out."""
 
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
         """Points by id, in the order asked for; unknown ids are left out."""

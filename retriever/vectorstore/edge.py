@@ -12,8 +12,8 @@ import qdrant_edge as qe
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PartsHits, PayloadFilter, PointRow, Sparse,
-                                        dense_rows, in_order, parts_hits)
+from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PayloadFilter, PointRow, Sparse, dense_rows,
+                                        in_order)
 
 UPSERT_BATCH = 1024
 MAX_SIM = qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim)
@@ -144,18 +144,15 @@ class EdgeStore:
         results = self._run(_dense_queries(dense) + _sparse_queries(sparse), limit, flt)
         return results[:len(dense)], results[len(dense):]
 
-    def search_dense_parts(self, vectors: np.ndarray, limit: int,
-                           flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """The ``limit`` nearest passages with their best part's cosine too (one engine call)."""
+    def search_best_parts(self, vectors: np.ndarray, limit: int,
+                          flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """The ``limit`` nearest passages, scored by their best part (one engine call)."""
         edge_filter = _checked_filter(flt, limit)
-        requests = []
-        for v in dense_rows(vectors):
-            nearest = qe.Query.Nearest(v, using=DENSE)
-            requests += [qe.QueryRequest(limit=limit, query=nearest, filter=edge_filter, with_payload=False),
-                         qe.QueryRequest(limit=limit, query=qe.Query.Nearest([v], using=PARTS), with_payload=False,
-                                         prefetches=[qe.Prefetch(limit=limit, query=nearest, filter=edge_filter)])]
-        results = self._batch(requests)
-        return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
+        return self._batch([
+            qe.QueryRequest(limit=limit, query=qe.Query.Nearest([v], using=PARTS), with_payload=False,
+                            prefetches=[qe.Prefetch(limit=limit, query=qe.Query.Nearest(v, using=DENSE),
+                                                    filter=edge_filter)])
+            for v in dense_rows(vectors)])
 
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False
                  ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:

@@ -14,8 +14,8 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PartsHits, PayloadFilter, PointRow, Sparse,
-                                        dense_rows, in_order, parts_hits)
+from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PayloadFilter, PointRow, Sparse, dense_rows,
+                                        in_order)
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -178,17 +178,13 @@ class ServerStore:
         results = self._run(_dense_requests(dense, limit, flt) + _sparse_requests(sparse, limit, flt))
         return results[:len(dense)], results[len(dense):]
 
-    def search_dense_parts(self, vectors: np.ndarray, limit: int,
-                           flt: PayloadFilter | None = None) -> list[PartsHits]:
-        """The ``limit`` nearest passages with their best part's cosine too (one request)."""
+    def search_best_parts(self, vectors: np.ndarray, limit: int,
+                          flt: PayloadFilter | None = None) -> list[list[Hit]]:
+        """The ``limit`` nearest passages, scored by their best part (one request)."""
         f = _checked_filter(flt, limit)
-        requests = []
-        for v in dense_rows(vectors):
-            requests += [models.QueryRequest(query=v, using=DENSE, limit=limit, filter=f),
-                         models.QueryRequest(query=[v], using=PARTS, limit=limit,
-                                             prefetch=models.Prefetch(query=v, using=DENSE, limit=limit, filter=f))]
-        results = self._run(requests)
-        return [parts_hits(results[i], results[i + 1]) for i in range(0, len(results), 2)]
+        return self._run([models.QueryRequest(query=[v], using=PARTS, limit=limit,
+                                              prefetch=models.Prefetch(query=v, using=DENSE, limit=limit, filter=f))
+                          for v in dense_rows(vectors)])
 
     def retrieve(self, ids: Sequence[int], with_vectors: bool = False
                  ) -> list[tuple[int, dict[str, Any], np.ndarray | None]]:
