@@ -3,6 +3,7 @@ import math
 import pytest
 
 from retriever.config import GraphConfig
+from retriever.graph.reach import reach_from_hits
 from retriever.stages.graph import relation_id, score_hits
 from retriever.types import GraphHit, Stage, Triple
 
@@ -14,7 +15,7 @@ def test_doc_scores_follow_hop_decay_and_seed_degree():
         GraphHit(Triple("A", "s", "D", "d1"), 1, "a"),
     ]
     cfg = GraphConfig(hop_decay=0.5, max_relation_hits=2)
-    out = score_hits(hits, {"a": 3}, cfg, limit=10)
+    out = score_hits(reach_from_hits(["a"], hits), {"a": 3}, cfg, limit=10)
     got = dict(zip(out.docs.ids, out.docs.scores))
     assert out.docs.stage is Stage.GRAPH
     assert got["d1"] == pytest.approx(2 * 1 / math.log2(1 + 3))
@@ -26,4 +27,4 @@ def test_doc_scores_follow_hop_decay_and_seed_degree():
 
 def test_limit():
     hits = [GraphHit(Triple("A", "r", str(i), f"d{i}"), 1, "a") for i in range(5)]
-    assert len(score_hits(hits, {"a": 5}, GraphConfig(), limit=3).docs) == 3
+    assert len(score_hits(reach_from_hits(["a"], hits), {"a": 5}, GraphConfig(), limit=3).docs) == 3

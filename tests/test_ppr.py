@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from retriever.config import GraphConfig
+from retriever.graph.reach import reach_from_hits
 from retriever.stages import ppr
 from retriever.stages.graph import score_ppr
 from retriever.types import GraphHit, GraphMethod, Stage, Triple
@@ -13,10 +14,14 @@ def hit(s, o, doc, hops=1, seed="a"):
     return GraphHit(Triple(s, "r", o, doc), hops, seed)
 
 
+def subgraph(seeds, hits):
+    return ppr.subgraph(reach_from_hits(seeds, hits))
+
+
 def test_two_nodes_closed_form():
     # x_a = (1 - d) + d x_b and x_b = d x_a  =>  x_a = 1 / (1 + d), x_b = d / (1 + d)
     hits = [hit("A", "B", "d1")]
-    sub = ppr.subgraph(["a"], hits)
+    sub = subgraph(["a"], hits)
     for d in (0.3, 0.5, 0.85):
         mass = ppr.pagerank(sub, np.array([1.0]), d)
         np.testing.assert_allclose(mass, [1 / (1 + d), d / (1 + d)], atol=1e-6)
@@ -26,17 +31,18 @@ def test_matches_networkx_personalized_pagerank():
     nx = pytest.importorskip("networkx")
     edges = [("A", "B"), ("B", "C"), ("C", "A"), ("C", "D"), ("D", "E"), ("E", "F"), ("B", "E")]
     hits = [hit(s, o, f"d{i}") for i, (s, o) in enumerate(edges)]
-    sub = ppr.subgraph(["a", "d"], hits)
+    sub = subgraph(["a", "d"], hits)
     restart = np.array([0.75, 0.25])
     mass = ppr.pagerank(sub, restart, 0.5)
     graph = nx.Graph([(s.lower(), o.lower()) for s, o in edges])
     want = nx.pagerank(graph, alpha=0.5, personalization={"a": 0.75, "d": 0.25}, tol=1e-12, max_iter=1000)
-    np.testing.assert_allclose(mass, [want[k] for k in sub.keys], atol=1e-5)
+    keys = list(dict.fromkeys(["a", "d", *(n.lower() for edge in edges for n in edge)]))  # seeds, then first seen
+    np.testing.assert_allclose(mass, [want[keys[i]] for i in sub.ids], atol=1e-5)
     assert mass.sum() == pytest.approx(1.0)
 
 
 def test_isolated_seed_keeps_its_mass():
-    sub = ppr.subgraph(["a", "z"], [hit("A", "B", "d1")])
+    sub = subgraph(["a", "z"], [hit("A", "B", "d1")])
     mass = ppr.pagerank(sub, np.array([0.5, 0.5]), 0.5)
     assert mass.sum() == pytest.approx(1.0)
     # z's walk has nowhere to go and restarts at the seeds: z = (1 - d) / 2 + d z / 2
@@ -54,9 +60,12 @@ def test_seed_weights_favour_named_and_specific_entities():
 
 def test_document_and_triple_scores_sum_entity_mass():
     hits = [hit("A", "B", "d1"), hit("B", "C", "d2"), hit("A", "C", "d1")]
-    sub = ppr.subgraph(["a"], hits)
+    found = reach_from_hits(["a"], hits)
+    sub = ppr.subgraph(found)
     mass = np.array([0.5, 0.3, 0.2])  # a, b, c
-    assert ppr.document_scores(sub, hits, mass) == pytest.approx({"d1": 1.0, "d2": 0.5})
+    docs, scores = ppr.document_scores(sub, found.doc.tolist(), mass)
+    assert list(found.doc_ids[docs]) == ["d1", "d2"]
+    np.testing.assert_allclose(scores, [0.5 + 0.3 + 0.2, 0.3 + 0.2])
     np.testing.assert_allclose(ppr.triple_scores(sub, mass), [0.8, 0.5, 0.7])
 
 
@@ -64,7 +73,7 @@ def test_score_ppr_ranks_documents_near_the_seed_first():
     hits = [hit("Brand", "Henrik Ibsen", "play"), hit("Henrik Ibsen", "Norway", "ibsen", 2),
             hit("Norway", "Oslo", "norway", 3)]
     cfg = GraphConfig(method=GraphMethod.PPR, max_relation_hits=2)
-    out = score_ppr(hits, ["brand"], {"brand": 1}, "the author of Brand", cfg, limit=10)
+    out = score_ppr(reach_from_hits(["brand"], hits), ["brand"], {"brand": 1}, "the author of Brand", cfg, limit=10)
     assert out.docs.stage is Stage.GRAPH
     assert list(out.docs.ids) == ["play", "ibsen", "norway"]
     assert np.all(np.diff(out.docs.scores) < 0)

@@ -1,8 +1,9 @@
-"""Breadth-first neighbourhood search shared by every backend.
+"""Breadth-first neighbourhood search, the definition every backend meets.
 
 A backend supplies one call, ``expand(keys)``: the relations touching any of
 ``keys``. The search asks it once per hop, so a server backend runs at most
-``depth`` one-hop queries and never a variable-length pattern.
+``depth`` one-hop queries and never a variable-length pattern. ``MemoryGraph``
+runs the same search as array operations (``_bfs``), tested equal to this one.
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ class GraphStore(Protocol):
 
     Entities are keyed by ``retriever.graph.normalize.normalize_name``; a triple's
     relation edge keeps the id of the document it came from.
+
+    A backend may also offer ``reach(entity_keys, depth, limit) -> reach.Reach``:
+    ``neighbourhood``'s hits with integer columns the graph stage scores as
+    arrays (``MemoryGraph`` does). It is optional: without it the stage derives
+    the columns from the hits (``reach.reach_from_hits``), with the same result.
     """
 
     def connect(self) -> None:

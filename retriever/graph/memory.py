@@ -1,9 +1,12 @@
 """``MemoryGraph``: the embedded, in-process knowledge graph (the default backend).
 
 Entities are interned to integers; relations are parallel lists indexed by
-relation id and each entity keeps the ids of the relations touching it, so a
-hop is a few list lookups. The whole graph saves to one JSON file that an index
-folder can carry.
+relation id and each entity keeps the ids of the relations touching it. A
+search runs on an array copy of that (``_csr.GraphArrays``, built after
+``connect`` and again after a ``load``): the breadth-first search is a few numpy
+operations per hop (``_bfs``), and ``reach`` hands the graph stage integer
+columns so it never re-keys names. The whole graph saves to one JSON file that
+an index folder can carry.
 """
 
 from __future__ import annotations
@@ -13,9 +16,14 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
 from retriever.errors import DataError, NotFoundError
+from retriever.graph import _bfs
+from retriever.graph._csr import GraphArrays, build_arrays
 from retriever.graph._rows import build_rows, key_list
-from retriever.graph._traverse import Edge, check_depth_limit, traverse
+from retriever.graph._traverse import check_depth_limit
+from retriever.graph.reach import Reach
 from retriever.types import Entity, GraphHit, Triple
 
 FORMAT = "searchtrace.memory-graph"
@@ -42,6 +50,8 @@ class MemoryGraph:
         self._rel_ids: dict[tuple[int, str, int, str], int] = {}
         self._rels: list[tuple[int, str, int, str]] = []  # (subject id, relation, object id, doc id)
         self._adj: list[list[int]] = []  # entity id -> relation ids touching it
+        self._triples: list[Triple | None] = []  # relation id -> its Triple, made on first use
+        self._arrays: GraphArrays | None = None  # built on demand, dropped by any change
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> "MemoryGraph":
@@ -83,6 +93,7 @@ class MemoryGraph:
         except (KeyError, TypeError, ValueError) as e:
             self._reset()
             raise DataError(str(self.path), None, f"malformed graph: {e!r}") from e
+        self._arrays_now()
 
     def close(self) -> None:
         """Nothing to release; the contents stay."""
@@ -121,6 +132,7 @@ class MemoryGraph:
             self._names.append(name)
             self._aliases.append({})
             self._adj.append([])
+            self._arrays = None
         for a in aliases:
             self._aliases[i].setdefault(a)
             self._by_alias.setdefault(a, {}).setdefault(i)
@@ -131,6 +143,8 @@ class MemoryGraph:
             return
         rid = self._rel_ids[rel] = len(self._rels)
         self._rels.append(rel)
+        self._triples.append(None)
+        self._arrays = None
         self._adj[s].append(rid)
         if o != s:
             self._adj[o].append(rid)
@@ -141,26 +155,44 @@ class MemoryGraph:
     def match_entities(self, names: Iterable[str]) -> list[Entity]:
         """Entities keyed or aliased by ``names``, in order of the first name matching each."""
         hits: dict[int, None] = {}
+        index, by_alias = self._index, self._by_alias
         for name in key_list(names, "names"):
-            exact = self._index.get(name)
-            matched = ([exact] if exact is not None else []) + list(self._by_alias.get(name, ()))
+            exact, aliased = index.get(name), by_alias.get(name)
+            if aliased is None:  # the common case: a key or nothing, no sort needed
+                if exact is not None:
+                    hits.setdefault(exact)
+                continue
+            matched = ([exact] if exact is not None else []) + list(aliased)
             for i in sorted(matched, key=self._keys.__getitem__):
                 hits.setdefault(i)
         return [self._entity(i) for i in hits]
 
-    def _expand(self, keys: list[str]) -> list[Edge]:
-        edges = []
-        for key in keys:
-            i = self._index.get(key)
-            for rid in self._adj[i] if i is not None else ():
-                s, relation, o, doc_id = self._rels[rid]
-                triple = Triple(self._names[s], relation, self._names[o], doc_id)
-                edges.append(Edge(rid, self._keys[s], self._keys[o], triple))
-        return edges
+    def _arrays_now(self) -> GraphArrays:
+        arrays = self._arrays
+        if arrays is None:
+            arrays = self._arrays = build_arrays(self._adj, self._rels, self._names)
+        return arrays
+
+    def _make_triple(self, rid: int) -> Triple:
+        s, relation, o, doc_id = self._rels[rid]
+        triple = self._triples[rid] = Triple(self._names[s], relation, self._names[o], doc_id)
+        return triple
+
+    def reach(self, entity_keys: Iterable[str], depth: int, limit: int) -> Reach:
+        """``neighbourhood``'s hits with their entity, document and order columns (``reach.Reach``)."""
+        check_depth_limit(depth, limit)
+        seeds = key_list(entity_keys, "entity_keys")
+        arrays = self._arrays_now()
+        ids = np.array([self._index.get(k, -1 - i) for i, k in enumerate(seeds)], dtype=np.int64)
+        found = _bfs.search(arrays, ids, depth, limit)
+        rels, cache = found.relations, self._triples
+        triples = [cache[r] or self._make_triple(r) for r in rels.tolist()]
+        hits = tuple(map(GraphHit, triples, found.hops.tolist(), [seeds[i] for i in found.seeds.tolist()]))
+        return Reach(hits, ids, arrays.subject[rels], arrays.object[rels], arrays.doc[rels], arrays.doc_ids,
+                     arrays.order[rels])
 
     def neighbourhood(self, entity_keys: Iterable[str], depth: int, limit: int) -> list[GraphHit]:
-        check_depth_limit(depth, limit)
-        return traverse(key_list(entity_keys, "entity_keys"), depth, limit, self._expand)
+        return list(self.reach(entity_keys, depth, limit).hits)
 
     def degree(self, entity_keys: Iterable[str]) -> dict[str, int]:
         out = {}

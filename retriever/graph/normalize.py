@@ -137,9 +137,11 @@ def candidate_spans(query: str, max_len: int = 6) -> list[str]:
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
         raise ValidationError(f"max_len must be an int >= 1, got {max_len!r}", field="max_len")
     words = _words(query)
-    seen: dict[str, None] = {}  # insertion-ordered set
+    article = [w in ARTICLES for w in words]
+    seen: dict[str, int] = {}  # span -> minus its words, in first-seen order
     for n in range(min(max_len, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
-            seen.setdefault(" ".join(strip_article(words[i : i + n])))
+            j = i + 1 if n > 1 and article[i] and not article[i + 1] else i  # strip_article, inline
+            seen.setdefault(" ".join(words[j : i + n]), j - i - n)
     # Stable sort: an n-gram shortened by its article moves down to its new length.
-    return sorted(seen, key=lambda span: -len(span.split()))
+    return sorted(seen, key=seen.__getitem__)

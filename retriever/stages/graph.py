@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import defaultdict
 from dataclasses import dataclass
+
+import numpy as np
 
 from retriever.config import GraphConfig
 from retriever.graph.base import GraphStore
+from retriever.graph.reach import Reach, reach
 from retriever.stages import ppr
 from retriever.types import Candidates, GraphHit, GraphMethod, Stage, Triple
 
@@ -52,39 +54,45 @@ def hit_weight(hit: GraphHit, degree: dict[str, int], decay: float) -> float:
     return decay ** (hit.hops - 1) / math.log2(1 + max(1, degree.get(hit.seed, 1)))
 
 
-def _result(hits: list[GraphHit], doc_scores: dict[str, float], triple_weights, config: GraphConfig,
-            limit: int) -> GraphResult:
-    """Candidates (best first, ties by id) and the best-weighted distinct triples."""
-    rel_scores: dict[tuple, tuple[Triple, float]] = {}
-    for hit, w in zip(hits, triple_weights):
-        key = hit.triple.key()
-        if key not in rel_scores or rel_scores[key][1] < w:
-            rel_scores[key] = (hit.triple, float(w))
-    ranked = sorted(doc_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-    relations = sorted(rel_scores.values(), key=lambda tw: (-tw[1], tw[0].key()))
-    return GraphResult(
-        Candidates.from_pairs(Stage.GRAPH, ranked),
-        tuple(hits),
-        tuple(RelationHit(relation_id(t), t, w) for t, w in relations[: config.max_relation_hits]),
-    )
+def ranked_documents(found: Reach, docs: np.ndarray, scores: np.ndarray, limit: int) -> Candidates:
+    """The first ``limit`` of ``docs`` (ascending indexes into ``found.doc_ids``) by score, ties by id."""
+    best = np.argsort(-scores, kind="stable")[:limit]
+    return Candidates(Stage.GRAPH, found.doc_ids[docs[best]], scores[best].astype(np.float64))
 
 
-def score_hits(hits: list[GraphHit], degree: dict[str, int], config: GraphConfig, limit: int) -> GraphResult:
+def best_relations(found: Reach, weights: np.ndarray, n: int) -> tuple[RelationHit, ...]:
+    """The ``n`` distinct triples of highest weight (a triple's best), ties by triple."""
+    out: list[RelationHit] = []
+    seen: set[int] = set()
+    order = found.order.tolist()
+    for i in np.lexsort((found.order, -weights)).tolist():
+        if len(out) == n:
+            break
+        if order[i] not in seen:
+            seen.add(order[i])
+            t = found.hits[i].triple
+            out.append(RelationHit(relation_id(t), t, float(weights[i])))
+    return tuple(out)
+
+
+def score_hits(found: Reach, degree: dict[str, int], config: GraphConfig, limit: int) -> GraphResult:
     """``expand``: documents and relations scored from the reached triples by hop and seed degree."""
-    weights = [hit_weight(hit, degree, config.hop_decay) for hit in hits]
-    doc_scores: dict[str, float] = defaultdict(float)
-    for hit, w in zip(hits, weights):
-        doc_scores[hit.triple.doc_id] += w
-    return _result(hits, doc_scores, weights, config, limit)
+    weights = np.array([hit_weight(hit, degree, config.hop_decay) for hit in found.hits], dtype=np.float64)
+    docs, local = np.unique(found.doc, return_inverse=True)
+    scores = np.bincount(local, weights=weights, minlength=len(docs))  # in hit order, as a running sum
+    return GraphResult(ranked_documents(found, docs, scores, limit), found.hits,
+                       best_relations(found, weights, config.max_relation_hits))
 
 
-def score_ppr(hits: list[GraphHit], seeds: list[str], degree: dict[str, int], query: str, config: GraphConfig,
+def score_ppr(found: Reach, seeds: list[str], degree: dict[str, int], query: str, config: GraphConfig,
               limit: int) -> GraphResult:
     """``ppr``: documents and relations scored by personalized PageRank mass."""
-    sub = ppr.subgraph(seeds, hits)
+    sub = ppr.subgraph(found)
     mass = ppr.pagerank(sub, ppr.seed_weights(query, seeds, degree, config.unnamed_seed_weight), config.damping)
-    scores = {doc: s for doc, s in ppr.document_scores(sub, hits, mass).items() if s > 0}
-    return _result(hits, scores, ppr.triple_scores(sub, mass), config, limit)
+    docs, scores = ppr.document_scores(sub, found.doc.tolist(), mass)
+    positive = scores > 0
+    return GraphResult(ranked_documents(found, docs[positive], scores[positive], limit), found.hits,
+                       best_relations(found, ppr.triple_scores(sub, mass), config.max_relation_hits))
 
 
 def graph(store: GraphStore, entity_keys: list[str], depth: int, limit: int, config: GraphConfig,
@@ -92,8 +100,8 @@ def graph(store: GraphStore, entity_keys: list[str], depth: int, limit: int, con
     """Triples within ``depth`` hops of the entities, scored into candidates."""
     if depth <= 0 or not entity_keys:
         return GraphResult.empty()
-    hits = store.neighbourhood(entity_keys, depth, config.max_hits)
+    found = reach(store, entity_keys, depth, config.max_hits)
     degree = store.degree(entity_keys)
     if config.method is GraphMethod.PPR:
-        return score_ppr(hits, list(dict.fromkeys(entity_keys)), degree, query, config, limit)
-    return score_hits(hits, degree, config, limit)
+        return score_ppr(found, list(dict.fromkeys(entity_keys)), degree, query, config, limit)
+    return score_hits(found, degree, config, limit)

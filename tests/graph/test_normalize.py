@@ -5,11 +5,11 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retriever.errors import ValidationError
-from retriever.graph.normalize import candidate_spans, normalize_name
+from retriever.graph.normalize import _words, candidate_spans, normalize_name, strip_article
 
 
 @pytest.mark.parametrize(
@@ -112,3 +112,21 @@ def test_candidate_spans_invariants(query, max_len):
     assert lengths == sorted(lengths, reverse=True) and all(n <= max_len for n in lengths)
     words = normalize_name(query).split()
     assert all(w in spans for w in words)
+
+
+def _spans_by_definition(query: str, max_len: int) -> list[str]:
+    """Every n-gram, article stripped, longest first then left to right, each once (the first version)."""
+    words = _words(query)
+    seen: dict[str, None] = {}
+    for n in range(min(max_len, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            seen.setdefault(" ".join(strip_article(words[i : i + n])))
+    return sorted(seen, key=lambda span: -len(span.split()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["the", "The", "a", "an", "x", "y", "Beatles'", "O'Brien"]), max_size=12),
+       st.integers(1, 8))
+def test_candidate_spans_match_their_definition(words, max_len):
+    query = " ".join(words)
+    assert candidate_spans(query, max_len) == _spans_by_definition(query, max_len)
