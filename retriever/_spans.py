@@ -1,10 +1,15 @@
-"""Stage spans of one search: children of the root, errors recorded, attributes built now or deferred."""
+"""Stage spans of one search: children of the root, errors recorded, attributes built now or deferred.
+
+Every search opens eleven spans, so this is on the search's hot path: a stage
+span is started with an explicit parent (never made current: nothing nests in
+it), with the attributes known up front passed at creation, and ended by a
+plain context-manager object rather than a generator.
+"""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Mapping
 
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
@@ -16,36 +21,53 @@ from traces.vocabulary import SpanName
 
 @dataclass
 class StageSpans:
-    """Opens stage spans as children of the root (not made current: nothing nests in
-    them, and skipping the context switch keeps tracing cheap); records errors on them."""
+    """Opens stage spans as children of the root and records errors on them.
+
+    Attributes:
+        tracer: the search's tracer.
+        parent: the root span's context.
+        deferred: ``traces.deferred.DeferredAttributes``, or None to set attributes now.
+        degraded: stages that failed and were skipped, in order.
+    """
 
     tracer: trace.Tracer
-    parent: object  # the root span's context
-    deferred: object = None  # traces.deferred.DeferredAttributes, or None to set attributes now
+    parent: object
+    deferred: object = None
     degraded: list[str] = field(default_factory=list)
 
     def record(self, span: trace.Span, builder, *args) -> None:
         record(span, builder, *args, deferred=self.deferred)
 
-    @contextmanager
-    def stage(self, name: SpanName) -> Iterator[trace.Span]:
-        span = self.tracer.start_span(name.value, context=self.parent, attributes=attrs.span_kind(name),
-                                      record_exception=False, set_status_on_exception=False)
-        try:
-            yield span
-        except Exception as exc:
+    def stage(self, name: SpanName, attributes: Mapping[str, Any] | None = None) -> "_Stage":
+        """A context manager opening the stage's span; ``attributes`` are set at creation."""
+        return _Stage(self, name, {**attrs.span_kind(name), **attributes} if attributes else attrs.span_kind(name))
+
+    def skipped(self, name: SpanName, reason: str) -> "_Stage":
+        """A stage that does not run (its fusion weight is 0): a span saying so, for an honest trace."""
+        return self.stage(name, {v.SKIPPED: reason})
+
+
+class _Stage:
+    """Starts a stage span on entry; on exit records an exception (and re-raises it) and ends the span."""
+
+    __slots__ = ("_spans", "_name", "_attributes", "_span")
+
+    def __init__(self, spans: StageSpans, name: SpanName, attributes: Mapping[str, Any]) -> None:
+        self._spans, self._name, self._attributes = spans, name, attributes
+
+    def __enter__(self) -> trace.Span:
+        self._span = self._spans.tracer.start_span(self._name.value, context=self._spans.parent,
+                                                   attributes=self._attributes, record_exception=False,
+                                                   set_status_on_exception=False)
+        return self._span
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        span = self._span
+        if isinstance(exc, Exception):
             span.record_exception(exc)
             span.set_status(Status(StatusCode.ERROR, str(exc)))
-            raise
-        finally:
-            span.end()
-
-    @contextmanager
-    def skipped(self, name: SpanName, reason: str) -> Iterator[trace.Span]:
-        """A stage that does not run (its fusion weight is 0): a span saying so, for an honest trace."""
-        with self.stage(name) as span:
-            span.set_attribute(v.SKIPPED, reason)
-            yield span
+        span.end()
+        return False
 
 
 def record(span: trace.Span, builder, *args, deferred=None) -> None:
@@ -56,6 +78,18 @@ def record(span: trace.Span, builder, *args, deferred=None) -> None:
     if span.is_recording():
         if deferred is not None:
             deferred.defer(span, builder, args)
+        else:
+            span.set_attributes(builder(*args))
+
+
+def record_snapshot(span: trace.Span, builder, *args, deferred=None) -> None:
+    """Build the attributes now (of something the caller may change later), set them now or at export.
+
+    With ``deferred`` only the SDK's per-value checks move to export time, off the search's path.
+    """
+    if span.is_recording():
+        if deferred is not None:
+            deferred.defer(span, dict, (builder(*args),))
         else:
             span.set_attributes(builder(*args))
 

@@ -142,4 +142,5 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
         assert len(by["dense"].attributes[v.CANDIDATE_IDS]) == 100
         assert list(by["rerank"].attributes[v.RERANK_OUTPUT_IDS][:3]) == [r["id"] for r in response["results"][:3]]
         assert by["search"].attributes[v.MODE] == "fast"
+        assert list(by["search"].attributes[v.RESULT_IDS]) == [r["id"] for r in response["results"]]  # parked too
     assert len(deferred) == 0  # every consumer took its copy; nothing is left behind
