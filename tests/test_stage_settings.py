@@ -70,12 +70,12 @@ def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config)
 
 
 def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config, monkeypatch):
-    import retriever.pipeline as pipeline
+    import retriever.traced_stages as traced_stages
 
     def broken(*args, **kwargs):
         raise RuntimeError("vector fetch failed")
 
-    monkeypatch.setattr(pipeline, "feedback_dense", broken)
+    monkeypatch.setattr(traced_stages, "feedback_dense", broken)
     retriever, exporter = traced(config=replace(sample_config, feedback=FeedbackConfig(docs=3)))
     response, detail = retriever.search_detailed({"query": QUERY, "mode": "fast", "top_k": 5})
     assert response["degraded"] == ["feedback"] and response["results"]

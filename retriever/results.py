@@ -1,0 +1,145 @@
+"""The last two stages of a search: filter the reranked list, then shape the response.
+
+Relevance and bands come from ``retriever.confidence``, retry hints from
+``retriever.retry_hints``, the result dicts from ``retriever.stages.shape``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from retriever import confidence as conf
+from retriever._spans import StageSpans
+from retriever.config import ConfidenceConfig
+from retriever.request import SearchRequest
+from retriever.retry_hints import retry_hints
+from retriever.stages import shape as shaping
+from retriever.stages.filter import FilterOutcome, apply_filters
+from retriever.stages.graph import GraphResult
+from retriever.stages.keyword import KeywordResult
+from retriever.stages.rewrite import Rewrite
+from retriever.types import Candidates, Mode, Stage
+from traces import attributes as attrs
+from traces import vocabulary as v
+from traces.vocabulary import SpanName
+
+Payloads = Callable[[list[str]], dict[str, Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class SearchDetail:
+    """What an evaluation needs beyond the response.
+
+    Attributes:
+        stage_ids: each retrieval stage's candidate ids, best first.
+        fused_ids: the fused (and reranked) list, before any filter.
+        dropped_ids: ids the filter stage removed.
+        ranking: the kept ids in final order (deeper than top_k: up to all candidates).
+        ranking_scores: fused scores of ``ranking``.
+        relevance: relevance (0-1) of ``ranking``.
+        features: relevance-model features of ``ranking`` (rows x ``confidence.FEATURES``).
+    """
+
+    stage_ids: dict[str, tuple[str, ...]]
+    fused_ids: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+    ranking: tuple[str, ...]
+    ranking_scores: tuple[float, ...]
+    relevance: tuple[float, ...]
+    features: np.ndarray
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """The filter stage's output: relevance of every reranked candidate and which are kept."""
+
+    relevance: np.ndarray
+    rank_only: bool
+    features: np.ndarray
+    outcome: FilterOutcome
+
+
+def query_evidence(dense_found: Candidates | None, keyword_found: KeywordResult | None) -> conf.QueryEvidence:
+    """What the relevance model reads about the query as a whole, from the dense and keyword stages."""
+    return conf.QueryEvidence(
+        dense_floor=float(dense_found.scores[-1]) if dense_found is not None and len(dense_found) else 0.0,
+        keyword_max=keyword_found.max_score if keyword_found else 0.0,
+        unknown_share=keyword_found.unknown_share if keyword_found else 0.0,
+    )
+
+
+def relevance_of(model: conf.RelevanceModel, reranked: Candidates, lists: list[Candidates],
+                 evidence: conf.QueryEvidence) -> tuple[np.ndarray, conf.RelevanceModel, np.ndarray]:
+    """Relevance (0-1) of each reranked candidate, the model that gave it, and its features.
+
+    Without a dense list, similarity cannot be read, so ranks decide (unless the model is calibrated).
+    """
+    if next((c for c in lists if c.stage is Stage.DENSE), None) is None and not isinstance(
+            model, (conf.LogisticRelevance, conf.IsotonicRelevance)):
+        model = conf.RankRelevance()
+    x = conf.features(reranked, evidence)
+    return (model.predict(x) if len(reranked) else np.empty(0)), model, x
+
+
+def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchRequest, reranked: Candidates,
+                 lists: list[Candidates], evidence: conf.QueryEvidence, payloads: Payloads,
+                 capture: attrs.CaptureConfig) -> Filtered:
+    """Score relevance, then drop what the request's filters exclude."""
+    with spans.stage(SpanName.FILTER) as span:
+        relevance, used, x = relevance_of(model, reranked, lists, evidence)
+        outcome = apply_filters(reranked.ids, relevance, req, payloads)
+        spans.record(span, attrs.filtered, outcome.applied, outcome.dropped, capture)
+        span.set_attribute(v.RELEVANCE_MODEL, "rank" if used.rank_only else model.name)
+    return Filtered(relevance, used.rank_only, x, outcome)
+
+
+def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
+                reranked: Candidates, lists: list[Candidates], kept: Filtered, payloads: Payloads,
+                confidence: ConfidenceConfig, trace_id: str) -> tuple[dict, SearchDetail]:
+    """The response (top_k results with bands, relations, hints) and the evaluation's detail."""
+    with spans.stage(SpanName.SHAPE):
+        best = shaping.best_relevance(kept.relevance)
+        rows = kept.outcome.keep[: req.top_k]
+        ids = [str(reranked.ids[r]) for r in rows]
+        found = payloads(ids)
+        band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
+        results = [shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
+                   for i, r, b in zip(ids, rows, band_of)]
+        if mode is Mode.GRAPH and g.relations:
+            results += _relations(g, best, confidence)
+        weak = not results or best < confidence.high
+        top_title = found.get(ids[0], {}).get("title") if ids else None
+        return {
+            "results": results,
+            "kg": shaping.kg_triples(g.hits, set(ids), g.relations) if mode is Mode.GRAPH else [],
+            "rewrite_terms": list(rw.rewrite_terms) if mode is Mode.GRAPH else [],
+            "bestScore": best,
+            "noConfidentResults": bool(not results or best < confidence.low),
+            "retryHints": retry_hints(rw.query, [e.name for e in rw.entities], g.hits, top_title) if weak else None,
+            "traceId": trace_id,
+            "mode": mode.value,
+            "degraded": list(spans.degraded),
+        }, detail(lists, reranked, kept)
+
+
+def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> list[dict]:
+    rel = np.array([h.score for h in g.relations]) / max(h.score for h in g.relations)
+    rel_scores = np.minimum(rel * best, best)  # a relation is never more relevant than the best chunk
+    rel_bands = conf.bands(rel_scores, confidence, True)
+    return [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
+
+
+def detail(lists: list[Candidates], reranked: Candidates, kept: Filtered) -> SearchDetail:
+    keep = kept.outcome.keep
+    return SearchDetail(
+        stage_ids={c.stage.value: tuple(c.ids) for c in lists},
+        fused_ids=tuple(reranked.ids),
+        dropped_ids=kept.outcome.dropped,
+        ranking=tuple(str(i) for i in reranked.ids[keep]),
+        ranking_scores=tuple(float(s) for s in reranked.scores[keep]),
+        relevance=tuple(float(r) for r in kept.relevance[keep]),
+        features=kept.features[keep],
+    )

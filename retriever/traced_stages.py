@@ -1,0 +1,194 @@
+"""One search's retrieval stages, each run in its own span.
+
+A stage whose fusion weight is 0 is skipped (its span says so); a retrieval
+stage that fails is recorded on its span and skipped ("degraded"), so the
+others still answer. The retrieval logic itself lives in ``retriever.stages``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+
+from retriever._spans import StageSpans
+from retriever.config import RetrieverConfig
+from retriever.index import OpenIndex
+from retriever.request import SearchRequest
+from retriever.stages.dense import dense
+from retriever.stages.embed import embed
+from retriever.stages.feedback import feedback_dense
+from retriever.stages.fuse import fuse
+from retriever.stages.graph import GraphResult, graph
+from retriever.stages.keyword import KeywordResult, keyword
+from retriever.stages.rerank import Reranker
+from retriever.stages.rewrite import Rewrite, rewrite
+from retriever.types import Candidates, FusionMethod, Stage
+from traces import attributes as attrs
+from traces import vocabulary as v
+from traces.vocabulary import SpanName
+
+log = logging.getLogger(__name__)
+
+SKIP_REASON = "fusion weight 0"
+FUSED_STAGES = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
+
+
+def payloads(index: OpenIndex, ids: list[str]) -> dict[str, Mapping[str, Any]]:
+    """Stored payloads of the known ``ids``, by id."""
+    points = [index.point_of[i] for i in ids if i in index.point_of]
+    return {p["id"]: p for _, p, _ in index.store.retrieve(points)}
+
+
+@dataclass(frozen=True)
+class TracedStages:
+    """The stages of one search over ``index``, each opening its span through ``spans``.
+
+    Attributes:
+        spans: the search's stage spans (also collects degraded stages).
+        index: the open index.
+        embedder: has ``encode_query(text) -> np.ndarray`` and ``model_id``.
+        config: retriever configuration.
+        capture: trace privacy switches.
+        parts_weight: dense blend weight of passage parts (0 for an index without parts).
+    """
+
+    spans: StageSpans
+    index: OpenIndex
+    embedder: Any
+    config: RetrieverConfig
+    capture: attrs.CaptureConfig
+    parts_weight: float
+
+    def rewrite(self, req: SearchRequest, use_graph: bool) -> Rewrite:
+        with self.spans.stage(SpanName.REWRITE) as span:
+            try:
+                rw = rewrite(req.query, self.index.graph if use_graph else None)
+            except Exception as exc:
+                self._degrade(span, Stage.REWRITE, exc)
+                rw = rewrite(req.query, None)
+            self.spans.record(span, attrs.rewrite, [e.name for e in rw.entities], rw.rewrite_terms)
+        return rw
+
+    def embed(self, rw: Rewrite, query_vector: np.ndarray | None) -> np.ndarray | None:
+        f = self.config.fusion
+        if not f.enabled(Stage.DENSE) and f.method is not FusionMethod.KEYWORD_THEN_DENSE:
+            with self.spans.skipped(SpanName.EMBED, SKIP_REASON):
+                return None
+        model = {v.EMBEDDING_MODEL_NAME: getattr(self.embedder, "model_id", "unknown")}
+        with self.spans.stage(SpanName.EMBED, model) as span:
+            if query_vector is not None:
+                span.set_attribute(v.EMBED_PRECOMPUTED, True)
+                return query_vector
+            return embed(self.embedder, rw.query)
+
+    def dense(self, vector: np.ndarray | None, limit: int, flt) -> Candidates | None:
+        if not self.config.fusion.enabled(Stage.DENSE):
+            with self.spans.skipped(SpanName.DENSE, SKIP_REASON):
+                return None
+        with self.spans.stage(SpanName.DENSE) as span:
+            try:
+                found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self.parts_weight,
+                              self.config.dense.parts_depth, self.index.vectors)
+            except Exception as exc:
+                return self._degrade(span, Stage.DENSE, exc)
+            span.set_attribute(v.DENSE_PARTS_WEIGHT, self.parts_weight)
+            self._record_candidates(span, found)
+            return found
+
+    def keyword(self, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
+        if not self.config.fusion.enabled(Stage.KEYWORD):
+            with self.spans.skipped(SpanName.KEYWORD, SKIP_REASON):
+                return None
+        with self.spans.stage(SpanName.KEYWORD) as span:
+            text = rw.keyword_query if use_graph else rw.query
+            try:
+                found = keyword(self.index.store, self.index.bm25, self.index.term_stats, text, limit,
+                                self.index.doc_ids, flt)
+            except Exception as exc:
+                return self._degrade(span, Stage.KEYWORD, exc)
+            self._record_candidates(span, found.candidates)
+            return found
+
+    def graph(self, rw: Rewrite, depth: int, limit: int) -> GraphResult:
+        if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
+            with self.spans.skipped(SpanName.GRAPH, SKIP_REASON):
+                return GraphResult.empty()
+        with self.spans.stage(SpanName.GRAPH, {v.DEPTH: depth}) as span:
+            if depth == 0 or not rw.entities:
+                return GraphResult.empty()
+            span.set_attribute(v.GRAPH_METHOD, self.config.graph.method.value)
+            try:
+                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph, rw.query)
+            except Exception as exc:
+                self._degrade(span, Stage.GRAPH, exc)
+                return GraphResult.empty()
+            self._record_candidates(span, g.docs)
+            span.set_attribute(v.GRAPH_HITS, len(g.hits))
+            return g
+
+    def feedback(self, vector: np.ndarray, first: Candidates, lists: list[Candidates], limit: int,
+                 flt) -> tuple[Candidates, list[Candidates]]:
+        """Pseudo-relevance feedback: a second dense search from the first fusion's top documents.
+
+        Returns the dense list now in force and the lists to fuse; a failure keeps the first ones.
+        """
+        with self.spans.stage(SpanName.FEEDBACK) as span:
+            try:
+                found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
+                                             self.config.feedback, limit, self.index.doc_ids, self.index.point_of,
+                                             flt, self.parts_weight, self.config.dense.parts_depth,
+                                             self.index.vectors)
+            except Exception as exc:
+                self._degrade(span, Stage.FEEDBACK, exc)
+                return first, lists
+            span.set_attributes({v.FEEDBACK_IDS: list(used), v.FEEDBACK_WEIGHT: self.config.feedback.weight})
+            self.spans.record(span, attrs.candidates, found.ids, found.scores, self.capture)
+        kept = [found if c.stage is Stage.DENSE else c for c in lists]
+        return found, [c for c in kept if len(c)]
+
+    def fuse(self, lists: list[Candidates], vector: np.ndarray | None) -> Candidates:
+        with self.spans.stage(SpanName.FUSE) as span:
+            fused = fuse(lists, self.config.fusion, self._dense_of(lists, vector))
+            f = self.config.fusion
+            self.spans.record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in FUSED_STAGES})
+            self.spans.record(span, attrs.candidates, fused.ids, fused.scores, self.capture)
+        return fused
+
+    def rerank(self, reranker: Reranker, query: str, fused: Candidates, top_k: int) -> Candidates:
+        with self.spans.stage(SpanName.RERANK) as span:
+            reranked = reranker.rerank(query, fused, top_k)
+            self.spans.record(span, attrs.rerank, reranker.name, top_k, fused.ids, fused.scores,
+                              reranked.ids, reranked.scores, self.capture)
+        return reranked
+
+    def _dense_of(self, lists: list[Candidates], vector) -> dict[str, float] | None:
+        """Cosines of the keyword candidates, for keyword-then-dense fusion only."""
+        if self.config.fusion.method is not FusionMethod.KEYWORD_THEN_DENSE or vector is None:
+            return None
+        keyword_ids = next((c.ids for c in lists if c.stage is Stage.KEYWORD), [])
+        points = [self.index.point_of[i] for i in keyword_ids]
+        rows = self.index.store.retrieve(points, with_vectors=True)
+        return {p["id"]: float(vec @ vector) for _, p, vec in rows if vec is not None}
+
+    def _record_candidates(self, span: trace.Span, found: Candidates) -> None:
+        self.spans.record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
+
+    def _contents(self, ids) -> list[str] | None:
+        """Texts of the recorded candidates, fetched only when content capture is on."""
+        if not self.capture.capture_content:
+            return None
+        head = [str(i) for i in ids[: self.capture.max_candidates]]
+        found = payloads(self.index, head)
+        return [found.get(i, {}).get("text", "") for i in head]
+
+    def _degrade(self, span: trace.Span, stage: Stage, exc: Exception) -> None:
+        log.warning("%s stage failed, skipped: %s", stage.value, exc)
+        span.record_exception(exc)
+        span.set_status(Status(StatusCode.ERROR, str(exc)))
+        self.spans.degraded.append(stage.value)
+        return None
