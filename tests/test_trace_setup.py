@@ -22,8 +22,9 @@ def test_environment_overrides_defaults():
     s = TraceSettings.resolve(environ={
         "SEARCHTRACE_TRACE_STORE": "0", "SEARCHTRACE_CAPTURE_QUERY": "false", "SEARCHTRACE_CAPTURE_CONTENT": "1",
         "SEARCHTRACE_MAX_CANDIDATES": "20", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
-        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_SERVICE_NAME": "api"})
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_SERVICE_NAME": "api", "OTEL_BSP_MAX_QUEUE_SIZE": "4096"})
     assert (s.store, s.otlp, s.protocol, s.service_name) == (False, True, OtlpProtocol.GRPC, "api")
+    assert s.max_queue_size == 4096 and TraceSettings.resolve(environ={}).max_queue_size == 16_384
     assert s.capture == CaptureConfig(capture_query=False, capture_content=True, max_candidates=20)
     assert s.max_span_attributes == 2 * 3 * 20 + 64
 
@@ -65,6 +66,7 @@ def test_attribute_limit_variable_wins():
     ({"SEARCHTRACE_TRACE_STORE": "maybe"}, "SEARCHTRACE_TRACE_STORE must be one of 1, true, yes, on, 0, false"),
     ({"SEARCHTRACE_MAX_CANDIDATES": "-3"}, "SEARCHTRACE_MAX_CANDIDATES must be a whole number >= 0; got '-3'"),
     ({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTLP protocol must be one of http/protobuf, grpc; got 'http/json'"),
+    ({"OTEL_BSP_MAX_QUEUE_SIZE": "0"}, "OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1; got 0"),
 ])
 def test_bad_variables_are_reported(env, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):

@@ -54,6 +54,9 @@ class TraceSettings:
         service_name: the ``service.name`` resource attribute.
         schedule_delay_ms: how long finished spans wait before a batch export to the
             store (OTEL_BSP_SCHEDULE_DELAY, else 1 s so traces show up quickly).
+        max_queue_size: finished spans the batch processors hold before dropping
+            (OTEL_BSP_MAX_QUEUE_SIZE, else 16,384: the SDK's 2,048 filled up and dropped
+            spans when an eval ran searches back to back on a loaded machine).
         max_span_attributes: the SDK's attribute cap per span; None leaves it to the
             OTEL_*ATTRIBUTE_COUNT_LIMIT variables (SDK default 128, too few for 100 candidates).
     """
@@ -64,6 +67,7 @@ class TraceSettings:
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     service_name: str = "searchtrace"
     schedule_delay_ms: int = 1000
+    max_queue_size: int = 16_384
     max_span_attributes: int | None = None
 
     @classmethod
@@ -80,6 +84,9 @@ class TraceSettings:
             max_candidates=_pick(max_candidates, _count(env, ENV_MAX_CANDIDATES), 100),
         )
         limit_from_env = any(env.get(k) for k in ATTRIBUTE_LIMIT_VARS)
+        queue = _pick(None, _count(env, "OTEL_BSP_MAX_QUEUE_SIZE"), 16_384)
+        if queue < 1:
+            raise ConfigError(f"OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1; got {queue}")
         return cls(
             store=_pick(store, _flag(env, ENV_TRACE_STORE), not sdk_off),
             otlp=_pick(otlp, _flag(env, ENV_OTLP), _otlp_default(env) and not sdk_off),
@@ -87,6 +94,7 @@ class TraceSettings:
             capture=capture,
             service_name=service_name or env.get("OTEL_SERVICE_NAME") or "searchtrace",
             schedule_delay_ms=_pick(None, _count(env, "OTEL_BSP_SCHEDULE_DELAY"), 1000),
+            max_queue_size=queue,
             max_span_attributes=None if limit_from_env else attribute_limit(capture),
         )
 
@@ -135,6 +143,7 @@ def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
         exporters.append(StoreSpanExporter(store))
         provider.add_span_processor(BatchSpanProcessor(MaterializingExporter(exporters[-1], deferred),
                                                        schedule_delay_millis=settings.schedule_delay_ms,
+                                                       max_queue_size=settings.max_queue_size,
                                                        export_timeout_millis=store.busy_timeout_ms + 1000))
     if settings.otlp:
         endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
@@ -143,7 +152,8 @@ def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
         exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
         # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
         # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
-        provider.add_span_processor(BatchSpanProcessor(exporters[-1], export_timeout_millis=10_000))
+        provider.add_span_processor(BatchSpanProcessor(exporters[-1], max_queue_size=settings.max_queue_size,
+                                                       export_timeout_millis=10_000))
     return provider, TraceHandles(provider, store, tuple(exporters), deferred)
 
 
