@@ -1,0 +1,107 @@
+"""Graph-mode search latency on MuSiQue; prints measured figures, asserts nothing.
+
+Usage:
+    python benchmarks/bench_graph_search.py --home HOME [--shared ../shared/datasets] [--rounds 5]
+
+HOME is a searchtrace home whose MuSiQue index is built (or is built on first
+use). In one process, per round and per query, in turn: bare single-query
+embedding (sentence-transformers ``encode``), a warm fast-mode and a warm
+graph-mode search (taking turns at going first), the graph stage alone
+(``retriever.stages.graph.graph`` on the entities the rewrite stage detects, as
+a search calls it) and its k-hop neighbourhood alone
+(``GraphStore.neighbourhood``). Each round gives p50 / p95; the report is the
+median over rounds, with the load average before and after: this machine is
+shared, so run several rounds. The target: graph-mode search p50 <= 1.25x bare
+embedding p50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SERIES = ("embed", "fast", "graph", "graph_stage", "neighbourhood")
+CANDIDATES = 100  # a search request's default candidate depth: the limit a search gives the graph stage
+
+
+def timed_ms(fn, *args, **kwargs) -> float:
+    start = time.perf_counter()
+    fn(*args, **kwargs)
+    return (time.perf_counter() - start) * 1000
+
+
+def query_plans(retriever, queries: list[str]) -> list[tuple[str, list[str]]]:
+    """Each query with the entity keys the rewrite stage detects for it."""
+    from retriever.stages.rewrite import rewrite
+
+    return [(q, [e.key for e in rewrite(q, retriever.index.graph).entities]) for q in queries]
+
+
+def one_round(retriever, st, plans) -> dict[str, list[float]]:
+    """Milliseconds of every series for every query, the series taking turns query by query."""
+    from retriever.stages.graph import graph
+
+    cfg = retriever.config.graph
+    store = retriever.index.graph
+    out: dict[str, list[float]] = {k: [] for k in SERIES}
+    for i, (q, keys) in enumerate(plans):
+        out["embed"].append(timed_ms(st.encode, [q], convert_to_numpy=True, normalize_embeddings=True))
+        for mode in ("fast", "graph") if i % 2 else ("graph", "fast"):  # neither mode always runs second
+            out[mode].append(timed_ms(retriever.search, {"query": q, "mode": mode, "top_k": 10}))
+        if keys:
+            out["graph_stage"].append(timed_ms(graph, store, keys, cfg.depth, CANDIDATES, cfg, q))
+            out["neighbourhood"].append(timed_ms(store.neighbourhood, keys, cfg.depth, cfg.max_hits))
+    return out
+
+
+def summary(rounds: list[dict[str, list[float]]]) -> dict[str, float]:
+    """Median over rounds of each series' p50 and p95, and of the per-round p50 ratios to embedding."""
+    out: dict[str, float] = {}
+    for k in SERIES:
+        for q in (50, 95):
+            out[f"{k}_p{q}_ms"] = round(statistics.median(float(np.percentile(r[k], q)) for r in rounds), 3)
+    for mode in ("fast", "graph"):
+        ratios = [np.percentile(r[mode], 50) / np.percentile(r["embed"], 50) for r in rounds]
+        out[f"{mode}_p50_vs_embed"] = round(float(statistics.median(ratios)), 3)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--home", required=True, help="searchtrace home holding (or to hold) the MuSiQue index")
+    parser.add_argument("--shared", default=str(REPO.parent / "shared" / "datasets"))
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+    from retriever.config import RetrieverConfig
+    from retriever.data.beir import load_dataset
+    from retriever.embedding import Embedder
+    from retriever.index import build_index, open_index
+    from retriever.pipeline import Retriever
+
+    config = RetrieverConfig.resolve(home=Path(args.home), environ={})
+    model = Embedder()
+    st = model.load()
+    musique = load_dataset(Path(args.shared) / "musique")
+    retriever = Retriever(open_index(build_index(musique, config, model, progress=False), config), model, config)
+    plans = query_plans(retriever, [q.text for q in musique.queries])
+    load_before = os.getloadavg()
+    one_round(retriever, st, plans)  # warm up
+    rounds = [one_round(retriever, st, plans) for _ in range(args.rounds)]
+    report = {"queries": len(plans), "with_entities": sum(1 for _, k in plans if k), "rounds": args.rounds,
+              "load_average_before": [round(x, 2) for x in load_before],
+              "load_average_after": [round(x, 2) for x in os.getloadavg()], **summary(rounds)}
+    retriever.index.close()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
