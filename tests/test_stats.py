@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -110,6 +112,34 @@ def test_kendall_tau():
     x, y = [0.1, 0.4, 0.4, 0.9, 0.3], [1, 2, 2, 5, 0]
     assert stats.kendall_tau(x, y) == pytest.approx(scipy_stats.kendalltau(x, y).statistic)
     assert math.isnan(stats.kendall_tau([1], [2]))
+    assert math.isnan(stats.kendall_tau([1, 1, 1], [1, 2, 3]))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_kendall_tau_matches_scipy_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    x = rng.integers(0, int(rng.integers(1, 12)), n).astype(float)  # few distinct values: many ties
+    y = np.where(rng.random(n) < 0.5, x, rng.integers(0, 8, n)) + rng.integers(0, 2, n) * 0.5
+    expected = scipy_stats.kendalltau(x, y).statistic
+    got = stats.kendall_tau(x, y)
+    assert (math.isnan(got) and math.isnan(expected)) or got == pytest.approx(expected, abs=1e-12)
+
+
+def test_average_ranks_match_scipy():
+    from evals.stats.reliability import average_ranks
+
+    rng = np.random.default_rng(7)
+    for values in ([3.0, 1.0, 2.0], [0.5, 0.5, 0.5], rng.integers(0, 5, 300).astype(float), rng.random(50)):
+        values = np.asarray(values)
+        np.testing.assert_array_equal(average_ranks(values), scipy_stats.rankdata(values))
+
+
+def test_eval_report_does_not_import_scipy_stats():
+    """scipy.stats costs about 1.6 s to import, a third of a warm eval: only `compare` may load it."""
+    code = "import sys, evals.report, evals.run_eval; print('scipy.stats' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 # --- ECE, Brier, AUROC -----------------------------------------------------------

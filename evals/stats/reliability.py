@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from evals.stats._checks import ArrayLike, binary, vector
 from retriever.errors import ValidationError
@@ -43,6 +42,17 @@ def brier_score(probabilities: ArrayLike, labels: ArrayLike) -> float:
     return float(np.mean((p - y) ** 2))
 
 
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, tied values sharing their mean rank (``scipy.stats.rankdata``'s default)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(values)]  # each tie group is ordered[start:end]
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat((starts + ends + 1) / 2, ends - starts)
+    return ranks
+
+
 def auroc(scores: ArrayLike, labels: ArrayLike) -> float:
     """Area under the ROC curve as the Mann-Whitney U statistic over n+ * n-.
 
@@ -54,7 +64,7 @@ def auroc(scores: ArrayLike, labels: ArrayLike) -> float:
     negatives = len(y) - positives
     if positives == 0 or negatives == 0:
         return float("nan")
-    ranks = stats.rankdata(s)
+    ranks = average_ranks(s)
     u = ranks[y == 1].sum() - positives * (positives + 1) / 2
     return float(u / (positives * negatives))
 

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from evals.stats._checks import ArrayLike, paired, resamples, vector
 
@@ -69,6 +68,8 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> float:
         return float("nan")
     if np.all(diff == diff[0]):
         return 1.0 if diff[0] == 0 else 0.0
+    from scipy import stats  # imported here: scipy.stats takes about 1.6 s to import
+
     return float(stats.ttest_rel(y, x).pvalue)
 
 
