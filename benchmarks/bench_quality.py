@@ -68,9 +68,15 @@ def main_rows() -> list[Row]:
         for mode in modes:
             graph = mode == "graph"
             before = {"fusion": {"method": "rrf"}} | ({"graph": {"method": "expand"}} if graph else {}) | NO_PARTS
+            no_seed_docs = {"graph": {"seed_docs": 0}} if graph else {}
             rows += [Row(f"{mode}: first default (plain RRF k0=60{', expand' if graph else ''})", ds, mode, before),
-                     Row(f"{mode}: previous default (DBSF{', PPR' if graph else ''}, no parts)", ds, mode, NO_PARTS),
-                     Row(f"{mode}: default (DBSF{', PPR' if graph else ''}, parts)", ds, mode),
+                     Row(f"{mode}: session 1 default (DBSF{', PPR' if graph else ''}, no parts)", ds, mode,
+                         NO_PARTS | no_seed_docs)]
+            if graph:
+                rows.append(Row("graph: session 2 default (DBSF, PPR, parts; query entities only)", ds, mode,
+                                no_seed_docs))
+            rows += [Row(f"{mode}: default (DBSF{', PPR seeded by the best first-pass passage too' if graph else ''}"
+                         ", parts)", ds, mode),
                      Row(f"{mode}: default + dense feedback (3 docs)", ds, mode, {"feedback": {"docs": 3}})]
         if ds == "scifact":
             rows.append(Row("graph: default (no triples: searches like fast)", ds, "graph"))
@@ -99,7 +105,10 @@ def sweep_rows() -> list[Row]:
              ("unnamed seed weight 1 (no name test)", {"graph": {"unnamed_seed_weight": 1.0}}),
              ("unnamed seed weight 0", {"graph": {"unnamed_seed_weight": 0.0}}),
              ("graph weight 0.5", {"fusion": {"weights": {"graph": 0.5}}}),
-             ("graph weight 2", {"fusion": {"weights": {"graph": 2.0}}})]
+             ("graph weight 2", {"fusion": {"weights": {"graph": 2.0}}}),
+             ("seed passages 2", {"graph": {"seed_docs": 2}}),
+             ("seed passage weight 0.25", {"graph": {"seed_docs_weight": 0.25}}),
+             ("seed passage weight 1", {"graph": {"seed_docs_weight": 1.0}})]
     rows += [Row(f"graph: {label}", "musique", "graph", search) for label, search in graph]
     for ds in ("scifact", "musique"):
         for mode in ("fast", "graph") if ds == "musique" else ("fast",):

@@ -36,6 +36,10 @@ def _add_backend_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--feedback-docs", type=int, help="dense pseudo-relevance feedback documents (default 0 = off)")
     g.add_argument("--feedback-weight", type=float, help="Rocchio weight of the feedback documents (default 0.5)")
     g.add_argument("--graph-method", metavar="METHOD", help="ppr (default) or expand")
+    g.add_argument("--graph-seed-docs", type=int, metavar="N",
+                   help="ppr: the entities of the N best first-pass passages seed the walk too (default 1; 0 = off)")
+    g.add_argument("--graph-seed-weight", type=float, metavar="W",
+                   help="their restart mass beside the query's entities, which weigh 1 (default 0.5)")
     g.add_argument("--parts-weight", type=float, metavar="W",
                    help="dense score = (1-W) cos(passage) + W max cos(title or sentence) (default 0.5; 0 = passage only)")
     g.add_argument("--no-parts", dest="parts", action="store_false", default=None,
@@ -50,7 +54,8 @@ def _search_overrides(args: argparse.Namespace) -> dict:
         "fusion": {"method": args.fusion, "k0": args.k0,
                    "weights": parse_weights(args.weights) if args.weights else None},
         "feedback": {"docs": args.feedback_docs, "weight": args.feedback_weight},
-        "graph": {"method": args.graph_method},
+        "graph": {"method": args.graph_method, "seed_docs": args.graph_seed_docs,
+                  "seed_docs_weight": args.graph_seed_weight},
         "dense": {"parts": args.parts, "parts_weight": args.parts_weight},
     }
 

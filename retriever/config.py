@@ -196,6 +196,12 @@ class GraphConfig:
         hop_decay: expand: a triple ``h`` hops away weighs ``hop_decay ** (h - 1)``.
         max_relation_hits: relation results appended after the chunk results.
         timeout_s: a graph call slower than this degrades the search.
+        seed_docs: ppr: the entities of this many best passages of a first pass
+            (the dense and keyword lists fused) seed the walk beside the query's
+            own, so a multi-hop question reaches past the bridge entity its
+            first-hop passage names (0 = the query's entities only).
+        seed_docs_weight: their share of the restart mass, relative to the
+            query's entities (which together weigh 1).
     """
 
     method: GraphMethod = GraphMethod.PPR
@@ -206,14 +212,18 @@ class GraphConfig:
     hop_decay: float = 0.5
     max_relation_hits: int = 3
     timeout_s: float = 2.0
+    seed_docs: int = 1
+    seed_docs_weight: float = 0.5
 
     def __post_init__(self) -> None:
         problems = []
-        for name, low, high in (("depth", 1, 3), ("max_hits", 1, 100_000), ("max_relation_hits", 0, 50)):
+        for name, low, high in (("depth", 1, 3), ("max_hits", 1, 100_000), ("max_relation_hits", 0, 50),
+                                ("seed_docs", 0, 20)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 problems.append(f"graph {name} must be an integer {low}-{high}, got {value!r}")
-        for name, low, high in (("damping", 0.0, 0.95), ("unnamed_seed_weight", 0.0, 1.0), ("hop_decay", 0.0, 1.0)):
+        for name, low, high in (("damping", 0.0, 0.95), ("unnamed_seed_weight", 0.0, 1.0), ("hop_decay", 0.0, 1.0),
+                                ("seed_docs_weight", 0.0, 10.0)):
             value = getattr(self, name)
             if not _finite_at_least(value, low) or value > high:
                 problems.append(f"graph {name} must be a number {low}-{high}, got {value!r}")

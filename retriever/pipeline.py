@@ -138,7 +138,8 @@ class Retriever:
         flt = None if flt.is_empty() else flt
         dense_found = run.dense(vector, req.candidates, flt)
         keyword_found = run.keyword(rw, req.candidates, flt, use_graph)
-        g = run.graph(rw, depth if use_graph else 0, req.candidates)
+        first = [dense_found, keyword_found and keyword_found.candidates]  # the graph's seed passages come from these
+        g = run.graph(rw, depth if use_graph else 0, req.candidates, first)
         if dense_found is None and keyword_found is None:
             raise BackendUnavailable("no dense or keyword search ran: " + ", ".join(spans.degraded) + " failed")
         lists = [c for c in (dense_found, keyword_found and keyword_found.candidates, g.docs) if c is not None and len(c)]

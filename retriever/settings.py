@@ -27,6 +27,8 @@ has up to five sections; every key is optional::
     hop_decay = 0.5
     max_relation_hits = 3
     timeout_s = 2.0
+    seed_docs = 1                # ppr: entities of the best first-pass passage(s) seed the walk too; 0 = off
+    seed_docs_weight = 0.5       # their restart mass beside the query's entities (1)
 
     [confidence]
     high = 0.65

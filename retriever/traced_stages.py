@@ -8,7 +8,7 @@ others still answer. The retrieval logic itself lives in ``retriever.stages``.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -27,7 +27,7 @@ from retriever.stages.graph import GraphResult, graph
 from retriever.stages.keyword import KeywordResult, keyword
 from retriever.stages.rerank import Reranker
 from retriever.stages.rewrite import Rewrite, rewrite
-from retriever.types import Candidates, FusionMethod, Stage
+from retriever.types import Candidates, FusionMethod, GraphMethod, Stage
 from traces import attributes as attrs
 from traces import vocabulary as v
 from traces.vocabulary import SpanName
@@ -114,22 +114,37 @@ class TracedStages:
             self._record_candidates(span, found.candidates)
             return found
 
-    def graph(self, rw: Rewrite, depth: int, limit: int) -> GraphResult:
+    def graph(self, rw: Rewrite, depth: int, limit: int, first: list[Candidates] = ()) -> GraphResult:
+        """The graph stage; ``first``: the dense and keyword lists, whose fusion names the seed passages."""
         if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
             with self.spans.skipped(SpanName.GRAPH, SKIP_REASON):
                 return GraphResult.empty()
         with self.spans.stage(SpanName.GRAPH, {v.DEPTH: depth}) as span:
-            if depth == 0 or not rw.entities:
+            seed_docs = self._seed_docs(first) if depth > 0 else []
+            if depth == 0 or not (rw.entities or seed_docs):
                 return GraphResult.empty()
             span.set_attribute(v.GRAPH_METHOD, self.config.graph.method.value)
+            span.set_attribute(v.GRAPH_SEED_DOCS, seed_docs)
             try:
-                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph, rw.query)
+                g = graph(self.index.graph, [e.key for e in rw.entities], depth, limit, self.config.graph, rw.query,
+                          seed_docs)
             except Exception as exc:
                 self._degrade(span, Stage.GRAPH, exc)
                 return GraphResult.empty()
             self._record_candidates(span, g.docs)
             span.set_attribute(v.GRAPH_HITS, len(g.hits))
             return g
+
+    def _seed_docs(self, first: list[Candidates]) -> list[str]:
+        """The best ``graph.seed_docs`` ids of the dense and keyword lists fused (ppr only)."""
+        n = self.config.graph.seed_docs
+        lists = [c for c in first if c is not None and len(c)]
+        if n == 0 or not lists or self.config.graph.method is not GraphMethod.PPR:
+            return []
+        f = self.config.fusion
+        if f.method is FusionMethod.KEYWORD_THEN_DENSE:  # needs cosines this stage does not have
+            f = replace(f, method=FusionMethod.RRF)
+        return fuse(lists, f).ids[:n].tolist()
 
     def feedback(self, vector: np.ndarray, first: Candidates, lists: list[Candidates], limit: int,
                  flt) -> tuple[Candidates, list[Candidates]]:

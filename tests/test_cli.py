@@ -33,6 +33,8 @@ def test_bad_arguments_exit_2():
     (["--fusion", "sum", "--k0", "0"], "fusion method must be one of dbsf, rrf"),
     (["--graph-method", "bfs"], "graph method must be one of ppr, expand"),
     (["--parts-weight", "1.5"], "dense parts_weight must be a number 0-1, got 1.5"),
+    (["--graph-seed-docs", "-1"], "graph seed_docs must be an integer 0-20, got -1"),
+    (["--graph-seed-weight", "nan"], "graph seed_docs_weight must be a number 0.0-10.0, got nan"),
 ])
 def test_bad_search_settings_exit_2_with_every_problem(tmp_path, capsys, flags, needle):
     assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path), *flags]) == 2

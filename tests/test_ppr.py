@@ -6,7 +6,8 @@ import pytest
 from retriever.config import GraphConfig
 from retriever.graph.reach import reach_from_hits
 from retriever.stages import ppr
-from retriever.stages.graph import score_ppr
+from retriever.graph.memory import MemoryGraph
+from retriever.stages.graph import graph, score_ppr
 from retriever.types import GraphHit, GraphMethod, Stage, Triple
 
 
@@ -73,8 +74,66 @@ def test_score_ppr_ranks_documents_near_the_seed_first():
     hits = [hit("Brand", "Henrik Ibsen", "play"), hit("Henrik Ibsen", "Norway", "ibsen", 2),
             hit("Norway", "Oslo", "norway", 3)]
     cfg = GraphConfig(method=GraphMethod.PPR, max_relation_hits=2)
-    out = score_ppr(reach_from_hits(["brand"], hits), ["brand"], {"brand": 1}, "the author of Brand", cfg, limit=10)
+    out = score_ppr(reach_from_hits(["brand"], hits), ["brand"], [], {"brand": 1}, "the author of Brand", cfg,
+                    limit=10)
     assert out.docs.stage is Stage.GRAPH
     assert list(out.docs.ids) == ["play", "ibsen", "norway"]
     assert np.all(np.diff(out.docs.scores) < 0)
     assert [r.triple.doc_id for r in out.relations] == ["play", "ibsen"]
+
+
+def test_restart_weights_give_first_pass_entities_their_share():
+    degree = {"brand": 2, "author": 4, "henrik ibsen": 1, "1865": 3}
+    query = "Which country did the author of Brand live in?"
+    w = ppr.restart_weights(query, ["brand", "author"], ["henrik ibsen", "1865"], degree, 0.1, 0.5)
+    assert w.sum() == pytest.approx(1.0)
+    # the query's entities together 1, the passage's 0.5, each part split as its own rule says
+    np.testing.assert_allclose(w[:2] / w[:2].sum(), ppr.seed_weights(query, ["brand", "author"], degree, 0.1))
+    np.testing.assert_allclose(w[2:], 0.5 / 1.5 * np.array([1 / 1, 1 / 3]) / (1 / 1 + 1 / 3))
+    only_docs = ppr.restart_weights("who wrote it", [], ["henrik ibsen", "1865"], degree, 0.1, 0.5)
+    np.testing.assert_allclose(only_docs, [0.75, 0.25])
+    np.testing.assert_allclose(ppr.restart_weights(query, ["brand"], [], degree, 0.1, 0.5), [1.0])
+
+
+BRIDGE = [
+    Triple("Hello Love", "performed by", "Hank Snow", "song"),
+    Triple("Hank Snow", "born in", "Nova Scotia", "singer"),
+    Triple("Nova Scotia", "part of", "Canada", "province"),
+    Triple("Publix", "founded in", "Florida", "grocer"),
+]
+
+
+@pytest.fixture
+def bridge_graph():
+    g = MemoryGraph()
+    g.load(BRIDGE)
+    return g
+
+
+def ranked(out):
+    return list(out.docs.ids)
+
+
+def test_seed_docs_reach_the_passage_past_the_bridge(bridge_graph):
+    cfg = GraphConfig(method=GraphMethod.PPR, seed_docs=1, seed_docs_weight=0.5)
+    query = "How many Publix stores are in the province where the performer of a song was born?"
+    alone = graph(bridge_graph, ["publix"], 2, 10, cfg, query)
+    assert ranked(alone) == ["grocer"]
+    seeded = graph(bridge_graph, ["publix"], 2, 10, cfg, query, seed_docs=["song"])
+    assert ranked(seeded)[0] == "grocer"  # the query's own entity keeps the larger share
+    assert set(ranked(seeded)) == {"grocer", "song", "singer", "province"}
+    got = dict(zip(seeded.docs.ids, seeded.docs.scores))
+    assert got["singer"] > got["province"]  # one hop from the bridge entity, then two
+    # a question whose entities the graph lacks still walks from the first-pass passage
+    assert ranked(graph(bridge_graph, [], 2, 10, cfg, query, seed_docs=["song"]))[:2] == ["song", "singer"]
+
+
+def test_seed_docs_off_by_weight_zero_and_ignored_by_expand(bridge_graph):
+    query = "the performer of Hello Love"
+    plain = graph(bridge_graph, ["hello love"], 2, 10, GraphConfig(), query)
+    zero = graph(bridge_graph, ["hello love"], 2, 10, GraphConfig(seed_docs_weight=0.0), query, seed_docs=["grocer"])
+    assert ranked(zero) == ranked(plain) and list(zero.docs.scores) == list(plain.docs.scores)
+    expand = GraphConfig(method=GraphMethod.EXPAND)
+    assert ranked(graph(bridge_graph, ["hello love"], 2, 10, expand, query, seed_docs=["grocer"])) == ranked(
+        graph(bridge_graph, ["hello love"], 2, 10, expand, query))
+    assert ranked(graph(bridge_graph, [], 2, 10, expand, query, seed_docs=["grocer"])) == []

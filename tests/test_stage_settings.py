@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from retriever.config import FeedbackConfig, FusionConfig
@@ -54,6 +55,30 @@ def test_graph_mode_runs_ppr_by_default(traced):
     assert by["graph"].attributes[v.GRAPH_METHOD] == "ppr"
     assert by["fuse"].attributes[v.FUSION_METHOD] == "dbsf"
     assert "feedback" not in by
+
+
+def test_graph_seed_docs_are_the_first_fusion_of_dense_and_keyword(traced, sample_config):
+    from retriever.stages.fuse import fuse
+
+    retriever, exporter = traced()
+    _, detail = retriever.search_detailed({"query": QUERY, "mode": "graph", "top_k": 5})
+    seeds = spans_by_name(exporter)["graph"].attributes[v.GRAPH_SEED_DOCS]
+    dense_and_keyword = [c for c in detail_lists(exporter) if c.stage in (Stage.DENSE, Stage.KEYWORD)]
+    assert list(seeds) == fuse(dense_and_keyword, sample_config.fusion).ids[:1].tolist()
+    off = replace(sample_config, graph=replace(sample_config.graph, seed_docs=0))
+    retriever, exporter = traced(config=off, index=retriever.index)
+    retriever.search({"query": QUERY, "mode": "graph"})
+    assert list(spans_by_name(exporter)["graph"].attributes[v.GRAPH_SEED_DOCS]) == []
+
+
+def detail_lists(exporter):
+    """The dense and keyword candidate lists as their spans recorded them."""
+    from retriever.types import Candidates
+
+    by = spans_by_name(exporter)
+    return [Candidates(Stage(name), np.array(by[name].attributes[v.CANDIDATE_IDS], dtype=object),
+                       np.array(by[name].attributes[v.CANDIDATE_SCORES], dtype=np.float64))
+            for name in ("dense", "keyword")]
 
 
 def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config):

@@ -186,6 +186,9 @@ GRAPH_HITS = "searchtrace.graph.triples"
 GRAPH_METHOD = "searchtrace.graph.method"
 """How the graph stage scored documents: ppr or expand."""
 
+GRAPH_SEED_DOCS = "searchtrace.graph.seed_docs"
+"""First-pass passages whose entities seeded the walk beside the query's (``graph.seed_docs``)."""
+
 SKIPPED = "searchtrace.stage.skipped"
 """Why a stage did not run although its span exists (e.g. ``fusion weight 0``)."""
 

@@ -40,6 +40,9 @@ class GraphStore(Protocol):
     def neighbourhood(self, entity_keys: Iterable[str], depth: int, limit: int) -> list[GraphHit]:
         """Triples reachable from the entities within ``depth`` hops (1..3), nearest first, at most ``limit``."""
 
+    def document_entities(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        """Keys of the entities each document's triples mention, sorted (``[]`` for an unknown id)."""
+
     def degree(self, entity_keys: Iterable[str]) -> dict[str, int]:
         """Number of relations touching each entity (0 for unknown keys)."""
 

@@ -50,6 +50,7 @@ class MemoryGraph:
         self._rel_ids: dict[tuple[int, str, int, str], int] = {}
         self._rels: list[tuple[int, str, int, str]] = []  # (subject id, relation, object id, doc id)
         self._adj: list[list[int]] = []  # entity id -> relation ids touching it
+        self._by_doc: dict[str, list[int]] = {}  # doc id -> its relation ids
         self._triples: list[Triple | None] = []  # relation id -> its Triple, made on first use
         self._arrays: GraphArrays | None = None  # built on demand, dropped by any change
 
@@ -146,6 +147,7 @@ class MemoryGraph:
         self._triples.append(None)
         self._arrays = None
         self._adj[s].append(rid)
+        self._by_doc.setdefault(doc_id, []).append(rid)
         if o != s:
             self._adj[o].append(rid)
 
@@ -193,6 +195,13 @@ class MemoryGraph:
 
     def neighbourhood(self, entity_keys: Iterable[str], depth: int, limit: int) -> list[GraphHit]:
         return list(self.reach(entity_keys, depth, limit).hits)
+
+    def document_entities(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        out = {}
+        for doc in key_list(doc_ids, "doc_ids"):
+            rels = (self._rels[r] for r in self._by_doc.get(doc, ()))
+            out[doc] = sorted({self._keys[e] for s, _, o, _ in rels for e in (s, o)})
+        return out
 
     def degree(self, entity_keys: Iterable[str]) -> dict[str, int]:
         out = {}

@@ -66,6 +66,14 @@ MATCH (e:Entity) WHERE e.key IN $keys
 OPTIONAL MATCH (e)-[r:REL]-(:Entity)
 RETURN e.key AS key, count(DISTINCT r) AS degree
 """
+# No index on r.doc_id (ArcadeDB's Bolt plugin takes no relationship index DDL): a scan of the
+# relationships, fine for the few documents a search asks about on a graph of this size; on
+# Neo4j 5, `CREATE INDEX rel_doc FOR ()-[r:REL]-() ON (r.doc_id)` makes it a lookup.
+DOCUMENT_ENTITIES: LiteralString = """
+MATCH (s:Entity)-[r:REL]->(o:Entity)
+WHERE r.doc_id IN $docs
+RETURN r.doc_id AS doc, s.key AS s, o.key AS o
+"""
 COUNT_ENTITIES: LiteralString = "MATCH (e:Entity) RETURN count(e) AS n"
 COUNT_RELATIONS: LiteralString = "MATCH (:Entity)-[r:REL]->(:Entity) RETURN count(r) AS n"
 
@@ -220,6 +228,13 @@ class Neo4jGraph:
         """Breadth-first, one 1-hop query per level (at most ``depth`` queries)."""
         check_depth_limit(depth, limit)
         return traverse(key_list(entity_keys, "entity_keys"), depth, limit, self._expand)
+
+    def document_entities(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        docs = key_list(doc_ids, "doc_ids")
+        found: dict[str, set[str]] = {d: set() for d in docs}
+        for r in self._run(DOCUMENT_ENTITIES, {"docs": docs}) if docs else ():
+            found[r["doc"]].update((r["s"], r["o"]))
+        return {d: sorted(keys) for d, keys in found.items()}
 
     def degree(self, entity_keys: Iterable[str]) -> dict[str, int]:
         keys = key_list(entity_keys, "entity_keys")

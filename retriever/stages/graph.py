@@ -3,7 +3,9 @@
 Two ways to score them (``GraphConfig.method``):
 
 * ``ppr`` (default): personalized PageRank over the reached triples, seeded by
-  the query's entities (HippoRAG; see ``retriever.stages.ppr``).
+  the query's entities (HippoRAG; see ``retriever.stages.ppr``) and by those of
+  the best first-pass passages (``GraphConfig.seed_docs``): a multi-hop
+  question names its first hop, whose passage names the bridge to the next.
 * ``expand``: a triple ``h`` hops from a query entity ``e`` weighs
   ``decay ** (h - 1) / log2(1 + degree(e))``: near triples count more, and
   triples reached from a hub entity count less. A document scores the sum of
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,11 +87,12 @@ def score_hits(found: Reach, degree: dict[str, int], config: GraphConfig, limit:
                        best_relations(found, weights, config.max_relation_hits))
 
 
-def score_ppr(found: Reach, seeds: list[str], degree: dict[str, int], query: str, config: GraphConfig,
-              limit: int) -> GraphResult:
+def score_ppr(found: Reach, seeds: list[str], doc_seeds: list[str], degree: dict[str, int], query: str,
+              config: GraphConfig, limit: int) -> GraphResult:
     """``ppr``: documents and relations scored by personalized PageRank mass."""
     sub = ppr.subgraph(found)
-    mass = ppr.pagerank(sub, ppr.seed_weights(query, seeds, degree, config.unnamed_seed_weight), config.damping)
+    restart = ppr.restart_weights(query, seeds, doc_seeds, degree, config.unnamed_seed_weight, config.seed_docs_weight)
+    mass = ppr.pagerank(sub, restart, config.damping)
     docs, scores = ppr.document_scores(sub, found.doc.tolist(), mass)
     positive = scores > 0
     return GraphResult(ranked_documents(found, docs[positive], scores[positive], limit), found.hits,
@@ -96,12 +100,24 @@ def score_ppr(found: Reach, seeds: list[str], degree: dict[str, int], query: str
 
 
 def graph(store: GraphStore, entity_keys: list[str], depth: int, limit: int, config: GraphConfig,
-          query: str = "") -> GraphResult:
-    """Triples within ``depth`` hops of the entities, scored into candidates."""
-    if depth <= 0 or not entity_keys:
+          query: str = "", seed_docs: Sequence[str] = ()) -> GraphResult:
+    """Triples within ``depth`` hops of the entities, scored into candidates.
+
+    ``seed_docs`` (ppr only): first-pass passages whose entities seed the walk
+    too, with ``config.seed_docs_weight`` of the restart mass.
+    """
+    seeds = list(dict.fromkeys(entity_keys))
+    ppr_method = config.method is GraphMethod.PPR
+    doc_seeds: list[str] = []
+    if ppr_method and seed_docs and depth > 0 and config.seed_docs_weight > 0:
+        named = set(seeds)
+        for keys in store.document_entities(seed_docs).values():
+            doc_seeds.extend(k for k in keys if k not in named)
+            named.update(keys)
+    if depth <= 0 or not (seeds or doc_seeds):
         return GraphResult.empty()
-    found = reach(store, entity_keys, depth, config.max_hits)
-    degree = store.degree(entity_keys)
-    if config.method is GraphMethod.PPR:
-        return score_ppr(found, list(dict.fromkeys(entity_keys)), degree, query, config, limit)
+    found = reach(store, seeds + doc_seeds, depth, config.max_hits)
+    degree = store.degree(seeds + doc_seeds)
+    if ppr_method:
+        return score_ppr(found, seeds, doc_seeds, degree, query, config, limit)
     return score_hits(found, degree, config, limit)

@@ -8,7 +8,8 @@ subgraph ``GraphStore.neighbourhood`` returns (the triples within ``depth`` hops
 of the seeds), so every backend supports it through the same protocol calls.
 
 * Nodes: the entities of those triples; edges: the triples, undirected.
-* Seeds ``s``: the detected entities, each weighing ``name / degree``: node
+* Seeds ``s``: the detected entities (and, with ``GraphConfig.seed_docs``,
+  those of the best first-pass passages; ``restart_weights``), each weighing ``name / degree``: node
   specificity (HippoRAG's inverse passage count; the degree is the protocol's
   proxy) times ``name`` = 1 when the query writes the entity as a name
   (a capitalized word past the first, or a digit) else ``unnamed_seed_weight``,
@@ -85,6 +86,23 @@ def seed_weights(query: str, seeds: Sequence[str], degree: dict[str, int], unnam
     w = np.array([(1.0 if named & set(k.split()) else unnamed) / max(1, degree.get(k, 1)) for k in seeds])
     total = float(w.sum())
     return w / total if total > 0 else np.full(len(seeds), 1.0 / max(1, len(seeds)))
+
+
+def restart_weights(query: str, query_keys: Sequence[str], doc_keys: Sequence[str], degree: dict[str, int],
+                    unnamed: float, doc_weight: float) -> np.ndarray:
+    """Restart weights of ``query_keys`` then ``doc_keys`` (summing to 1).
+
+    The query's entities weigh as in ``seed_weights`` and together 1; the
+    entities of the first-pass passages weigh ``1 / degree`` and together
+    ``doc_weight`` (all of it when the query names no entity).
+    """
+    own = seed_weights(query, query_keys, degree, unnamed) if query_keys else np.zeros(0)
+    if not doc_keys:
+        return own  # as seed_weights gives them, to the last bit
+    w = np.array([1.0 / max(1, degree.get(k, 1)) for k in doc_keys])
+    w = np.concatenate((own, doc_weight * w / w.sum()))
+    total = float(w.sum())
+    return w / total if total > 0 else np.full(len(w), 1.0 / max(1, len(w)))
 
 
 def pagerank(graph: Subgraph, restart: np.ndarray, damping: float) -> np.ndarray:

@@ -241,6 +241,19 @@ def test_degree(loaded):
     }
 
 
+def test_document_entities(loaded):
+    assert loaded.document_entities(["d1", "d3", QUOTED_DOC, "d8", "nope"]) == {
+        "d1": ["1940s", "carl rogers", "person centered therapy"],
+        "d3": ["cook county", "illinois", "oak park illinois"],
+        QUOTED_DOC: ["bobby tables", "robert drop table students"],
+        "d8": ["ouroboros"],  # a self-loop names its entity once
+        "nope": [],
+    }
+    assert loaded.document_entities([]) == {}
+    with pytest.raises(ValidationError):
+        loaded.document_entities("d1")
+
+
 def test_clear_removes_everything(loaded):
     loaded.clear()
     assert loaded.stats() == {"entities": 0, "relations": 0}
