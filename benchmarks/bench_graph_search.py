@@ -7,8 +7,8 @@ HOME is a searchtrace home whose MuSiQue index is built (or is built on first
 use). In one process, per round and per query, in turn: bare single-query
 embedding (sentence-transformers ``encode``), a warm fast-mode and a warm
 graph-mode search (taking turns at going first), the graph stage alone
-(``retriever.stages.graph.graph`` on the entities the rewrite stage detects, as
-a search calls it) and its k-hop neighbourhood alone
+(``retriever.stages.graph.graph`` on the entities the rewrite stage detects and
+the first-pass seed passages, as a search calls it) and its k-hop neighbourhood alone
 (``GraphStore.neighbourhood``). Each round gives p50 / p95; the report is the
 median over rounds, with the load average before and after: this machine is
 shared, so run several rounds. The target: graph-mode search p50 <= 1.25x bare
@@ -37,11 +37,28 @@ def timed_ms(fn, *args, **kwargs) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def query_plans(retriever, queries: list[str]) -> list[tuple[str, list[str]]]:
-    """Each query with the entity keys the rewrite stage detects for it."""
+def query_plans(retriever, queries: list[str]) -> list[tuple[str, list[str], list[str]]]:
+    """Each query with the entity keys the rewrite stage detects for it and the first-pass
+    passages whose entities seed the walk too (``graph.seed_docs``), as a graph search finds them."""
+    from retriever.stages.dense import dense
+    from retriever.stages.fuse import best_ids
+    from retriever.stages.keyword import keyword
     from retriever.stages.rewrite import rewrite
 
-    return [(q, [e.key for e in rewrite(q, retriever.index.graph).entities]) for q in queries]
+    index, cfg = retriever.index, retriever.config
+    plans = []
+    for q in queries:
+        rw = rewrite(q, index.graph)
+        seeds: list[str] = []
+        if cfg.graph.seed_docs:
+            vector = retriever.embedder.encode_query(q)
+            lists = [dense(index.store, vector, CANDIDATES, index.doc_ids, None, retriever._parts_weight,
+                           cfg.dense.parts_depth, index.vectors),
+                     keyword(index.store, index.bm25, index.term_stats, rw.keyword_query, CANDIDATES,
+                             index.doc_ids).candidates]
+            seeds = best_ids([c for c in lists if len(c)], cfg.fusion, cfg.graph.seed_docs)
+        plans.append((q, [e.key for e in rw.entities], seeds))
+    return plans
 
 
 def one_round(retriever, st, plans) -> dict[str, list[float]]:
@@ -51,12 +68,12 @@ def one_round(retriever, st, plans) -> dict[str, list[float]]:
     cfg = retriever.config.graph
     store = retriever.index.graph
     out: dict[str, list[float]] = {k: [] for k in SERIES}
-    for i, (q, keys) in enumerate(plans):
+    for i, (q, keys, seeds) in enumerate(plans):
         out["embed"].append(timed_ms(st.encode, [q], convert_to_numpy=True, normalize_embeddings=True))
         for mode in ("fast", "graph") if i % 2 else ("graph", "fast"):  # neither mode always runs second
             out[mode].append(timed_ms(retriever.search, {"query": q, "mode": mode, "top_k": 10}))
-        if keys:
-            out["graph_stage"].append(timed_ms(graph, store, keys, cfg.depth, CANDIDATES, cfg, q))
+        if keys or seeds:
+            out["graph_stage"].append(timed_ms(graph, store, keys, cfg.depth, CANDIDATES, cfg, q, seeds))
             out["neighbourhood"].append(timed_ms(store.neighbourhood, keys, cfg.depth, cfg.max_hits))
     return out
 
@@ -96,7 +113,7 @@ def main() -> None:
     load_before = os.getloadavg()
     one_round(retriever, st, plans)  # warm up
     rounds = [one_round(retriever, st, plans) for _ in range(args.rounds)]
-    report = {"queries": len(plans), "with_entities": sum(1 for _, k in plans if k), "rounds": args.rounds,
+    report = {"queries": len(plans), "with_entities": sum(1 for _, k, _ in plans if k), "rounds": args.rounds,
               "load_average_before": [round(x, 2) for x in load_before],
               "load_average_after": [round(x, 2) for x in os.getloadavg()], **summary(rounds)}
     retriever.index.close()

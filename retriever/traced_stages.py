@@ -22,7 +22,7 @@ from retriever.request import SearchRequest
 from retriever.stages.dense import dense
 from retriever.stages.embed import embed
 from retriever.stages.feedback import feedback_dense
-from retriever.stages.fuse import fuse
+from retriever.stages.fuse import best_ids, fuse
 from retriever.stages.graph import GraphResult, graph
 from retriever.stages.keyword import KeywordResult, keyword
 from retriever.stages.rerank import Reranker
@@ -144,7 +144,7 @@ class TracedStages:
         f = self.config.fusion
         if f.method is FusionMethod.KEYWORD_THEN_DENSE:  # needs cosines this stage does not have
             f = replace(f, method=FusionMethod.RRF)
-        return fuse(lists, f).ids[:n].tolist()
+        return best_ids(lists, f, n)
 
     def feedback(self, vector: np.ndarray, first: Candidates, lists: list[Candidates], limit: int,
                  flt) -> tuple[Candidates, list[Candidates]]:

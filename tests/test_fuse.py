@@ -178,3 +178,26 @@ def test_weighted_sum_ties_survive_any_input_order():
     ]
     cfg = FusionConfig(method=FusionMethod.WEIGHTED)
     assert list(fuse(lists, cfg).ids) == list(fuse([lists[0], lists[2], lists[1]], cfg).ids)
+
+
+SCORE = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0, 3.0])  # few values: ties within and across lists
+RANKED = st.lists(st.tuples(st.sampled_from("abcdefghij"), SCORE), max_size=10, unique_by=lambda p: p[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(RANKED, RANKED, st.sampled_from([FusionMethod.DBSF, FusionMethod.RRF, FusionMethod.ZSCORE,
+                                        FusionMethod.WEIGHTED]), st.integers(1, 12))
+def test_best_ids_are_the_head_of_the_fused_list(dense, keyword, method, n):
+    from retriever.stages.fuse import best_ids
+
+    lists = [cands(Stage.KEYWORD, sorted(keyword, key=lambda p: -p[1])),
+             cands(Stage.DENSE, sorted(dense, key=lambda p: -p[1]))]
+    config = FusionConfig(method=method, weights={Stage.DENSE: 0.7, Stage.KEYWORD: 1.3, Stage.GRAPH: 1.0})
+    assert best_ids(lists, config, n) == fuse(lists, config).ids[:n].tolist()
+
+
+def test_best_ids_refuse_keyword_then_dense():
+    from retriever.stages.fuse import best_ids
+
+    with pytest.raises(ValueError, match="keyword_then_dense"):
+        best_ids([DENSE], FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE), 1)

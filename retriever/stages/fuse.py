@@ -20,6 +20,7 @@ order of the input lists.
 
 from __future__ import annotations
 
+import heapq
 from typing import Sequence
 
 import numpy as np
@@ -38,10 +39,18 @@ def canonical(lists: Sequence[Candidates]) -> list[Candidates]:
 
 
 def _union(lists: Sequence[Candidates]) -> tuple[np.ndarray, dict[Stage, np.ndarray]]:
-    """All ids (sorted) and, per stage, the row of each of its ids in that union."""
-    non_empty = [c.ids for c in lists if len(c)]
-    ids = np.unique(np.concatenate(non_empty)) if non_empty else np.empty(0, dtype=object)
-    rows = {c.stage: np.searchsorted(ids, c.ids) for c in lists}
+    """All ids (sorted) and, per stage, the row of each of its ids in that union.
+
+    Python's ``sorted`` and a dict: ids are ``str`` objects, which numpy's
+    ``unique`` and ``searchsorted`` would compare one Python call at a time anyway.
+    """
+    per_list = [c.ids.tolist() for c in lists]
+    distinct = sorted(set().union(*per_list))
+    row = {d: i for i, d in enumerate(distinct)}
+    ids = np.empty(len(distinct), dtype=object)
+    ids[:] = distinct
+    rows = {c.stage: np.fromiter(map(row.__getitem__, these), dtype=np.int64, count=len(these))
+            for c, these in zip(lists, per_list)}
     return ids, rows
 
 
@@ -132,6 +141,26 @@ def keyword_then_dense(lists: Sequence[Candidates], dense_of: dict[str, float]) 
     kept = np.flatnonzero(keep)
     fused = Fused(ids, scores, components, ranks).take(kept)
     return _ordered(fused.ids, fused.scores, fused.components, fused.ranks)
+
+
+def best_ids(lists: Sequence[Candidates], config: FusionConfig, n: int) -> list[str]:
+    """The first ``n`` ids of ``fuse(lists, config)``, without building the fused arrays.
+
+    The same sums in the same order (stage order, then list order), so the same
+    floats and ties (by id); ``keyword_then_dense`` is not supported here.
+    """
+    if config.method is FusionMethod.KEYWORD_THEN_DENSE:
+        raise ValueError("best_ids needs a score or rank fusion, not keyword_then_dense")
+    total: dict[str, float] = {}
+    for c in canonical(lists):
+        w = config.weight(c.stage)
+        if config.method is FusionMethod.RRF:
+            part = w / (config.k0 + np.arange(1, len(c) + 1))
+        else:
+            part = w * NORMALIZERS[config.method](c.scores)
+        for doc, x in zip(c.ids.tolist(), part.tolist()):
+            total[doc] = total.get(doc, 0.0) + x
+    return [doc for doc, _ in heapq.nsmallest(n, total.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def fuse(lists: Sequence[Candidates], config: FusionConfig, dense_of: dict[str, float] | None = None) -> Fused:
