@@ -158,8 +158,12 @@ def best_ids(lists: Sequence[Candidates], config: FusionConfig, n: int) -> list[
             part = w / (config.k0 + np.arange(1, len(c) + 1))
         else:
             part = w * NORMALIZERS[config.method](c.scores)
+        if not total:  # the first list: 0.0 + x is x
+            total = dict(zip(c.ids.tolist(), part.tolist()))
+            continue
+        get = total.get
         for doc, x in zip(c.ids.tolist(), part.tolist()):
-            total[doc] = total.get(doc, 0.0) + x
+            total[doc] = get(doc, 0.0) + x
     return [doc for doc, _ in heapq.nsmallest(n, total.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
