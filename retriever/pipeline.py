@@ -23,6 +23,7 @@ from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError
 from retriever.index import OpenIndex
 from retriever.request import SearchRequest
 from retriever.results import SearchDetail, filter_stage, query_evidence, shape_stage
+from retriever.results import detail as build_detail
 from retriever.stages import shape as shaping
 from retriever.stages.filter import payload_filter
 from retriever.stages.rerank import IdentityReranker, Reranker
@@ -79,7 +80,7 @@ class Retriever:
     def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
                run_id: str | None = None, query_id: str | None = None) -> dict:
         """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input."""
-        return self.search_detailed(request, query_vector=query_vector, run_id=run_id, query_id=query_id)[0]
+        return self._traced(request, query_vector, run_id, query_id, with_detail=False)[0]
 
     def search_detailed(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
                         run_id: str | None = None, query_id: str | None = None) -> tuple[dict, SearchDetail | None]:
@@ -87,11 +88,15 @@ class Retriever:
 
         The detail is ``None`` when the search returned an error.
         """
+        return self._traced(request, query_vector, run_id, query_id, with_detail=True)
+
+    def _traced(self, request, query_vector, run_id, query_id, with_detail: bool) -> tuple[dict, SearchDetail | None]:
+        """One search under its root span; the detail only when asked for (a plain search skips building it)."""
         with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
                                                record_exception=False, set_status_on_exception=False) as root:
             record(root, attrs.eval_context, run_id, query_id)
             try:
-                response, detail = self._search(request, root, query_vector)
+                response, detail = self._search(request, root, query_vector, with_detail)
             except SearchtraceError as exc:
                 root.set_status(Status(StatusCode.ERROR, exc.message))
                 root.set_attribute(v.ERROR_CODE, exc.code.value)
@@ -122,7 +127,7 @@ class Retriever:
 
     # -- composition -------------------------------------------------------
 
-    def _search(self, request, root: trace.Span, query_vector) -> tuple[dict, SearchDetail]:
+    def _search(self, request, root: trace.Span, query_vector, with_detail: bool) -> tuple[dict, SearchDetail | None]:
         spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
         with spans.stage(SpanName.VALIDATE):
             req = validate_request(request)
@@ -149,8 +154,9 @@ class Retriever:
         reranked = run.rerank(self.reranker, rw.query, run.fuse(lists, vector), req.top_k)
         found = self._payloads
         kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, found, self.capture)
-        return shape_stage(spans, req, mode, rw, g, reranked, lists, kept, found, self.config.confidence,
-                           trace_id(root))
+        response = shape_stage(spans, req, mode, rw, g, reranked, lists, kept, found, self.config.confidence,
+                               trace_id(root))
+        return response, (build_detail(lists, reranked, kept) if with_detail else None)
 
     def _payloads(self, ids: list[str]) -> dict[str, Mapping[str, Any]]:
         return payloads(self.index, ids)

@@ -98,8 +98,8 @@ def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchReque
 
 def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
                 reranked: Candidates, lists: list[Candidates], kept: Filtered, payloads: Payloads,
-                confidence: ConfidenceConfig, trace_id: str) -> tuple[dict, SearchDetail]:
-    """The response (top_k results with bands, relations, hints) and the evaluation's detail."""
+                confidence: ConfidenceConfig, trace_id: str) -> dict:
+    """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
     with spans.stage(SpanName.SHAPE):
         best = shaping.best_relevance(kept.relevance)
         rows = kept.outcome.keep[: req.top_k]
@@ -122,7 +122,7 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
             "traceId": trace_id,
             "mode": mode.value,
             "degraded": list(spans.degraded),
-        }, detail(lists, reranked, kept)
+        }
 
 
 def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> list[dict]:
