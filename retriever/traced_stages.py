@@ -136,13 +136,18 @@ class TracedStages:
             return g
 
     def _seed_docs(self, first: list[Candidates]) -> list[str]:
-        """The best ``graph.seed_docs`` ids of the dense and keyword lists fused (ppr only)."""
-        n = self.config.graph.seed_docs
+        """The best ``graph.seed_docs`` ids of the dense and keyword lists fused (ppr, weight > 0 only)."""
+        g = self.config.graph
         lists = [c for c in first if c is not None and len(c)]
-        if n == 0 or not lists or self.config.graph.method is not GraphMethod.PPR:
+        if g.seed_docs == 0 or g.seed_docs_weight == 0 or not lists or g.method is not GraphMethod.PPR:
             return []
+        return self._first_pass(lists, g.seed_docs)
+
+    def _first_pass(self, lists: list[Candidates], n: int) -> list[str]:
+        """The first ``n`` ids the configured fusion gives ``lists`` (feedback and graph seed passages);
+        keyword-then-dense, which needs cosines no stage has yet, ranks by RRF here."""
         f = self.config.fusion
-        if f.method is FusionMethod.KEYWORD_THEN_DENSE:  # needs cosines this stage does not have
+        if f.method is FusionMethod.KEYWORD_THEN_DENSE:
             f = replace(f, method=FusionMethod.RRF)
         return best_ids(lists, f, n)
 
@@ -154,7 +159,8 @@ class TracedStages:
         """
         with self.spans.stage(SpanName.FEEDBACK) as span:
             try:
-                found, used = feedback_dense(self.index.store, vector, fuse(lists, self.config.fusion),
+                top = self._first_pass(lists, self.config.feedback.docs)
+                found, used = feedback_dense(self.index.store, vector, top,
                                              self.config.feedback, limit, self.index.doc_ids, self.index.point_of,
                                              flt, self.parts_weight, self.config.dense.parts_depth,
                                              self.index.vectors)

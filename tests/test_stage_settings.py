@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from retriever.config import FeedbackConfig, FusionConfig
+from retriever.stages.fuse import fuse
 from retriever.types import Stage
 from traces import vocabulary as v
 
@@ -58,17 +59,17 @@ def test_graph_mode_runs_ppr_by_default(traced):
 
 
 def test_graph_seed_docs_are_the_first_fusion_of_dense_and_keyword(traced, sample_config):
-    from retriever.stages.fuse import fuse
-
     retriever, exporter = traced()
     _, detail = retriever.search_detailed({"query": QUERY, "mode": "graph", "top_k": 5})
     seeds = spans_by_name(exporter)["graph"].attributes[v.GRAPH_SEED_DOCS]
     dense_and_keyword = [c for c in detail_lists(exporter) if c.stage in (Stage.DENSE, Stage.KEYWORD)]
     assert list(seeds) == fuse(dense_and_keyword, sample_config.fusion).ids[:1].tolist()
-    off = replace(sample_config, graph=replace(sample_config.graph, seed_docs=0))
-    retriever, exporter = traced(config=off, index=retriever.index)
-    retriever.search({"query": QUERY, "mode": "graph"})
-    assert list(spans_by_name(exporter)["graph"].attributes[v.GRAPH_SEED_DOCS]) == []
+    index = retriever.index
+    for graph_off in ({"seed_docs": 0}, {"seed_docs_weight": 0.0}):
+        off = replace(sample_config, graph=replace(sample_config.graph, **graph_off))
+        retriever, exporter = traced(config=off, index=index)
+        retriever.search({"query": QUERY, "mode": "graph"})
+        assert list(spans_by_name(exporter)["graph"].attributes[v.GRAPH_SEED_DOCS]) == [], graph_off
 
 
 def detail_lists(exporter):
@@ -90,6 +91,8 @@ def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config)
     assert started.index("feedback") == started.index("fuse") - 1
     fb = spans_by_name(exporter)["feedback"].attributes
     assert len(fb[v.FEEDBACK_IDS]) == 2 and fb[v.FEEDBACK_WEIGHT] == 0.5
+    first = fuse(detail_lists(exporter), config.fusion)  # the fusion of the lists before feedback
+    assert list(fb[v.FEEDBACK_IDS]) == first.ids[:2].tolist()
     assert list(fb[v.CANDIDATE_IDS]) == list(detail.stage_ids["dense"])[: len(fb[v.CANDIDATE_IDS])]
     assert response["results"] and response["degraded"] == []
 

@@ -7,11 +7,13 @@ length again), for a second dense search whose list replaces the first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from retriever.config import FeedbackConfig
 from retriever.stages.dense import dense
-from retriever.types import Candidates, Fused
+from retriever.types import Candidates
 from retriever.vectorstore.base import PayloadFilter, VectorStore
 
 
@@ -24,12 +26,12 @@ def rocchio(query: np.ndarray, docs: np.ndarray, beta: float) -> np.ndarray:
     return (moved / norm if norm > 0 else moved).astype(np.float32)
 
 
-def feedback_dense(store: VectorStore, vector: np.ndarray, first: Fused, config: FeedbackConfig, limit: int,
+def feedback_dense(store: VectorStore, vector: np.ndarray, top: Sequence[str], config: FeedbackConfig, limit: int,
                    doc_ids: np.ndarray, point_of: dict[str, int],
                    flt: PayloadFilter | None = None, parts_weight: float = 0.0,
                    parts_depth: int = 2, doc_vectors: np.ndarray | None = None) -> tuple[Candidates, tuple[str, ...]]:
-    """The dense list for the moved query, and the feedback documents used."""
-    top = [str(i) for i in first.ids[: config.docs]]
+    """The dense list for the moved query, and the feedback documents used (``top``: the first
+    fusion's best ids, ``config.docs`` of them)."""
     rows = store.retrieve([point_of[i] for i in top if i in point_of], with_vectors=True)
     vectors = np.array([vec for _, _, vec in rows if vec is not None], dtype=np.float32).reshape(-1, len(vector))
     moved = rocchio(vector, vectors, config.weight)
