@@ -30,7 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Callable
 
@@ -47,15 +47,15 @@ SOURCE = "sample-graph-20250601T000000-source"
 
 
 def real_run(home: Path) -> Path:
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from retriever.config import RetrieverConfig
-    from traces.setup import TraceSettings
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.traces.setup import TraceSettings
 
     out = home / "runs" / SOURCE
     if (out / "run.json").exists():
         return out
-    return run_eval(EvalSettings(dataset=str(SAMPLE), mode="graph"), RetrieverConfig.resolve(home=home, environ={}),
+    return run_eval(EvalSettings(dataset=str(SAMPLE), mode="graph"), resolve_config(home=home, environ={}),
                     out=out, progress=False, trace_settings=TraceSettings.resolve(environ={}))
 
 
@@ -85,26 +85,28 @@ def perturbed_copy(source: Path, target: Path, rng: np.random.Generator, when: d
 def build_home(home: Path, n_runs: int, n_traces: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_trace_store import Synth, fill
-    from traces.store import TraceStore, store_path
+
+    from searchtrace.home import Home
+    from searchtrace.traces.store import TraceStore
 
     t = time.perf_counter()
     source = real_run(home)
     print(f"real run: {time.perf_counter() - t:.1f} s")
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     for i in range(n_runs - 1):
         rng = np.random.default_rng(i)  # per copy, so a rebuilt home names its copies the same
         when = start + timedelta(days=3 * i, hours=int(rng.integers(0, 24)))
         target = home / "runs" / f"sample-graph-{when:%Y%m%dT%H%M%S}-bench{i:02d}"
         if not target.exists():
             perturbed_copy(source, target, rng, when)
-    store = TraceStore(store_path(home)).open()
+    store = TraceStore(Home(home).traces).open()
     have = store.count()
     if have < n_traces:
         t = time.perf_counter()
         fill(store, Synth(100, seed=1), n_traces - have, 512)
         print(f"traces: {n_traces - have:,} written in {time.perf_counter() - t:.1f} s")
     print(f"home {home}: {len(list((home / 'runs').iterdir()))} runs, {store.count():,} traces, "
-          f"{store_path(home).stat().st_size / 2**20:,.0f} MiB store")
+          f"{Home(home).traces.stat().st_size / 2**20:,.0f} MiB store")
     store.close()
 
 
@@ -113,7 +115,7 @@ def build_home(home: Path, n_runs: int, n_traces: int) -> None:
 
 def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[str, str]]]:
     """Page name -> (script, the page's data calls, URL parameters)."""
-    from dashboard import data
+    from searchtrace.dashboard import data
 
     runs = data.list_runs(home)
     newest, older = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
@@ -208,7 +210,7 @@ def _serve(home: Path):
     import subprocess
     import urllib.request
 
-    from dashboard.cli import streamlit_command
+    from searchtrace.dashboard.cli import streamlit_command
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -251,12 +253,12 @@ def browser_ms(home: Path, repeats: int) -> dict[str, list[float]]:
             proc, url = _serve(home)
             try:
                 browser.open("about:blank")
-                timed("load Runs (fresh server)", lambda: browser.open(url), READY)
+                timed("load Runs (fresh server)", lambda url=url: browser.open(url), READY)
                 for phase in ("cold", "warm"):
                     for name in (NAV[1:] if phase == "cold" else NAV):
                         click = ("Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'))"
                                  f".find(a => a.innerText.trim() === '{name}').click()")
-                        timed(f"nav {phase} {name}", lambda: browser.evaluate(click),
+                        timed(f"nav {phase} {name}", lambda click=click: browser.evaluate(click),
                               f"document.querySelector('h1')?.innerText.trim() === '{name}' && {READY}")
             finally:
                 proc.terminate()

@@ -40,10 +40,10 @@ def timed_ms(fn, *args, **kwargs) -> float:
 def query_plans(retriever, queries: list[str]) -> list[tuple[str, list[str], list[str]]]:
     """Each query with the entity keys the rewrite stage detects for it and the first-pass
     passages whose entities seed the walk too (``graph.seed_docs``), as a graph search finds them."""
-    from retriever.stages.dense import dense
-    from retriever.stages.fuse import best_ids
-    from retriever.stages.keyword import keyword
-    from retriever.stages.rewrite import rewrite
+    from searchtrace.retriever.stages.dense import dense
+    from searchtrace.retriever.stages.fuse import best_ids
+    from searchtrace.retriever.stages.keyword import keyword
+    from searchtrace.retriever.stages.rewrite import rewrite
 
     index, cfg = retriever.index, retriever.config
     plans = []
@@ -63,7 +63,7 @@ def query_plans(retriever, queries: list[str]) -> list[tuple[str, list[str], lis
 
 def one_round(retriever, st, plans) -> dict[str, list[float]]:
     """Milliseconds of every series for every query, the series taking turns query by query."""
-    from retriever.stages.graph import graph
+    from searchtrace.retriever.stages.graph import graph
 
     cfg = retriever.config.graph
     store = retriever.index.graph
@@ -98,13 +98,13 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from retriever.config import RetrieverConfig
-    from retriever.data.beir import load_dataset
-    from retriever.embedding import Embedder
-    from retriever.index import build_index, open_index
-    from retriever.pipeline import Retriever
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.index import build_index, open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
 
-    config = RetrieverConfig.resolve(home=Path(args.home), environ={})
+    config = resolve_config(home=Path(args.home), environ={})
     model = Embedder()
     st = model.load()
     musique = load_dataset(Path(args.shared) / "musique")

@@ -72,7 +72,7 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
         for i, q in enumerate(queries):
             turn = i % len(series)
             for name in series[turn:] + series[:turn]:
-                ms[name].append(timed_ms(lambda: calls[name](q)))
+                ms[name].append(timed_ms(lambda name=name, q=q: calls[name](q)))
         for name in series:
             per_round[name].append((pct(ms[name], 50), pct(ms[name], 95)))
     out: dict = {"queries": len(queries), "rounds": rounds, "load_average_after": [round(x, 2) for x in os.getloadavg()]}
@@ -88,9 +88,8 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
 
 def index_figures(dataset, config, model, report: dict) -> Path:
     """Cold index against bare encoding, unchanged re-index, forced rebuild from the cache."""
-    from retriever.index import build_index
-
-    from retriever.parts import passage_parts
+    from searchtrace.retriever.index import build_index
+    from searchtrace.retriever.parts import passage_parts
 
     docs = list(dataset.docs)
     texts = [d.content for d in docs]
@@ -127,18 +126,18 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from retriever.config import RetrieverConfig
-    from retriever.data.beir import load_dataset
-    from retriever.embedding import Embedder
-    from retriever.index import build_index, open_index
-    from retriever.pipeline import Retriever
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.index import build_index, open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
 
     shared = Path(args.shared)
     model = Embedder()
     model.load()
     report: dict = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"}
     home = Path(args.search_only or tempfile.mkdtemp(prefix="searchtrace-bench-"))
-    config = RetrieverConfig.resolve(home=home, environ={})
+    config = resolve_config(home=home, environ={})
 
     scifact = load_dataset(shared / "scifact")
     if args.search_only:

@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.metrics import evaluate
-from evals.trec import read_qrels, read_run
+from searchtrace.evals.metrics import evaluate
+from searchtrace.evals.trec import read_qrels, read_run
 
 METRICS = ("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10")
 PYTREC = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "mrr": "recip_rank", "recall@100": "recall_100",
@@ -103,7 +103,8 @@ def pytrec(run: Path, qrels: Path) -> dict[str, dict[str, float]]:
 
 
 def ranx(run: Path, qrels: Path) -> dict[str, dict[str, float]]:
-    from ranx import Qrels, Run, evaluate as ranx_evaluate
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
 
     q, r = Qrels.from_file(str(qrels), kind="trec"), Run.from_file(str(run), kind="trec")
     ranx_evaluate(q, r, list(METRICS), return_mean=False)

@@ -117,12 +117,12 @@ def sweep_rows() -> list[Row]:
 
 
 def run(row: Row, shared: Path, home: Path, out: Path) -> dict:
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from retriever.config import RetrieverConfig
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.retriever.settings import resolve_config
 
     metrics = SCIFACT_METRICS if row.dataset == "scifact" else MUSIQUE_METRICS
-    config = RetrieverConfig.resolve(home=home, search=row.search, environ={})
+    config = resolve_config(home=home, search=row.search, environ={})
     key = hashlib.sha256(json.dumps([row.label, row.mode, row.search], sort_keys=True).encode()).hexdigest()[:10]
     folder = out / f"{row.dataset}-{row.mode}-{key}"
     if not (folder / "run.json").exists():
@@ -145,7 +145,7 @@ def table(results: list[dict], dataset: str) -> str:
 
 
 def calibration(fit: Path, other: Path, out: Path) -> dict:
-    from evals.calibrate import calibrate
+    from searchtrace.evals.calibrate import calibrate
 
     return calibrate(fit, out / f"calibration-{fit.name}.json", eval_run=other)
 
@@ -169,17 +169,17 @@ def latency(shared: Path, home: Path, rounds: int = 3) -> str:
     """Warm search p50 / p95 (ms, embedding included) of the former default and the default, per mode."""
     import numpy as np
 
-    from retriever.config import RetrieverConfig
-    from retriever.data.beir import load_dataset
-    from retriever.embedding import Embedder
-    from retriever.index import ensure_index
-    from retriever.pipeline import Retriever
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.index import ensure_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
 
     model = Embedder()
     model.load()
     lines = ["| dataset, mode | previous default (no parts) p50 / p95 | default p50 / p95 |", "| --- | ---: | ---: |"]
     for name, modes, n in (("scifact", ("fast",), 200), ("musique", ("fast", "graph"), 50)):
-        configs = {label: RetrieverConfig.resolve(home=home, search=search, environ={})
+        configs = {label: resolve_config(home=home, search=search, environ={})
                    for label, search in (("former", NO_PARTS), ("default", None))}
         indexes = {label: ensure_index(shared / name, c, model, progress=False) for label, c in configs.items()}
         retrievers = {label: Retriever(indexes[label], model, c) for label, c in configs.items()}

@@ -33,6 +33,8 @@ import resource
 import time
 from pathlib import Path
 
+from searchtrace.home import Home
+
 CHUNK = 10_000
 
 
@@ -49,11 +51,11 @@ def maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
 
 def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts: bool) -> dict:
     """Synthesize the dataset and seed the embedding cache with synthetic vectors (child process)."""
-    from retriever.config import DenseConfig
-    from retriever.data.beir import load_dataset
-    from retriever.parts import passage_parts
-    from retriever.data.synth import pseudo_embeddings, synthesize
-    from retriever.embedding import MODEL_ID, EmbeddingCache, seed_embedding_cache
+    from searchtrace.retriever.config import DenseConfig
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.data.synth import pseudo_embeddings, synthesize
+    from searchtrace.retriever.embedding import MODEL_ID, EmbeddingCache, seed_embedding_cache
+    from searchtrace.retriever.parts import passage_parts
 
     out: dict = {}
     started = time.perf_counter()
@@ -69,7 +71,7 @@ def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts:
         texts += [p for d in dataset.docs for p in passage_parts(d.title, d.text, DenseConfig().max_parts)]
     del dataset
     stored = 0
-    with EmbeddingCache(Path(home) / "cache" / "embeddings.sqlite") as cache:
+    with EmbeddingCache(Home(Path(home)).embedding_cache) as cache:
         for start in range(0, len(texts), CHUNK):
             chunk = texts[start:start + CHUNK]
             stored += seed_embedding_cache(cache, chunk, pseudo_embeddings(chunk, seed=seed), MODEL_ID)
@@ -102,14 +104,14 @@ def main() -> None:
         report["prepare"] = pool.apply(prepare, (str(root), str(home), args.docs, args.queries, args.seed,
                                                  not args.no_parts))
 
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from retriever.config import RetrieverConfig
-    from retriever.data.beir import load_dataset
-    from retriever.embedding import Embedder
-    from retriever.index import build_index
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.index import build_index
+    from searchtrace.retriever.settings import resolve_config
 
-    config = RetrieverConfig.resolve(home=home, search={"dense": {"parts": not args.no_parts}})
+    config = resolve_config(home=home, search={"dense": {"parts": not args.no_parts}})
     embedder = Embedder()  # loads the model only if something misses the cache
 
     rss_before = rss_mib()

@@ -27,14 +27,15 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
 
-from traces import attributes as attrs
-from traces.attributes import CaptureConfig
-from traces.exporter import StoreSpanExporter
-from traces.store import TraceFilter, TraceStore
-from traces.vocabulary import SpanName
+from searchtrace.names import Stage
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.attributes import CaptureConfig
+from searchtrace.traces.exporter import StoreSpanExporter
+from searchtrace.traces.store import TraceFilter, TraceStore
 
-STAGES = [SpanName.VALIDATE, SpanName.REWRITE, SpanName.EMBED, SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH,
-          SpanName.FUSE, SpanName.RERANK, SpanName.FILTER, SpanName.SHAPE]
+STAGES = [Stage.VALIDATE, Stage.REWRITE, Stage.EMBED, Stage.DENSE, Stage.KEYWORD, Stage.GRAPH,
+          Stage.FUSE, Stage.RERANK, Stage.FILTER, Stage.SHAPE]
 RESOURCE = Resource.create({"service.name": "searchtrace"})
 SCOPE = InstrumentationScope("searchtrace")
 DAY_NS = 86_400 * 10**9
@@ -53,19 +54,19 @@ class Synth:
         self.templates = [self._stage_attributes(capture, candidates, t) for t in range(16)]
         self.now = time.time_ns()
 
-    def _stage_attributes(self, capture: CaptureConfig, n: int, t: int) -> dict[SpanName, BoundedAttributes]:
+    def _stage_attributes(self, capture: CaptureConfig, n: int, t: int) -> dict[Stage, BoundedAttributes]:
         out = {}
         for name in STAGES:
             ids = [f"doc-{(t * 7919 + i * 104729) % 50_000}" for i in range(n)]
             scores = sorted((self.rng.random() for _ in range(n)), reverse=True)
-            a: dict = dict(attrs.span_kind(name))
-            if name in (SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH, SpanName.FUSE):
+            a: dict = dict(attrs.span_kind(name.value))
+            if name in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH, Stage.FUSE):
                 a.update(attrs.candidates(ids, scores, capture))
-            elif name is SpanName.RERANK:
+            elif name is Stage.RERANK:
                 a.update(attrs.rerank("identity", 5, ids, scores, ids[:5], scores[:5], capture))
-            elif name is SpanName.REWRITE:
+            elif name is Stage.REWRITE:
                 a.update(attrs.rewrite(["Harbour Town"], ["river", "ferry"]))
-            elif name is SpanName.FILTER:
+            elif name is Stage.FILTER:
                 a.update(attrs.filtered(["min_relevance"], ids[5:], capture))
             out[name] = BoundedAttributes(maxlen=None, attributes=a, immutable=True)
         return out
@@ -90,7 +91,7 @@ class Synth:
                                       status=Status(StatusCode.ERROR, "timed out") if failed else Status(),
                                       start_time=t, end_time=t + ns, instrumentation_scope=SCOPE))
             t += ns
-        spans.append(ReadableSpan(SpanName.SEARCH.value, root_ctx, None, RESOURCE, self._root(i, degraded), (),
+        spans.append(ReadableSpan(v.SEARCH_SPAN, root_ctx, None, RESOURCE, self._root(i, degraded), (),
                                   start_time=start, end_time=t + 1000, instrumentation_scope=SCOPE))
         return spans
 
@@ -104,7 +105,7 @@ class Synth:
                                 for b, r in zip(bands, relevance)],
                     "bestScore": relevance[0], "noConfidentResults": relevance[0] < 0.35,
                     "degraded": [degraded] if degraded else [], "retryHints": None}
-        a = {**attrs.span_kind(SpanName.SEARCH),
+        a = {**attrs.span_kind(v.SEARCH_SPAN),
              **attrs.request(" ".join(rng.choices(WORDS, k=rng.randint(3, 8))), mode, 5, 100, 2, CaptureConfig()),
              **attrs.outcome(response)}
         if i % 5 == 0:  # a fifth of the searches come from eval runs of 1,000 queries

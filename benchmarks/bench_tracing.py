@@ -56,15 +56,16 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from retriever.config import RetrieverConfig
-    from retriever.data.beir import load_dataset
-    from retriever.embedding import Embedder
-    from retriever.index import build_index, open_index
-    from retriever.pipeline import Retriever
-    from traces.setup import TraceSettings, make_tracer_provider
+    from searchtrace.home import Home
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.index import build_index, open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.traces.setup import TraceSettings, make_tracer_provider
 
     home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))
-    config = RetrieverConfig.resolve(home=home, environ={})
+    config = resolve_config(home=home, environ={})
     model = Embedder()
     dataset = load_dataset(Path(args.dataset))
     index = open_index(build_index(dataset, config, model, progress=False), config)
@@ -73,7 +74,7 @@ def main() -> None:
     vectors = [None] * len(texts) if args.embed else list(model.encode_queries(texts))
 
     settings = TraceSettings.resolve(environ={})
-    provider, handles = make_tracer_provider(Path(tempfile.mkdtemp(prefix="searchtrace-bench-traces-")), settings)
+    provider, handles = make_tracer_provider(Home(Path(tempfile.mkdtemp(prefix="searchtrace-bench-traces-"))), settings)
     plain = Retriever(index, model, config, tracer=NoOpTracer())
     traced = Retriever(index, model, config, tracer=provider.get_tracer("bench"), capture=settings.capture,
                        deferred=handles.deferred)

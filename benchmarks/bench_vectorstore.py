@@ -19,9 +19,9 @@ from typing import Callable
 import numpy as np
 import qdrant_edge as qe
 
-from retriever.vectorstore.base import PayloadFilter, PointRow
-from retriever.vectorstore.bm25 import Bm25Encoder, mean_token_length
-from retriever.vectorstore.edge import EdgeStore, _dense_queries, _sparse_queries
+from searchtrace.retriever.vectorstore.base import PayloadFilter, PointRow
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, mean_token_length
+from searchtrace.retriever.vectorstore.edge import EdgeStore, _dense_queries, _sparse_queries
 
 
 def _corpus(rng: np.random.Generator, n: int, doc_len: int, vocab_size: int = 20_000) -> list[str]:

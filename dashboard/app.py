@@ -8,12 +8,12 @@ from pathlib import Path
 import streamlit as st
 
 try:
-    import dashboard  # noqa: F401  (installed with the project)
+    import searchtrace  # noqa: F401  (installed with the project)
 except ImportError:  # run from a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dashboard.ui import context  # noqa: E402
-from dashboard.ui.warmup import warm_up  # noqa: E402
+from searchtrace.dashboard.ui import context  # noqa: E402
+from searchtrace.dashboard.ui.warmup import warm_up  # noqa: E402
 
 st.set_page_config(page_title="searchtrace", layout="wide")
 pages = [

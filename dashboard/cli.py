@@ -8,18 +8,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from searchtrace import environment as env_names
+from searchtrace.errors import ExitCode
+from searchtrace.home import Home, add_home_argument
+
 __all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "register", "streamlit_command"]
 
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8501
 APP = Path(__file__).resolve().parent / "app.py"
-from retriever.cli import EXIT_INVALID  # one set of exit codes
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``dashboard`` command to a CLI's subparsers."""
     p = subparsers.add_parser("dashboard", help="browse runs, traces and regressions in a local web app")
-    p.add_argument("--home", help="index and trace home (default: $SEARCHTRACE_HOME or ~/.searchtrace)")
+    add_home_argument(p)
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to serve on (default {DEFAULT_PORT})")
     p.add_argument("--address", default=DEFAULT_ADDRESS,
                    help=f"address to bind (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0 exposes it)")
@@ -28,9 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def _home(args: argparse.Namespace) -> Path:
-    from dashboard.config import resolve_home
-
-    return resolve_home(["--home", args.home] if args.home else [], os.environ)
+    return Home.resolve(args.home).root.resolve()
 
 
 def streamlit_command(home: Path, address: str, port: int) -> list[str]:
@@ -43,16 +44,16 @@ def streamlit_command(home: Path, address: str, port: int) -> list[str]:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         print(f"error: --port must be between 1 and 65535, got {args.port}", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     try:
         import streamlit  # noqa: F401
     except ImportError:
         print("error: the dashboard needs streamlit: pip install streamlit altair", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURE
     home = _home(args)
     print(f"searchtrace dashboard on http://{args.address}:{args.port} (home {home}); Ctrl+C stops it",
           file=sys.stderr)
-    env = os.environ | {"SEARCHTRACE_HOME": str(home)}
+    env = os.environ | {env_names.SEARCHTRACE_HOME: str(home)}
     command = streamlit_command(home, args.address, args.port)
     if os.name == "posix":  # become the server, so signals (a service manager's SIGTERM) reach it
         sys.stdout.flush()

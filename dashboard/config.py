@@ -6,10 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Mapping, Sequence
 
-__all__ = ["DEFAULT_HOME", "ENV_HOME", "resolve_home"]
+from searchtrace.home import Home
 
-ENV_HOME = "SEARCHTRACE_HOME"
-DEFAULT_HOME = Path("~/.searchtrace")
+__all__ = ["resolve_home"]
 
 
 def resolve_home(argv: Sequence[str], environ: Mapping[str, str]) -> Path:
@@ -17,4 +16,4 @@ def resolve_home(argv: Sequence[str], environ: Mapping[str, str]) -> Path:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--home")
     known, _ = parser.parse_known_args(list(argv))
-    return Path(known.home or environ.get(ENV_HOME) or DEFAULT_HOME).expanduser().resolve()
+    return Home.resolve(known.home, environ).root.resolve()

@@ -1,64 +1,142 @@
-"""searchtrace evals: runs and qrels, metrics, statistics, comparison, gate, calibration.
+"""searchtrace evals: runs and qrels, metrics, statistics, comparison, the gate, calibration, run folders.
 
-Submodules: :mod:`evals.trec` (files), :mod:`evals.runs` (containers),
-:mod:`evals.metrics`, :mod:`evals.stats`, :mod:`evals.compare`,
-:mod:`evals.gate`, :mod:`evals.calibration`. The names below load their
-module on first use, so ``import evals`` stays cheap (no scipy, sklearn or
-rich). The verbs ``compare`` and ``gate`` share their module's name and are
-imported from there: ``from evals.compare import compare``.
+This is the package's public API: the dashboard (and users) import these names
+and nothing else of it. Names load their module on first use, so
+``import searchtrace.evals`` stays cheap (no scipy, sklearn or pandas).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from searchtrace._lazy import exports
+
+if TYPE_CHECKING:
+    from searchtrace.evals.calibration import fit_isotonic, fit_logistic
+    from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
+    from searchtrace.evals.gate import GateConfig, GateResult, load_config
+    from searchtrace.evals.metrics import DEFAULT_METRICS, Evaluation, Metric, MetricName, evaluate, parse_metrics
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals.runfolder import (
+        FORMAT_VERSION,
+        Abstention,
+        Attribution,
+        BandPrecision,
+        ConfidenceReport,
+        CorrectiveOutcome,
+        CorrectiveReport,
+        DatasetInfo,
+        EvalSettings,
+        JournalRecord,
+        Percentiles,
+        QueryOutcome,
+        RankedResult,
+        RetrieverInfo,
+        RetryAttempt,
+        RunFolder,
+        RunSummary,
+        Timings,
+        feature_column,
+        latency_column,
+        latency_stage,
+    )
+    from searchtrace.evals.runs import Qrels, Run
+    from searchtrace.evals.stats import RiskCoverage, risk_coverage
+    from searchtrace.evals.trec import read_qrels, read_run, write_run
+
+_EXPORTS = {
+    "fit_isotonic": "searchtrace.evals.calibration",
+    "fit_logistic": "searchtrace.evals.calibration",
+    "Comparison": "searchtrace.evals.comparison",
+    "MetricComparison": "searchtrace.evals.comparison",
+    "QueryDelta": "searchtrace.evals.comparison",
+    "TIE": "searchtrace.evals.comparison",
+    "compare": "searchtrace.evals.comparison",
+    "GateConfig": "searchtrace.evals.gate",
+    "GateResult": "searchtrace.evals.gate",
+    "load_config": "searchtrace.evals.gate",
+    "DEFAULT_METRICS": "searchtrace.evals.metrics",
+    "Evaluation": "searchtrace.evals.metrics",
+    "Metric": "searchtrace.evals.metrics",
+    "MetricName": "searchtrace.evals.metrics",
+    "evaluate": "searchtrace.evals.metrics",
+    "parse_metrics": "searchtrace.evals.metrics",
+    "run_eval": "searchtrace.evals.run_eval",
+    "Abstention": "searchtrace.evals.runfolder",
+    "Attribution": "searchtrace.evals.runfolder",
+    "BandPrecision": "searchtrace.evals.runfolder",
+    "ConfidenceReport": "searchtrace.evals.runfolder",
+    "CorrectiveOutcome": "searchtrace.evals.runfolder",
+    "CorrectiveReport": "searchtrace.evals.runfolder",
+    "DatasetInfo": "searchtrace.evals.runfolder",
+    "EvalSettings": "searchtrace.evals.runfolder",
+    "FORMAT_VERSION": "searchtrace.evals.runfolder",
+    "JournalRecord": "searchtrace.evals.runfolder",
+    "Percentiles": "searchtrace.evals.runfolder",
+    "QueryOutcome": "searchtrace.evals.runfolder",
+    "RankedResult": "searchtrace.evals.runfolder",
+    "RetrieverInfo": "searchtrace.evals.runfolder",
+    "RetryAttempt": "searchtrace.evals.runfolder",
+    "RunFolder": "searchtrace.evals.runfolder",
+    "RunSummary": "searchtrace.evals.runfolder",
+    "Timings": "searchtrace.evals.runfolder",
+    "feature_column": "searchtrace.evals.runfolder",
+    "latency_column": "searchtrace.evals.runfolder",
+    "latency_stage": "searchtrace.evals.runfolder",
+    "Qrels": "searchtrace.evals.runs",
+    "Run": "searchtrace.evals.runs",
+    "RiskCoverage": "searchtrace.evals.stats",
+    "risk_coverage": "searchtrace.evals.stats",
+    "read_qrels": "searchtrace.evals.trec",
+    "read_run": "searchtrace.evals.trec",
+    "write_run": "searchtrace.evals.trec",
+}
 
 __all__ = [
-    "DEFAULT_METRICS",
+    "Abstention",
+    "Attribution",
+    "BandPrecision",
     "Comparison",
+    "ConfidenceReport",
+    "CorrectiveOutcome",
+    "CorrectiveReport",
+    "DEFAULT_METRICS",
+    "DatasetInfo",
+    "EvalSettings",
     "Evaluation",
-    "ExitCode",
+    "FORMAT_VERSION",
     "GateConfig",
     "GateResult",
+    "JournalRecord",
     "Metric",
+    "MetricComparison",
     "MetricName",
+    "Percentiles",
     "Qrels",
+    "QueryDelta",
+    "QueryOutcome",
+    "RankedResult",
+    "RetrieverInfo",
+    "RetryAttempt",
+    "RiskCoverage",
     "Run",
+    "RunFolder",
+    "RunSummary",
+    "TIE",
+    "Timings",
+    "compare",
     "evaluate",
+    "feature_column",
     "fit_isotonic",
     "fit_logistic",
+    "latency_column",
+    "latency_stage",
+    "load_config",
     "parse_metrics",
     "read_qrels",
     "read_run",
+    "risk_coverage",
+    "run_eval",
     "write_run",
 ]
-
-_HOME = {
-    "DEFAULT_METRICS": "evals.metrics",
-    "Comparison": "evals.compare",
-    "Evaluation": "evals.metrics",
-    "ExitCode": "evals.gate",
-    "GateConfig": "evals.gate",
-    "GateResult": "evals.gate",
-    "Metric": "evals.metrics",
-    "MetricName": "evals.metrics",
-    "Qrels": "evals.runs",
-    "Run": "evals.runs",
-    "evaluate": "evals.metrics",
-    "fit_isotonic": "evals.calibration",
-    "fit_logistic": "evals.calibration",
-    "parse_metrics": "evals.metrics",
-    "read_qrels": "evals.trec",
-    "read_run": "evals.trec",
-    "write_run": "evals.trec",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'evals' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

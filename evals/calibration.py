@@ -1,7 +1,7 @@
 """Fit the relevance model the retriever loads with ``load_calibration``.
 
-Inputs are the per-candidate feature matrix of :func:`retriever.confidence.features`
-(one column per name in :data:`~retriever.confidence.FEATURES`, in that order)
+Inputs are the per-candidate feature matrix of :func:`searchtrace.retriever.confidence.features`
+(one column per :class:`~searchtrace.retriever.Feature`, in its order)
 and 0/1 relevance labels. The outputs are the JSON-ready dicts ``load_calibration`` reads::
 
     {"kind": "logistic", "features": [...], "coef": [...], "intercept": b}
@@ -16,11 +16,10 @@ import numpy as np
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from retriever.confidence import FEATURES
-from retriever.errors import ValidationError
-from retriever.types import Band
+from searchtrace.errors import ValidationError
+from searchtrace.retriever import FEATURES, Feature
 
-__all__ = ["LOGISTIC_C", "MAX_KNOTS", "band_precision", "compact_knots", "fit_isotonic", "fit_logistic"]
+__all__ = ["LOGISTIC_C", "MAX_KNOTS", "compact_knots", "fit_isotonic", "fit_logistic"]
 
 LOGISTIC_C = 1.0  # inverse L2 strength of sklearn's LogisticRegression (its default)
 MAX_KNOTS = 100
@@ -52,7 +51,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str] = FEATURE
     unknown = [f for f in features if f not in FEATURES]
     if unknown or not features:
         raise ValidationError(f"unknown features {unknown}; allowed: {FEATURES}", field="features")
-    cols = [FEATURES.index(f) for f in features]
+    cols = [Feature(f).column for f in features]
     model = LogisticRegression(C=LOGISTIC_C, max_iter=1000).fit(x[:, cols], y.astype(int))
     return {
         "kind": "logistic",
@@ -98,27 +97,6 @@ def fit_isotonic(x: np.ndarray, y: np.ndarray, feature: str = "dense", max_knots
     if feature not in FEATURES:
         raise ValidationError(f"unknown feature {feature!r}; allowed: {FEATURES}", field="feature")
     model = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
-    model.fit(x[:, FEATURES.index(feature)], y)
+    model.fit(x[:, Feature(feature).column], y)
     knots_x, knots_y = compact_knots(np.asarray(model.X_thresholds_), np.asarray(model.y_thresholds_), max_knots)
     return {"kind": "isotonic", "feature": feature, "x": knots_x.tolist(), "y": knots_y.tolist()}
-
-
-def band_precision(relevance: np.ndarray, labels: np.ndarray, high: float, low: float) -> dict[Band, tuple[float, int]]:
-    """Share of relevant results in each band, and the band's size.
-
-    Bands follow :func:`retriever.confidence.bands`: ``high`` when relevance
-    >= ``high``, ``low`` when < ``low``, else ``medium``. An empty band has
-    precision NaN.
-    """
-    r = np.asarray(relevance, dtype=np.float64)
-    y = np.asarray(labels, dtype=np.float64)
-    if r.shape != y.shape or r.ndim != 1:
-        raise ValidationError("relevance and labels must be 1-D and of equal length", field="labels")
-    if not low <= high:
-        raise ValidationError(f"need low <= high, got low={low}, high={high}", field="low")
-    masks = {Band.HIGH: r >= high, Band.MEDIUM: (r >= low) & (r < high), Band.LOW: r < low}
-    out = {}
-    for band, mask in masks.items():
-        count = int(mask.sum())
-        out[band] = (float(y[mask].mean()) if count else float("nan"), count)
-    return out

@@ -5,12 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from retriever.cli import EXIT_FAIL, EXIT_INVALID, EXIT_OK  # noqa: E402  one set of exit codes
+from searchtrace.errors import ExitCode
+from searchtrace.names import Band
+from searchtrace.retriever import add_retriever_arguments, config_from_arguments, show_progress
+
+if TYPE_CHECKING:
+    from searchtrace.evals.runfolder import BandPrecision, RunSummary
+
+__all__ = ["register"]
 
 
-def register(sub, add_backend_args, config_of) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the eval subcommands to ``sub`` (the main parser's subparsers)."""
     p = sub.add_parser("eval", help="score a dataset split (or an external TREC run) against gold labels")
     p.add_argument("dataset", nargs="?", help="BEIR-layout dataset folder")
@@ -24,8 +33,8 @@ def register(sub, add_backend_args, config_of) -> None:
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
     p.add_argument("--json", action="store_true")
-    add_backend_args(p)
-    p.set_defaults(func=lambda a: cmd_eval(a, config_of(a)))
+    add_retriever_arguments(p)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests")
     p.add_argument("base", help="baseline run folder")
@@ -52,53 +61,53 @@ def register(sub, add_backend_args, config_of) -> None:
     p.set_defaults(func=cmd_calibrate)
 
 
-def _metrics(args) -> tuple[str, ...]:
-    from evals.runner import DEFAULT_METRICS
+def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
+    from searchtrace.evals.metrics import DEFAULT_METRICS
 
-    return tuple(args.metrics) if args.metrics else DEFAULT_METRICS
+    return tuple(args.metrics) if args.metrics else tuple(str(m) for m in DEFAULT_METRICS)
 
 
-def cmd_eval(args: argparse.Namespace, config) -> int:
+def cmd_eval(args: argparse.Namespace) -> int:
     if args.run:
         return _score_external(args)
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
-        return EXIT_INVALID
-    from evals.metrics import parse_metrics
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
+        return ExitCode.INVALID
+    from searchtrace.evals.metrics import parse_metrics
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals.runfolder import EvalSettings
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, top_k=args.top_k,
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size)
-    folder = run_eval(settings, config, out=Path(args.out) if args.out else None,
-                      progress=not args.no_progress and sys.stderr.isatty())
-    summary = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
+                      progress=show_progress(args))
+    summary = folder.summary()
     if args.json:
-        print(json.dumps({"run": str(folder), **summary}, indent=2))
+        print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
     else:
-        print_summary(folder, summary)
-    return EXIT_OK if not summary["errors"] else EXIT_FAIL
+        print_summary(folder.path, summary)
+    return ExitCode.OK if not summary.errors else ExitCode.FAILURE
 
 
 def _score_external(args: argparse.Namespace) -> int:
-    from evals.metrics import evaluate
-    from evals.trec import read_qrels, read_run
+    from searchtrace.evals.metrics import evaluate
+    from searchtrace.evals.trec import read_qrels, read_run
 
     if not args.qrels:
         print("error: --run needs --qrels", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     ev = evaluate(read_qrels(args.qrels), read_run(args.run), list(_metrics(args)))
     means = {str(m): round(float(v), 6) for m, v in ev.means.items()}
     if args.json:
         print(json.dumps({"run": args.run, "queries": int(len(ev.query_ids)), "metrics": means}, indent=2))
     else:
         _metric_table(f"{args.run} ({len(ev.query_ids)} queries)", means)
-    return EXIT_OK
+    return ExitCode.OK
 
 
-def _metric_table(title: str, means: dict) -> None:
+def _metric_table(title: str, means: Mapping[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -110,43 +119,48 @@ def _metric_table(title: str, means: dict) -> None:
     Console().print(table)
 
 
-def print_summary(folder: Path, summary: dict) -> None:
+def _band_line(precision: Mapping[Band, BandPrecision]) -> str:
+    return ", ".join(f"{b.value} {p.precision:.2f} (n={p.count})" if p.precision is not None else f"{b.value} -"
+                     for b, p in precision.items())
+
+
+def print_summary(folder: Path, summary: RunSummary) -> None:
+    """The run's headline figures, for a terminal."""
     from rich.console import Console
 
     console = Console()
-    _metric_table(f"{summary['run_id']}: {summary['dataset']['name']} / {summary['dataset']['split']} "
-                  f"({summary['evaluated_queries']} judged of {summary['dataset']['queries']} queries)",
-                  summary["metrics"])
-    att = summary["attribution"]
-    console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att["candidate_recall"].items()))
-    console.print("gold documents lost at: " + ", ".join(f"{k} {v}" for k, v in att["lost_at"].items()))
-    conf = summary["confidence"]
-    bp = conf["band_precision"]
-    console.print("band precision: " + ", ".join(
-        f"{b} {bp[b]['precision']:.2f} (n={bp[b]['count']})" if bp[b]["precision"] is not None else f"{b} -"
-        for b in ("high", "medium", "low")) + ("" if bp["ordered"] else "  [red]not ordered[/red]"))
-    if conf.get("ece") is not None:
-        console.print(f"ECE {conf['ece']:.3f}  Brier {conf['brier']:.3f}  AUROC {conf['auroc']:.3f}")
-    if summary.get("abstention"):
-        a = summary["abstention"]
-        console.print(f"abstention on {a['unanswerable']} unanswerable: precision "
-                      f"{a['precision'] if a['precision'] is None else round(a['precision'], 3)} recall {a['recall']:.3f}")
-    if summary.get("corrective"):
-        c = summary["corrective"]
-        console.print(f"corrective: {c['weak_queries']} weak, {c['changed_answers']} changed, gain "
-                      + ", ".join(f"{k} {v:+.4f}" for k, v in c["gain"].items())
-                      + f", +{c['added_latency_ms']['per_query']:.1f} ms/query")
-    total = summary["latency_ms"].get("total") or summary["latency_ms"].get("search")
+    _metric_table(f"{summary.run_id}: {summary.dataset.name} / {summary.dataset.split} "
+                  f"({summary.evaluated_queries} judged of {summary.dataset.queries} queries)",
+                  summary.metrics)
+    att = summary.attribution
+    console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
+    console.print("gold documents lost at: " + ", ".join(f"{k} {v}" for k, v in att.lost_at.items()))
+    conf = summary.confidence
+    console.print("band precision: " + _band_line(conf.band_precision)
+                  + ("" if conf.ordered else "  [red]not ordered[/red]"))
+    if conf.ece is not None and conf.brier is not None and conf.auroc is not None:
+        console.print(f"ECE {conf.ece:.3f}  Brier {conf.brier:.3f}  AUROC {conf.auroc:.3f}")
+    if summary.abstention:
+        a = summary.abstention
+        precision = "-" if a.precision is None else f"{a.precision:.3f}"
+        console.print(f"abstention on {a.unanswerable} unanswerable: precision {precision} recall {a.recall:.3f}")
+    if summary.corrective:
+        c = summary.corrective
+        console.print(f"corrective: {c.weak_queries} weak, {c.changed_answers} changed, gain "
+                      + ", ".join(f"{k} {v:+.4f}" for k, v in c.gain.items())
+                      + f", +{c.added_latency_ms['per_query']:.1f} ms/query")
+    total = summary.latency_ms.get("total") or summary.latency_ms.get("search")
     if total:
-        console.print(f"latency p50 {total['p50']:.1f} ms, p95 {total['p95']:.1f} ms, p99 {total['p99']:.1f} ms")
+        console.print(f"latency p50 {total.p50:.1f} ms, p95 {total.p95:.1f} ms, p99 {total.p99:.1f} ms")
     console.print(f"run folder: {folder}")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from evals.compare import compare, to_json, to_markdown, to_table
-    from evals.run_files import evaluation
+    from searchtrace.evals.comparison import compare, to_json, to_markdown, to_table
+    from searchtrace.evals.runfolder import RunFolder
 
-    comparison = compare(evaluation(args.base), evaluation(args.candidate), args.metrics)
+    comparison = compare(RunFolder.completed(args.base).evaluation(), RunFolder.completed(args.candidate).evaluation(),
+                         args.metrics)
     if args.json:
         print(json.dumps(to_json(comparison), indent=2))
     elif args.markdown:
@@ -155,30 +169,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         Console().print(to_table(comparison))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
     """Exit 0 pass, 1 regression, 2 invalid input: a missing or broken run is invalid input, never a regression."""
-    from retriever.errors import SearchtraceError
+    from searchtrace.errors import SearchtraceError
 
     try:
         return _gate(args)
     except (SearchtraceError, OSError) as exc:
         print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from evals.compare import compare
-    from evals.gate import load_config
-    from evals.gate.check import gate
-    from evals.gate.report import to_markdown, write_junit
-    from evals.run_files import evaluation
+    from searchtrace.evals.comparison import compare
+    from searchtrace.evals.gate import load_config
+    from searchtrace.evals.gate.check import gate
+    from searchtrace.evals.gate.report import to_markdown, write_junit
+    from searchtrace.evals.runfolder import RunFolder
 
     config = load_config(args.config)
     metrics = [str(r.metric) for r in config.rules]
-    result = gate(compare(evaluation(args.baseline), evaluation(args.candidate), metrics), config)
+    base, candidate = (RunFolder.completed(p).evaluation() for p in (args.baseline, args.candidate))
+    result = gate(compare(base, candidate, metrics), config)
     markdown = to_markdown(result)
     if args.junit:
         write_junit(result, args.junit)
@@ -189,7 +204,7 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from evals.calibrate import calibrate
+    from searchtrace.evals.calibrate import calibrate
 
     report = calibrate(Path(args.run), Path(args.out), method=args.method,
                        eval_run=Path(args.eval_run) if args.eval_run else None)
@@ -206,4 +221,4 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             console.print(f"{when:>6} on {report['evaluated_on']}: ECE {r['ece']:.3f}  Brier {r['brier']:.3f}  "
                           + "  ".join(f"{b} {bp[b]['precision']:.2f} (n={bp[b]['count']})" if bp[b]["precision"]
                                       is not None else f"{b} -" for b in ("high", "medium", "low")))
-    return EXIT_OK
+    return ExitCode.OK

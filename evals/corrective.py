@@ -9,16 +9,23 @@ and the report gives the metric gain over the plain run and the latency added.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Any
 
-from evals import report
-from evals.journal import Journal
-from evals.metrics import Evaluation
-from evals.runner import RunContext, search_record
+from searchtrace.evals import report
+from searchtrace.evals.metrics import Evaluation
+from searchtrace.evals.runfolder import CorrectiveOutcome, CorrectiveReport, JournalRecord, QueryOutcome, RetryAttempt
+from searchtrace.evals.runner import RunContext, search_one
+from searchtrace.retriever import Query
+
+__all__ = ["CHOICES", "correct", "corrective_section", "run_corrective", "variants"]
+
+CHOICES = ("original", "narrower", "broader", "related")
+"""The answers the loop can keep: the original, or a retry by one hint."""
 
 
-def variants(query: str, hints: Mapping) -> list[tuple[str, str]]:
+def variants(query: str, hints: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(name, text) of each distinct retry query a hint suggests."""
     related = " ".join(hints.get("relatedTerms", [])[:3])
     out, seen = [], {query.strip().lower()}
@@ -30,48 +37,49 @@ def variants(query: str, hints: Mapping) -> list[tuple[str, str]]:
     return out
 
 
-def correct(ctx: RunContext, record: dict, query) -> dict:
-    """Try every variant; the journal record of the chosen answer."""
+def correct(ctx: RunContext, outcome: QueryOutcome, query: Query) -> CorrectiveOutcome:
+    """Try every variant; the record of the chosen answer."""
     tried, best = [], None
-    for name, text in variants(query.text, record["retryHints"]):
-        rec = search_record(ctx, replace(query, text=text), None)
-        tried.append({"variant": name, "text": text, "bestScore": rec["bestScore"],
-                      "ms": rec["latency_ms"]["total"]})
-        if not rec.get("error") and (best is None or rec["bestScore"] > best[1]["bestScore"]):
-            best = (name, rec)
-    chosen = best if best and best[1]["bestScore"] > record["bestScore"] else ("original", record)
-    return {"corrective_of": record["query_id"], "chosen": chosen[0], "ranking": chosen[1]["ranking"],
-            "bestScore": chosen[1]["bestScore"], "added_ms": round(sum(t["ms"] for t in tried), 3), "tried": tried}
+    for name, text in variants(query.text, outcome.retry_hints or {}):
+        retry = search_one(ctx, replace(query, text=text))
+        tried.append(RetryAttempt(name, text, retry.best_score, retry.latency_ms["total"]))
+        if not retry.error and (best is None or retry.best_score > best[1].best_score):
+            best = (name, retry)
+    chosen = best if best and best[1].best_score > outcome.best_score else ("original", outcome)
+    return CorrectiveOutcome(corrective_of=outcome.query_id, chosen=chosen[0], ranking=chosen[1].ranking,
+                             best_score=chosen[1].best_score, added_ms=round(sum(t.ms for t in tried), 3),
+                             tried=tuple(tried))
 
 
-def run_corrective(ctx: RunContext, journal: Journal, progress: bool) -> None:
+def run_corrective(ctx: RunContext, progress: bool) -> None:
+    """Correct every weak query not corrected yet, journaling each as it is done."""
     from tqdm import tqdm
 
-    records = journal.read()
-    done = {r["corrective_of"] for r in records if r.get("corrective_of")}
+    records = ctx.folder.records()
+    done = {r.corrective_of for r in records if isinstance(r, CorrectiveOutcome)}
     by_id = {q.id: q for q in ctx.dataset.queries}
-    weak = [r for r in records if not r.get("corrective_of") and r.get("weak") and r["query_id"] not in done]
-    for r in tqdm(weak, desc="corrective", unit="query", disable=not progress):
-        fixed = correct(ctx, r, by_id[r["query_id"]])
+    weak = [r for r in records if isinstance(r, QueryOutcome) and r.weak and r.query_id not in done]
+    for outcome in tqdm(weak, desc="corrective", unit="query", disable=not progress):
+        fixed = correct(ctx, outcome, by_id[outcome.query_id])
         ctx.flush()
-        journal.append([fixed])
+        ctx.folder.append([fixed])
 
 
-def corrective_section(records: Sequence[dict], qrels, metrics: Sequence[str], base: Evaluation) -> dict:
+def corrective_section(records: Sequence[JournalRecord], qrels: Mapping[str, Mapping[str, int]],
+                       metrics: Sequence[str], base: Evaluation) -> CorrectiveReport:
     """Metric gain of the corrected run over the plain one, and the latency added."""
-    fixes = {r["corrective_of"]: r for r in records if r.get("corrective_of")}
-    plain = [r for r in records if not r.get("corrective_of")]
-    corrected = [r | {"ranking": fixes[r["query_id"]]["ranking"]} if r["query_id"] in fixes else r for r in plain]
+    fixes = {r.corrective_of: r for r in records if isinstance(r, CorrectiveOutcome)}
+    plain = [r for r in records if isinstance(r, QueryOutcome)]
+    corrected = [replace(o, ranking=fixes[o.query_id].ranking) if o.query_id in fixes else o for o in plain]
     ev = report.evaluation(corrected, qrels, metrics)
-    added = [f["added_ms"] for f in fixes.values()]
-    return {
-        "weak_queries": len(fixes),
-        "changed_answers": sum(f["chosen"] != "original" for f in fixes.values()),
-        "chosen": {name: sum(f["chosen"] == name for f in fixes.values())
-                   for name in ("original", "narrower", "broader", "related")},
-        "metrics": {str(m): round(float(ev.means[m]), 6) for m in ev.metrics},
-        "gain": {str(m): round(float(ev.means[m] - base.means[m]), 6) for m in ev.metrics},
-        "added_latency_ms": {"total": round(sum(added), 3),
-                             "per_weak_query": round(sum(added) / len(added), 3) if added else 0.0,
-                             "per_query": round(sum(added) / len(plain), 3) if plain else 0.0},
-    }
+    added = [f.added_ms for f in fixes.values()]
+    return CorrectiveReport(
+        weak_queries=len(fixes),
+        changed_answers=sum(f.chosen != "original" for f in fixes.values()),
+        chosen={name: sum(f.chosen == name for f in fixes.values()) for name in CHOICES},
+        metrics={str(m): round(float(ev.means[m]), 6) for m in ev.metrics},
+        gain={str(m): round(float(ev.means[m] - base.means[m]), 6) for m in ev.metrics},
+        added_latency_ms={"total": round(sum(added), 3),
+                          "per_weak_query": round(sum(added) / len(added), 3) if added else 0.0,
+                          "per_query": round(sum(added) / len(plain), 3) if plain else 0.0},
+    )

@@ -3,29 +3,48 @@
 from __future__ import annotations
 
 import gc
-import json
 import platform
 import subprocess
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-from evals import report
-from evals.journal import Journal
-from evals.latency import StageTimer
-from evals.runner import EvalSettings, RunContext, execute, load_for_run, run_folder
-from evals.trec import write_run
-from retriever.config import RetrieverConfig
-from retriever.data.beir import fingerprint
-from retriever.settings import search_fingerprint, to_json
+from searchtrace.evals import report
+from searchtrace.evals.latency import StageTimer
+from searchtrace.evals.runfolder import (
+    DatasetInfo,
+    EvalSettings,
+    QueryOutcome,
+    RetrieverInfo,
+    RunFolder,
+    RunSummary,
+    Timings,
+    per_query_table,
+    results_table,
+)
+from searchtrace.evals.runner import RunContext, execute, load_for_run, run_folder
+from searchtrace.evals.trec import write_run
+from searchtrace.retriever import (
+    FEATURES,
+    RetrieverConfig,
+    config_json,
+    dataset_fingerprint,
+    open_retriever,
+    search_fingerprint,
+)
+
+__all__ = ["PACKAGES", "finalize", "git_commit", "package_versions", "run_eval"]
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
 
 
 def package_versions() -> dict[str, str | None]:
-    out = {}
+    """Installed versions of the packages that matter to a run's results."""
+    out: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -35,6 +54,7 @@ def package_versions() -> dict[str, str | None]:
 
 
 def git_commit(cwd: Path) -> str | None:
+    """The commit checked out at ``cwd``, when it is a git checkout."""
     try:
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
@@ -42,30 +62,28 @@ def git_commit(cwd: Path) -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def _config_json(config: RetrieverConfig) -> dict:
-    data = to_json(config)
+def _config_json(config: RetrieverConfig) -> dict[str, Any]:
+    data: dict[str, Any] = config_json(config)
+    data["home"] = str(config.home.root)
     if data.get("neo4j"):
         data["neo4j"]["password"] = "***"
     data.pop("qdrant_api_key", None)
     return data
 
 
-def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder=None,
-             trace_settings=None, progress: bool = True) -> Path:
+def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
+             trace_settings: Any = None, progress: bool = True) -> RunFolder:
     """Run (or resume) an eval; returns the run folder with all its files written."""
-    from retriever.api import open_retriever
-    from traces.setup import TraceSettings, make_tracer_provider
+    from searchtrace.traces import TraceSettings, make_tracer_provider
 
     if not settings.retriever:
         settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out)
     dataset, queries = load_for_run(settings)
-    folder.mkdir(parents=True, exist_ok=True)
-    journal = Journal(folder / "journal.jsonl")
     if resuming:
-        journal.truncate_torn_tail()
+        folder.journal.truncate_torn_tail()
     else:
-        (folder / "settings.json").write_text(json.dumps(asdict(settings), indent=2), encoding="utf-8")
+        folder.create(settings)
     trace_settings = trace_settings or TraceSettings.resolve()
     provider, handles = make_tracer_provider(config.home, trace_settings)
     timer = StageTimer()
@@ -73,52 +91,55 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
                                tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
                                deferred=handles.deferred)
-    ctx = RunContext(retriever, timer, handles.force_flush, folder.name, dataset, settings, folder)
+    ctx = RunContext(retriever, timer, handles.force_flush, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
     gc.freeze()
     started = time.perf_counter()
     try:
-        execute(ctx, queries, journal, progress)
+        execute(ctx, queries, progress)
         if settings.corrective:
-            from evals.corrective import run_corrective
-            run_corrective(ctx, journal, progress)
+            from searchtrace.evals.corrective import run_corrective
+            run_corrective(ctx, progress)
     finally:
         handles.shutdown()
-        retriever.index.close()
-    return finalize(ctx, journal, time.perf_counter() - started, resuming)
+        retriever.close()
+    return finalize(ctx, time.perf_counter() - started, resuming)
 
 
-def finalize(ctx: RunContext, journal: Journal, wall_s: float, resumed: bool) -> Path:
+def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
-    settings, folder, dataset = ctx.settings, ctx.out, ctx.dataset
-    records = [r for r in journal.read() if not r.get("corrective_of")]
-    ev = report.evaluation(records, dataset.qrels, settings.metrics)
-    write_run(folder / "run.trec", report.run_of(records), tag=folder.name)
-    report.per_query_table(records, ev).to_parquet(folder / "per_query.parquet", index=False)
-    report.results_table(records).to_parquet(folder / "results.parquet", index=False)
-    summary = {
-        "run_id": folder.name,
-        "dataset": {"name": dataset.name, "path": str(Path(settings.dataset).resolve()), "split": dataset.split,
-                    "fingerprint": fingerprint(dataset.root), "queries": len(records)},
-        "settings": json.loads(json.dumps(asdict(settings))),
-        "retriever": _config_json(ctx.retriever.config) | {"mode": settings.mode or ctx.retriever.default_mode().value,
-                                                           "index": ctx.retriever.index.manifest.key},
-        "packages": package_versions(),
-        "python": platform.python_version(),
-        "git_commit": git_commit(Path(__file__).resolve().parent),
-        "timings": {"wall_s": round(wall_s, 3), "resumed": resumed,
-                    "queries_per_s": round(len(records) / wall_s, 2) if wall_s > 0 else None},
-        "metrics": {str(m): (None if v != v else round(float(v), 6)) for m, v in ev.means.items()},
-        "evaluated_queries": int(len(ev.query_ids)),
-        "attribution": report.attribution_section(records),
-        "confidence": report.confidence_section(records, ev),
-        "abstention": report.abstention_section(records, dataset.qrels),
-        "latency_ms": report.latency_section(records),
-        "errors": sum(1 for r in records if r.get("error")),
-    }
+    settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
+    records = folder.records()
+    outcomes = [r for r in records if isinstance(r, QueryOutcome)]
+    ev = report.evaluation(outcomes, dataset.qrels, settings.metrics)
+    write_run(folder.run_file, report.run_of(outcomes), tag=folder.run_id)
+    folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))
+    corrective = None
     if settings.corrective:
-        from evals.corrective import corrective_section
-        summary["corrective"] = corrective_section(journal.read(), dataset.qrels, settings.metrics, ev)
-    (folder / "run.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        from searchtrace.evals.corrective import corrective_section
+        corrective = corrective_section(records, dataset.qrels, settings.metrics, ev)
+    summary = RunSummary(
+        run_id=folder.run_id,
+        dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
+                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes)),
+        settings=settings,
+        retriever=RetrieverInfo(mode=settings.mode or ctx.retriever.default_mode().value,
+                                index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config)),
+        packages=package_versions(),
+        python=platform.python_version(),
+        git_commit=git_commit(Path(__file__).resolve().parent),
+        timings=Timings(wall_s=round(wall_s, 3), resumed=resumed,
+                        queries_per_s=round(len(outcomes) / wall_s, 2) if wall_s > 0 else None),
+        metrics={str(m): (None if v != v else round(float(v), 6)) for m, v in ev.means.items()},
+        evaluated_queries=int(len(ev.query_ids)),
+        attribution=report.attribution_section(outcomes),
+        confidence=report.confidence_section(outcomes, ev),
+        abstention=report.abstention_section(outcomes, dataset.qrels),
+        latency_ms=report.latency_section(outcomes),
+        errors=sum(1 for o in outcomes if o.error),
+        corrective=corrective,
+        created_at=datetime.now(UTC).replace(microsecond=0),
+    )
+    folder.write_summary(summary)
     return folder

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
 
 __all__ = ["Qrels", "Run", "intern"]
 

@@ -22,10 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evals import _fastparse
-from evals.runs import Qrels, Run, duplicate_row, intern
-from retriever.data.beir import load_qrels as load_beir_qrels
-from retriever.errors import DataError, ValidationError
+from searchtrace.errors import DataError, ValidationError
+from searchtrace.evals import _fastparse
+from searchtrace.evals.runs import Qrels, Run, duplicate_row, intern
+from searchtrace.retriever.data.beir import load_qrels as load_beir_qrels
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 

@@ -14,9 +14,9 @@ from typing import Any, Mapping
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from traces import attributes as attrs
-from traces import vocabulary as v
-from traces.vocabulary import SpanName
+from searchtrace.names import Stage
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
 
 
 @dataclass
@@ -38,11 +38,11 @@ class StageSpans:
     def record(self, span: trace.Span, builder, *args) -> None:
         record(span, builder, *args, deferred=self.deferred)
 
-    def stage(self, name: SpanName, attributes: Mapping[str, Any] | None = None) -> "_Stage":
+    def stage(self, name: Stage, attributes: Mapping[str, Any] | None = None) -> _Stage:
         """A context manager opening the stage's span; ``attributes`` are set at creation."""
-        return _Stage(self, name, {**attrs.span_kind(name), **attributes} if attributes else attrs.span_kind(name))
+        return _Stage(self, name, {**attrs.span_kind(name.value), **attributes} if attributes else attrs.span_kind(name.value))
 
-    def skipped(self, name: SpanName, reason: str) -> "_Stage":
+    def skipped(self, name: Stage, reason: str) -> _Stage:
         """A stage that does not run (its fusion weight is 0): a span saying so, for an honest trace."""
         return self.stage(name, {v.SKIPPED: reason})
 
@@ -52,7 +52,7 @@ class _Stage:
 
     __slots__ = ("_spans", "_name", "_attributes", "_span")
 
-    def __init__(self, spans: StageSpans, name: SpanName, attributes: Mapping[str, Any]) -> None:
+    def __init__(self, spans: StageSpans, name: Stage, attributes: Mapping[str, Any]) -> None:
         self._spans, self._name, self._attributes = spans, name, attributes
 
     def __enter__(self) -> trace.Span:

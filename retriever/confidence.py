@@ -10,18 +10,45 @@ claims ``high``. A calibration file written by ``searchtrace calibrate`` loads a
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Iterable, Protocol
 
 import numpy as np
 
-from retriever.config import ConfidenceConfig
-from retriever.errors import ValidationError
-from retriever.types import Band, Fused, Stage
+from searchtrace.errors import ValidationError
+from searchtrace.names import Band, Stage
+from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.retriever.types import Fused
 
-FEATURES = ("dense", "keyword", "graph", "fused", "rank", "coverage", "unknown")
+
+class Feature(str, enum.Enum):
+    """A relevance-model feature; the member order is the column order of :func:`features`.
+
+    Models address columns by feature (``x[:, Feature.DENSE.column]``), never by
+    number, and calibration files and ``results.parquet`` name them by value.
+    """
+
+    DENSE = "dense"
+    KEYWORD = "keyword"
+    GRAPH = "graph"
+    FUSED = "fused"
+    RANK = "rank"
+    COVERAGE = "coverage"
+    UNKNOWN = "unknown"
+
+    @property
+    def column(self) -> int:
+        """This feature's column in a feature matrix."""
+        return _COLUMN[self]
+
+
+_COLUMN: dict[Feature, int] = {f: i for i, f in enumerate(Feature)}
+
+FEATURES: tuple[str, ...] = tuple(f.value for f in Feature)
+"""Feature names in column order."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +67,7 @@ class QueryEvidence:
 
 
 def features(fused: Fused, evidence: QueryEvidence) -> np.ndarray:
-    """Feature matrix (n x 7) of :data:`FEATURES` for every fused candidate.
+    """Feature matrix (n x len(Feature)), columns in :class:`Feature` order, for every fused candidate.
 
     ``dense`` is the cosine, imputed with ``dense_floor`` (the lowest cosine the
     dense stage returned) where the dense stage did not retrieve the document;
@@ -58,20 +85,20 @@ def features(fused: Fused, evidence: QueryEvidence) -> np.ndarray:
     if n == 0:
         return out
     dense = fused.components.get(Stage.DENSE)
-    out[:, 0] = dense_floor if dense is None else np.where(np.isnan(dense), dense_floor, dense)
-    for col, stage in ((1, Stage.KEYWORD), (2, Stage.GRAPH)):
+    out[:, Feature.DENSE.column] = dense_floor if dense is None else np.where(np.isnan(dense), dense_floor, dense)
+    for feature, stage in ((Feature.KEYWORD, Stage.KEYWORD), (Feature.GRAPH, Stage.GRAPH)):
         comp = fused.components.get(stage)
         if comp is not None and np.any(~np.isnan(comp)):
             filled = np.nan_to_num(comp, nan=0.0)
             top = float(np.max(filled))
-            out[:, col] = filled / top if top > 0 else 0.0
+            out[:, feature.column] = filled / top if top > 0 else 0.0
     top_fused = float(np.max(fused.scores)) if n else 0.0
-    out[:, 3] = fused.scores / top_fused if top_fused > 0 else 0.0
-    out[:, 4] = 1.0 / np.arange(1, n + 1)
+    out[:, Feature.FUSED.column] = fused.scores / top_fused if top_fused > 0 else 0.0
+    out[:, Feature.RANK.column] = 1.0 / np.arange(1, n + 1)
     keyword = fused.components.get(Stage.KEYWORD)
     if keyword is not None and keyword_max > 0:
-        out[:, 5] = np.clip(np.nan_to_num(keyword, nan=0.0) / keyword_max, 0.0, 1.0)
-    out[:, 6] = evidence.unknown_share
+        out[:, Feature.COVERAGE.column] = np.clip(np.nan_to_num(keyword, nan=0.0) / keyword_max, 0.0, 1.0)
+    out[:, Feature.UNKNOWN.column] = evidence.unknown_share
     return out
 
 
@@ -98,8 +125,8 @@ class SimilarityRelevance:
     rank_only: bool = False
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        ramp = np.clip((x[:, 0] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
-        return ramp * (1.0 - x[:, 6])
+        ramp = np.clip((x[:, Feature.DENSE.column] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+        return ramp * (1.0 - x[:, Feature.UNKNOWN.column])
 
 
 @dataclass(frozen=True)
@@ -110,7 +137,7 @@ class RankRelevance:
     rank_only: bool = True
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        return 0.5 * x[:, 3]
+        return 0.5 * x[:, Feature.FUSED.column]
 
 
 @dataclass(frozen=True)
@@ -124,7 +151,7 @@ class LogisticRelevance:
     rank_only: bool = False
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        cols = [FEATURES.index(f) for f in self.feature_names]
+        cols = [Feature(f).column for f in self.feature_names]
         z = self.intercept + x[:, cols] @ np.asarray(self.coef)
         return 1.0 / (1.0 + np.exp(-z))
 
@@ -140,7 +167,7 @@ class IsotonicRelevance:
     rank_only: bool = False
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        col = x[:, FEATURES.index(self.feature)]
+        col = x[:, Feature(self.feature).column]
         return np.interp(col, self.x_points, self.y_points)
 
 
@@ -167,14 +194,20 @@ def load_calibration(path: Path) -> RelevanceModel:
     raise ValidationError(f"{path}: 'kind' must be 'logistic' or 'isotonic', got {kind!r}", field="calibration")
 
 
-def bands(relevance: np.ndarray, config: ConfidenceConfig, rank_only: bool) -> list[Band]:
-    """Band of each relevance; rank-only relevance is capped at ``medium``."""
-    out = []
-    for r in relevance:
-        if r >= config.high and not rank_only:
-            out.append(Band.HIGH)
-        elif r < config.low:
-            out.append(Band.LOW)
-        else:
-            out.append(Band.MEDIUM)
-    return out
+def band_of(relevance: float, config: ConfidenceConfig, rank_only: bool = False) -> Band:
+    """The confidence band of one relevance: the only place thresholds become bands.
+
+    ``high`` at or above ``config.high``, ``low`` below ``config.low``, else
+    ``medium``; relevance known from ranks alone (``rank_only``) is capped at
+    ``medium``, since it says nothing about how relevant the best result is.
+    """
+    if relevance >= config.high and not rank_only:
+        return Band.HIGH
+    if relevance < config.low:
+        return Band.LOW
+    return Band.MEDIUM
+
+
+def bands(relevance: Iterable[float], config: ConfidenceConfig, rank_only: bool = False) -> list[Band]:
+    """:func:`band_of` of each relevance."""
+    return [band_of(float(r), config, rank_only) for r in relevance]

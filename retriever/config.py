@@ -1,48 +1,22 @@
-"""Configuration: one frozen object per component, resolved once.
+"""Configuration: one frozen object per component, validated on construction.
 
-Precedence is explicit argument > environment variable > default, as in
-OpenTelemetry's ``SpanLimits``. Nothing on the hot path reads ``os.environ``.
+:func:`searchtrace.retriever.settings.resolve_config` builds a
+:class:`RetrieverConfig` once, explicit argument > settings file > environment
+variable > default, as OpenTelemetry's ``SpanLimits`` does. Nothing on the hot
+path reads ``os.environ``.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from retriever.errors import ValidationError
-from retriever.types import FusionMethod, GraphMethod, Stage
-
-ENV_HOME = "SEARCHTRACE_HOME"
-ENV_QDRANT_URL = "QDRANT_URL"
-ENV_QDRANT_API_KEY = "QDRANT_API_KEY"
-ENV_QDRANT_SHARDS = "QDRANT_SHARD_NUMBER"
-ENV_QDRANT_REPLICATION = "QDRANT_REPLICATION_FACTOR"
-ENV_NEO4J_URI = "NEO4J_URI"
-ENV_NEO4J_USER = "NEO4J_USER"
-ENV_NEO4J_PASSWORD = "NEO4J_PASSWORD"
-ENV_NEO4J_DATABASE = "NEO4J_DATABASE"
-
-
-def _env(name: str, environ: Mapping[str, str]) -> str | None:
-    value = environ.get(name)
-    return value if value else None
-
-
-def _positive(name: str, environ: Mapping[str, str]) -> int | None:
-    value = _env(name, environ)
-    if value is None:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        from retriever.errors import ValidationError
-
-        raise ValidationError(f"{name} must be a positive integer, got {value!r}", field=name)
-    return int(value)
-
-
-FUSED_STAGES = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
+from searchtrace.errors import ValidationError
+from searchtrace.home import DEFAULT_HOME, Home
+from searchtrace.names import FUSED_STAGES, Stage
+from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 
 def _default_weights() -> dict[Stage, float]:
@@ -176,7 +150,8 @@ class ConfidenceConfig:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.low <= self.high <= 1.0:
-            raise ValueError(f"need 0 <= low <= high <= 1, got low={self.low} high={self.high}")
+            raise ValidationError(f"confidence thresholds: need 0 <= low <= high <= 1, got low={self.low} "
+                                  f"high={self.high}", field="confidence")
 
 
 @dataclass(frozen=True)
@@ -243,9 +218,18 @@ class Neo4jSettings:
 
 @dataclass(frozen=True)
 class RetrieverConfig:
-    """Everything the retriever needs to know, resolved once."""
+    """Everything the retriever needs to know, resolved once (see ``settings.resolve_config``).
 
-    home: Path = field(default_factory=lambda: Path.home() / ".searchtrace")
+    Attributes:
+        home: the home folder (indexes, embedding cache, trace store).
+        qdrant_url: a Qdrant server; None = the embedded Qdrant Edge shard.
+        qdrant_api_key: the server's API key.
+        qdrant_shards, qdrant_replication: a collection's layout on a cluster (None = the server's default).
+        neo4j: a Neo4j server; None = the in-process graph.
+        dense, fusion, feedback, confidence, graph: the search settings.
+    """
+
+    home: Home = field(default_factory=lambda: Home(Path(DEFAULT_HOME)))
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
     qdrant_shards: int | None = None  # collection layout on a cluster; None = the server's default
@@ -256,51 +240,3 @@ class RetrieverConfig:
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
-
-    @classmethod
-    def resolve(
-        cls,
-        *,
-        home: str | Path | None = None,
-        qdrant_url: str | None = None,
-        qdrant_api_key: str | None = None,
-        neo4j_uri: str | None = None,
-        neo4j_user: str | None = None,
-        neo4j_password: str | None = None,
-        neo4j_database: str | None = None,
-        settings_file: str | Path | None = None,
-        search: Mapping[str, Mapping[str, object]] | None = None,
-        environ: Mapping[str, str] | None = None,
-        **overrides: object,
-    ) -> "RetrieverConfig":
-        """Build a config: explicit argument > environment variable > default.
-
-        Search settings (dense, fusion, feedback, graph, confidence) come from ``search``
-        (sections of explicit values, e.g. from flags) over the settings file
-        (``settings_file``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``; see
-        ``retriever.settings``) over the defaults.
-        """
-        from retriever.settings import resolve_sections
-
-        env = os.environ if environ is None else environ
-        sections = resolve_sections(settings_file, search, env)
-        home_value = home or _env(ENV_HOME, env)
-        uri = neo4j_uri or _env(ENV_NEO4J_URI, env)
-        neo4j = None
-        if uri:
-            neo4j = Neo4jSettings(
-                uri=uri,
-                user=neo4j_user or _env(ENV_NEO4J_USER, env) or "neo4j",
-                password=neo4j_password or _env(ENV_NEO4J_PASSWORD, env) or "",
-                database=neo4j_database or _env(ENV_NEO4J_DATABASE, env),
-            )
-        base = cls(
-            home=Path(home_value).expanduser() if home_value else Path.home() / ".searchtrace",
-            qdrant_url=qdrant_url or _env(ENV_QDRANT_URL, env),
-            qdrant_api_key=qdrant_api_key or _env(ENV_QDRANT_API_KEY, env),
-            qdrant_shards=_positive(ENV_QDRANT_SHARDS, env),
-            qdrant_replication=_positive(ENV_QDRANT_REPLICATION, env),
-            neo4j=neo4j,
-            **sections,
-        )
-        return replace(base, **overrides) if overrides else base

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -111,7 +111,7 @@ class Embedder:
 
 def text_hash(text: str, model_id: str = MODEL_ID) -> bytes:
     """Cache key: sha256 of the model id and the text (so a new model never hits old vectors)."""
-    return hashlib.sha256(f"{model_id}\x00{text}".encode("utf-8")).digest()
+    return hashlib.sha256(f"{model_id}\x00{text}".encode()).digest()
 
 
 class EmbeddingCache:

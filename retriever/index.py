@@ -22,12 +22,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from retriever.config import RetrieverConfig
-from retriever.data.beir import Dataset, fingerprint, load_dataset
-from retriever.graph.base import GraphStore
-from retriever.types import Document
-from retriever.vectorstore.base import PointRow, VectorStore
-from retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
+from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.data.beir import Dataset, dataset_fingerprint, load_dataset
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.types import Document
+from searchtrace.retriever.vectorstore.base import PointRow, VectorStore
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
 
 log = logging.getLogger(__name__)
 
@@ -91,24 +91,24 @@ def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:
 
 
 def index_dir(config: RetrieverConfig, dataset_name: str, key: str) -> Path:
-    return config.home / "indexes" / f"{dataset_name}-{key}"
+    return config.home.index(dataset_name, key)
 
 
 def _make_store(config: RetrieverConfig, path: Path, collection: str) -> VectorStore:
     if config.qdrant_url:
-        from retriever.vectorstore.server import ServerStore
+        from searchtrace.retriever.vectorstore.server import ServerStore
         return ServerStore(url=config.qdrant_url, collection=collection, api_key=config.qdrant_api_key,
                            shard_number=config.qdrant_shards, replication_factor=config.qdrant_replication)
-    from retriever.vectorstore.edge import EdgeStore
+    from searchtrace.retriever.vectorstore.edge import EdgeStore
     return EdgeStore(path / "shard")
 
 
 def _make_graph(config: RetrieverConfig, path: Path) -> GraphStore:
     if config.neo4j:
-        from retriever.graph.neo4j import Neo4jGraph
+        from searchtrace.retriever.graph.neo4j import Neo4jGraph
         n = config.neo4j
         return Neo4jGraph(n.uri, n.user, n.password, database=n.database, timeout_s=config.graph.timeout_s)
-    from retriever.graph.memory import MemoryGraph
+    from searchtrace.retriever.graph.memory import MemoryGraph
     return MemoryGraph(path / "graph.json")
 
 
@@ -126,8 +126,8 @@ class PartVectors:
 
     def of(self, docs: list[Document], vectors: np.ndarray) -> list[np.ndarray]:
         """Each document's (n_parts x dim) vectors; a document with no parts gets its own vector."""
-        from retriever.embedding import embed_with_cache
-        from retriever.parts import passage_parts
+        from searchtrace.retriever.embedding import embed_with_cache
+        from searchtrace.retriever.parts import passage_parts
 
         texts = [passage_parts(d.title, d.text, self.max_parts) for d in docs]
         flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts],
@@ -163,7 +163,7 @@ def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray,
 
 def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> tuple[Path, str, bool]:
     """The index folder for a dataset folder, its key, and whether it is complete."""
-    dataset_fp = fingerprint(dataset_dir)
+    dataset_fp = dataset_fingerprint(dataset_dir)
     key = index_key(dataset_fp, model_id, config)
     path = index_dir(config, Path(dataset_dir).resolve().name, key)
     return path, dataset_fp, (path / "manifest.json").exists()
@@ -176,7 +176,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     ``make_store(collection)`` overrides the vector store the configuration picks
     (for instance a ``ServerStore`` over an existing ``QdrantClient``).
     """
-    from retriever.embedding import EmbeddingCache, embed_with_cache
+    from searchtrace.retriever.embedding import EmbeddingCache, embed_with_cache
 
     path, dataset_fp, complete = existing_index(dataset.root, config, embedder.model_id)
     key = path.name.rsplit("-", 1)[1]
@@ -189,7 +189,7 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress
     tmp.mkdir(parents=True)
     docs = list(dataset.docs)
     texts = [d.content for d in docs]
-    cache = EmbeddingCache(config.home / "cache" / "embeddings.sqlite")
+    cache = EmbeddingCache(config.home.embedding_cache)
     vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
     parts = PartVectors(embedder, cache, config.dense.max_parts, progress) if config.dense.parts else None
     avg_len = mean_token_length(texts)

@@ -10,29 +10,30 @@ own: each retrieval stage runs in ``retriever.traced_stages`` (logic in
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+import time
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from retriever import confidence as conf
-from retriever._spans import StageSpans, record, record_snapshot, trace_id
-from retriever.config import RetrieverConfig
-from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError
-from retriever.index import OpenIndex
-from retriever.request import SearchRequest
-from retriever.results import SearchDetail, filter_stage, query_evidence, shape_stage
-from retriever.results import detail as build_detail
-from retriever.stages import shape as shaping
-from retriever.stages.filter import payload_filter
-from retriever.stages.rerank import IdentityReranker, Reranker
-from retriever.stages.validate import validate_request
-from retriever.traced_stages import TracedStages, payloads
-from retriever.types import Mode
-from traces import attributes as attrs
-from traces import vocabulary as v
-from traces.vocabulary import SpanName
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError
+from searchtrace.names import Mode, Stage
+from searchtrace.retriever import confidence as conf
+from searchtrace.retriever._spans import StageSpans, record, record_snapshot, trace_id
+from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.index import OpenIndex
+from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.results import Answer, SearchDetail, filter_stage, query_evidence, shape_stage
+from searchtrace.retriever.results import detail as build_detail
+from searchtrace.retriever.stages import shape as shaping
+from searchtrace.retriever.stages.filter import payload_filter
+from searchtrace.retriever.stages.rerank import IdentityReranker, Reranker
+from searchtrace.retriever.stages.validate import validate_request
+from searchtrace.retriever.traced_stages import TracedStages, payloads
+from searchtrace.retriever.types import FusionMethod
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,17 @@ class Retriever:
     # -- public API --------------------------------------------------------
 
     def default_mode(self) -> Mode:
+        """``graph`` when the index has a knowledge graph, else ``fast``."""
         return Mode.GRAPH if self.index.graph is not None else Mode.FAST
+
+    @property
+    def index_key(self) -> str:
+        """The content-addressed key of the open index (dataset bytes + index configuration)."""
+        return self.index.manifest.key
+
+    def close(self) -> None:
+        """Close the index's stores (the vector shard, the graph connection)."""
+        self.index.close()
 
     def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
                run_id: str | None = None, query_id: str | None = None) -> dict:
@@ -90,9 +101,65 @@ class Retriever:
         """
         return self._traced(request, query_vector, run_id, query_id, with_detail=True)
 
+    def search_many(self, requests: Sequence[Mapping[str, Any] | SearchRequest], *, run_id: str | None = None,
+                    query_ids: Sequence[str] | None = None) -> list[dict]:
+        """:meth:`search` of each request, their query vectors embedded in one batch.
+
+        Query vectors come from the embedding cache of the retriever's home (the
+        model embeds queries and passages alike), so repeating a set of queries
+        embeds nothing. Each search is its own trace, tagged with ``run_id`` and
+        its query id when given.
+        """
+        return [a.response for a in self._many(requests, run_id, query_ids, with_detail=False)]
+
+    def search_many_detailed(self, requests: Sequence[Mapping[str, Any] | SearchRequest], *,
+                             run_id: str | None = None, query_ids: Sequence[str] | None = None
+                             ) -> list[Answer]:
+        """:meth:`search_many`, each response with its :class:`SearchDetail` and its wall time."""
+        return self._many(requests, run_id, query_ids, with_detail=True)
+
+    def _many(self, requests: Sequence[Mapping[str, Any] | SearchRequest], run_id: str | None,
+              query_ids: Sequence[str] | None, with_detail: bool) -> list[Answer]:
+        if query_ids is not None and len(query_ids) != len(requests):
+            raise ValueError(f"{len(query_ids)} query ids for {len(requests)} requests")
+        vectors = self._query_vectors(requests)
+        ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
+        out = []
+        for request, vector, query_id in zip(requests, vectors, ids):
+            started = time.perf_counter()
+            response, detail = self._traced(request, vector, run_id, query_id, with_detail)
+            out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
+        return out
+
+    def _query_vectors(self, requests: Sequence[Mapping[str, Any] | SearchRequest]) -> list[np.ndarray | None]:
+        """Each request's query vector, embedded through the cache in one batch.
+
+        None where the embed stage will not run (dense skipped) or the query is not
+        text (validation then rejects the request). The query text is embedded as
+        given, which is how evaluation runs have always embedded their queries.
+        """
+        texts = [r.query if isinstance(r, SearchRequest) else r.get("query") if isinstance(r, Mapping) else None
+                 for r in requests]
+        if not self._embeds_queries():
+            return [None] * len(requests)
+        wanted = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
+        out: list[np.ndarray | None] = [None] * len(requests)
+        if wanted:
+            from searchtrace.retriever.embedding import EmbeddingCache, embed_with_cache
+
+            with EmbeddingCache(self.config.home.embedding_cache) as cache:
+                vectors = embed_with_cache(self.embedder, cache, [str(texts[i]) for i in wanted]).vectors
+            for i, vec in zip(wanted, vectors):
+                out[i] = vec
+        return out
+
+    def _embeds_queries(self) -> bool:
+        fusion = self.config.fusion
+        return fusion.enabled(Stage.DENSE) or fusion.method is FusionMethod.KEYWORD_THEN_DENSE
+
     def _traced(self, request, query_vector, run_id, query_id, with_detail: bool) -> tuple[dict, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
-        with self.tracer.start_as_current_span(SpanName.SEARCH.value, attributes=attrs.span_kind(SpanName.SEARCH),
+        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=attrs.span_kind(v.SEARCH_SPAN),
                                                record_exception=False, set_status_on_exception=False) as root:
             record(root, attrs.eval_context, run_id, query_id)
             try:
@@ -129,7 +196,7 @@ class Retriever:
 
     def _search(self, request, root: trace.Span, query_vector, with_detail: bool) -> tuple[dict, SearchDetail | None]:
         spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
-        with spans.stage(SpanName.VALIDATE):
+        with spans.stage(Stage.VALIDATE):
             req = validate_request(request)
         mode = req.mode or self.default_mode()
         use_graph = mode is Mode.GRAPH and self.index.graph is not None
@@ -156,7 +223,7 @@ class Retriever:
         kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, found, self.capture)
         response = shape_stage(spans, req, mode, rw, g, reranked, lists, kept, found, self.config.confidence,
                                trace_id(root))
-        return response, (build_detail(lists, reranked, kept) if with_detail else None)
+        return response, (build_detail(lists, reranked, kept, self.config.confidence) if with_detail else None)
 
     def _payloads(self, ids: list[str]) -> dict[str, Mapping[str, Any]]:
         return payloads(self.index, ids)

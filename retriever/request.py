@@ -8,8 +8,8 @@ from typing import Any, Mapping
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from retriever.errors import ValidationError
-from retriever.types import Mode
+from searchtrace.errors import ValidationError
+from searchtrace.names import Mode
 
 MAX_QUERY_BYTES = 8192
 MAX_TOP_K = 50
@@ -48,7 +48,7 @@ class SearchRequest(BaseModel):
         return value
 
     @pydantic.model_validator(mode="after")
-    def _candidates_cover_top_k(self) -> "SearchRequest":
+    def _candidates_cover_top_k(self) -> SearchRequest:
         if self.candidates < self.top_k:
             raise ValueError(
                 f"candidates ({self.candidates}) must be between top_k ({self.top_k}) and {MAX_CANDIDATES}"

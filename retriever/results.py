@@ -7,24 +7,24 @@ Relevance and bands come from ``retriever.confidence``, retry hints from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from retriever import confidence as conf
-from retriever._spans import StageSpans
-from retriever.config import ConfidenceConfig
-from retriever.request import SearchRequest
-from retriever.retry_hints import retry_hints
-from retriever.stages import shape as shaping
-from retriever.stages.filter import FilterOutcome, apply_filters
-from retriever.stages.graph import GraphResult
-from retriever.stages.keyword import KeywordResult
-from retriever.stages.rewrite import Rewrite
-from retriever.types import Candidates, Mode, Stage
-from traces import attributes as attrs
-from traces import vocabulary as v
-from traces.vocabulary import SpanName
+from searchtrace.names import Band, Mode, Stage
+from searchtrace.retriever import confidence as conf
+from searchtrace.retriever._spans import StageSpans
+from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.retry_hints import retry_hints
+from searchtrace.retriever.stages import shape as shaping
+from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
+from searchtrace.retriever.stages.graph import GraphResult
+from searchtrace.retriever.stages.keyword import KeywordResult
+from searchtrace.retriever.stages.rewrite import Rewrite
+from searchtrace.retriever.types import Candidates
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
 
 Payloads = Callable[[list[str]], dict[str, Mapping[str, Any]]]
 
@@ -40,7 +40,8 @@ class SearchDetail:
         ranking: the kept ids in final order (deeper than top_k: up to all candidates).
         ranking_scores: fused scores of ``ranking``.
         relevance: relevance (0-1) of ``ranking``.
-        features: relevance-model features of ``ranking`` (rows x ``confidence.FEATURES``).
+        bands: the confidence band of each of ``ranking`` (the response's bands, deeper).
+        features: relevance-model features of ``ranking`` (rows x columns in ``confidence.Feature`` order).
     """
 
     stage_ids: dict[str, tuple[str, ...]]
@@ -49,7 +50,22 @@ class SearchDetail:
     ranking: tuple[str, ...]
     ranking_scores: tuple[float, ...]
     relevance: tuple[float, ...]
+    bands: tuple[Band, ...]
     features: np.ndarray
+
+
+class Answer(NamedTuple):
+    """One search of :meth:`Retriever.search_many_detailed`.
+
+    Attributes:
+        response: the response (or ``{"error": ...}``).
+        detail: what an evaluation needs (None for an error).
+        ms: the search's wall time as its caller saw it, in milliseconds.
+    """
+
+    response: dict[str, Any]
+    detail: SearchDetail | None
+    ms: float
 
 
 @dataclass(frozen=True)
@@ -88,7 +104,7 @@ def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchReque
                  lists: list[Candidates], evidence: conf.QueryEvidence, payloads: Payloads,
                  capture: attrs.CaptureConfig) -> Filtered:
     """Score relevance, then drop what the request's filters exclude."""
-    with spans.stage(SpanName.FILTER) as span:
+    with spans.stage(Stage.FILTER) as span:
         relevance, used, x = relevance_of(model, reranked, lists, evidence)
         outcome = apply_filters(reranked.ids, relevance, req, payloads)
         spans.record(span, attrs.filtered, outcome.applied, outcome.dropped, capture)
@@ -100,7 +116,7 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
                 reranked: Candidates, lists: list[Candidates], kept: Filtered, payloads: Payloads,
                 confidence: ConfidenceConfig, trace_id: str) -> dict:
     """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
-    with spans.stage(SpanName.SHAPE):
+    with spans.stage(Stage.SHAPE):
         best = shaping.best_relevance(kept.relevance)
         rows = kept.outcome.keep[: req.top_k]
         ids = [str(reranked.ids[r]) for r in rows]
@@ -132,7 +148,9 @@ def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> lis
     return [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
 
 
-def detail(lists: list[Candidates], reranked: Candidates, kept: Filtered) -> SearchDetail:
+def detail(lists: list[Candidates], reranked: Candidates, kept: Filtered,
+           confidence: ConfidenceConfig) -> SearchDetail:
+    """What an evaluation needs of one search (see :class:`SearchDetail`)."""
     keep = kept.outcome.keep
     return SearchDetail(
         stage_ids={c.stage.value: tuple(c.ids) for c in lists},
@@ -141,5 +159,6 @@ def detail(lists: list[Candidates], reranked: Candidates, kept: Filtered) -> Sea
         ranking=tuple(str(i) for i in reranked.ids[keep]),
         ranking_scores=tuple(float(s) for s in reranked.scores[keep]),
         relevance=tuple(float(r) for r in kept.relevance[keep]),
+        bands=tuple(conf.bands(kept.relevance[keep], confidence, kept.rank_only)),
         features=kept.features[keep],
     )

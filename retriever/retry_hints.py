@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from retriever.types import GraphHit
+from searchtrace.retriever.types import GraphHit
 
 _WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
 STOPWORDS = frozenset(

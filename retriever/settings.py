@@ -50,11 +50,20 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
 
-from retriever.config import ConfidenceConfig, DenseConfig, FeedbackConfig, FusionConfig, GraphConfig
-from retriever.errors import ValidationError
-from retriever.types import FusionMethod, GraphMethod, Stage
-
-ENV_RETRIEVER_CONFIG = "SEARCHTRACE_RETRIEVER_CONFIG"
+from searchtrace import environment as env_names
+from searchtrace.errors import ValidationError
+from searchtrace.home import Home
+from searchtrace.names import FUSED_STAGES, Stage
+from searchtrace.retriever.config import (
+    ConfidenceConfig,
+    DenseConfig,
+    FeedbackConfig,
+    FusionConfig,
+    GraphConfig,
+    Neo4jSettings,
+    RetrieverConfig,
+)
+from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 Sections = dict[str, dict[str, Any]]
 
@@ -65,7 +74,7 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
     "graph": tuple(f.name for f in fields(GraphConfig)),
     "confidence": ("high", "low", "calibration"),
 }
-_WEIGHT_STAGES = {s.value: s for s in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)}
+_WEIGHT_STAGES = {s.value: s for s in FUSED_STAGES}
 
 
 def _enum(kind: type[Enum], value: object, what: str, problems: list[str], default: Enum) -> Enum:
@@ -186,18 +195,18 @@ def build(sections: Sections) -> dict[str, Any]:
 def resolve_sections(path: str | os.PathLike[str] | None, overrides: Mapping[str, Mapping[str, Any]] | None,
                      environ: Mapping[str, str]) -> dict[str, Any]:
     """Config objects from the file (``path``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``) and the overrides."""
-    path = path or environ.get(ENV_RETRIEVER_CONFIG) or None
+    path = path or environ.get(env_names.SEARCHTRACE_RETRIEVER_CONFIG) or None
     return build(merge(read_file(path) if path else {}, overrides))
 
 
-def to_json(value: Any) -> Any:
+def config_json(value: Any) -> Any:
     """A config (or any part of one) as plain JSON values: enums by value, paths as strings."""
     if hasattr(value, "__dataclass_fields__"):
         value = asdict(value)
     if isinstance(value, Mapping):
-        return {str(getattr(k, "value", k)): to_json(v) for k, v in value.items()}
+        return {str(getattr(k, "value", k)): config_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [config_json(v) for v in value]
     if isinstance(value, Path):
         return str(value)
     return getattr(value, "value", value)
@@ -205,5 +214,63 @@ def to_json(value: Any) -> Any:
 
 def search_fingerprint(config) -> str:
     """A short hash of a ``RetrieverConfig``'s search settings (dense, fusion, feedback, graph, confidence)."""
-    spec = {name: to_json(getattr(config, name)) for name in _ALLOWED}
+    spec = {name: config_json(getattr(config, name)) for name in _ALLOWED}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _env(name: str, environ: Mapping[str, str]) -> str | None:
+    value = environ.get(name)
+    return value if value else None
+
+
+def _positive(name: str, environ: Mapping[str, str]) -> int | None:
+    value = _env(name, environ)
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValidationError(f"{name} must be a positive integer, got {value!r}", field=name)
+    return int(value)
+
+
+def resolve_config(
+    *,
+    home: str | os.PathLike[str] | Home | None = None,
+    qdrant_url: str | None = None,
+    qdrant_api_key: str | None = None,
+    neo4j_uri: str | None = None,
+    neo4j_user: str | None = None,
+    neo4j_password: str | None = None,
+    neo4j_database: str | None = None,
+    settings_file: str | os.PathLike[str] | None = None,
+    search: Mapping[str, Mapping[str, Any]] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> RetrieverConfig:
+    """Build the retriever's configuration: explicit argument > environment variable > default.
+
+    Search settings (dense, fusion, feedback, graph, confidence) come from ``search``
+    (sections of explicit values, e.g. from flags) over the settings file
+    (``settings_file``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``) over the defaults.
+
+    Raises:
+        ValidationError: every problem in the settings at once, or a malformed variable.
+    """
+    env = os.environ if environ is None else environ
+    sections = resolve_sections(settings_file, search, env)
+    uri = neo4j_uri or _env(env_names.NEO4J_URI, env)
+    neo4j = None
+    if uri:
+        neo4j = Neo4jSettings(
+            uri=uri,
+            user=neo4j_user or _env(env_names.NEO4J_USER, env) or "neo4j",
+            password=neo4j_password or _env(env_names.NEO4J_PASSWORD, env) or "",
+            database=neo4j_database or _env(env_names.NEO4J_DATABASE, env),
+        )
+    return RetrieverConfig(
+        home=home if isinstance(home, Home) else Home.resolve(home, env),
+        qdrant_url=qdrant_url or _env(env_names.QDRANT_URL, env),
+        qdrant_api_key=qdrant_api_key or _env(env_names.QDRANT_API_KEY, env),
+        qdrant_shards=_positive(env_names.QDRANT_SHARD_NUMBER, env),
+        qdrant_replication=_positive(env_names.QDRANT_REPLICATION_FACTOR, env),
+        neo4j=neo4j,
+        **sections,
+    )

@@ -15,27 +15,26 @@ import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from retriever._spans import StageSpans
-from retriever.config import RetrieverConfig
-from retriever.index import OpenIndex
-from retriever.request import SearchRequest
-from retriever.stages.dense import dense
-from retriever.stages.embed import embed
-from retriever.stages.feedback import feedback_dense
-from retriever.stages.fuse import best_ids, fuse
-from retriever.stages.graph import GraphResult, graph
-from retriever.stages.keyword import KeywordResult, keyword
-from retriever.stages.rerank import Reranker
-from retriever.stages.rewrite import Rewrite, rewrite
-from retriever.types import Candidates, FusionMethod, GraphMethod, Stage
-from traces import attributes as attrs
-from traces import vocabulary as v
-from traces.vocabulary import SpanName
+from searchtrace.names import FUSED_STAGES, Stage
+from searchtrace.retriever._spans import StageSpans
+from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.index import OpenIndex
+from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.stages.dense import dense
+from searchtrace.retriever.stages.embed import embed
+from searchtrace.retriever.stages.feedback import feedback_dense
+from searchtrace.retriever.stages.fuse import best_ids, fuse
+from searchtrace.retriever.stages.graph import GraphResult, graph
+from searchtrace.retriever.stages.keyword import KeywordResult, keyword
+from searchtrace.retriever.stages.rerank import Reranker
+from searchtrace.retriever.stages.rewrite import Rewrite, rewrite
+from searchtrace.retriever.types import Candidates, FusionMethod, GraphMethod
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
 
 SKIP_REASON = "fusion weight 0"
-FUSED_STAGES = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
 
 
 def payloads(index: OpenIndex, ids: list[str]) -> dict[str, Mapping[str, Any]]:
@@ -65,7 +64,7 @@ class TracedStages:
     parts_weight: float
 
     def rewrite(self, req: SearchRequest, use_graph: bool) -> Rewrite:
-        with self.spans.stage(SpanName.REWRITE) as span:
+        with self.spans.stage(Stage.REWRITE) as span:
             try:
                 rw = rewrite(req.query, self.index.graph if use_graph else None)
             except Exception as exc:
@@ -77,10 +76,10 @@ class TracedStages:
     def embed(self, rw: Rewrite, query_vector: np.ndarray | None) -> np.ndarray | None:
         f = self.config.fusion
         if not f.enabled(Stage.DENSE) and f.method is not FusionMethod.KEYWORD_THEN_DENSE:
-            with self.spans.skipped(SpanName.EMBED, SKIP_REASON):
+            with self.spans.skipped(Stage.EMBED, SKIP_REASON):
                 return None
         model = {v.EMBEDDING_MODEL_NAME: getattr(self.embedder, "model_id", "unknown")}
-        with self.spans.stage(SpanName.EMBED, model) as span:
+        with self.spans.stage(Stage.EMBED, model) as span:
             if query_vector is not None:
                 span.set_attribute(v.EMBED_PRECOMPUTED, True)
                 return query_vector
@@ -88,9 +87,9 @@ class TracedStages:
 
     def dense(self, vector: np.ndarray | None, limit: int, flt) -> Candidates | None:
         if not self.config.fusion.enabled(Stage.DENSE):
-            with self.spans.skipped(SpanName.DENSE, SKIP_REASON):
+            with self.spans.skipped(Stage.DENSE, SKIP_REASON):
                 return None
-        with self.spans.stage(SpanName.DENSE) as span:
+        with self.spans.stage(Stage.DENSE) as span:
             try:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self.parts_weight,
                               self.config.dense.parts_depth, self.index.vectors)
@@ -102,9 +101,9 @@ class TracedStages:
 
     def keyword(self, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
         if not self.config.fusion.enabled(Stage.KEYWORD):
-            with self.spans.skipped(SpanName.KEYWORD, SKIP_REASON):
+            with self.spans.skipped(Stage.KEYWORD, SKIP_REASON):
                 return None
-        with self.spans.stage(SpanName.KEYWORD) as span:
+        with self.spans.stage(Stage.KEYWORD) as span:
             text = rw.keyword_query if use_graph else rw.query
             try:
                 found = keyword(self.index.store, self.index.bm25, self.index.term_stats, text, limit,
@@ -117,9 +116,9 @@ class TracedStages:
     def graph(self, rw: Rewrite, depth: int, limit: int, first: list[Candidates] = ()) -> GraphResult:
         """The graph stage; ``first``: the dense and keyword lists, whose fusion names the seed passages."""
         if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
-            with self.spans.skipped(SpanName.GRAPH, SKIP_REASON):
+            with self.spans.skipped(Stage.GRAPH, SKIP_REASON):
                 return GraphResult.empty()
-        with self.spans.stage(SpanName.GRAPH, {v.DEPTH: depth}) as span:
+        with self.spans.stage(Stage.GRAPH, {v.DEPTH: depth}) as span:
             seed_docs = self._seed_docs(first) if depth > 0 else []
             if depth == 0 or not (rw.entities or seed_docs):
                 return GraphResult.empty()
@@ -157,7 +156,7 @@ class TracedStages:
 
         Returns the dense list now in force and the lists to fuse; a failure keeps the first ones.
         """
-        with self.spans.stage(SpanName.FEEDBACK) as span:
+        with self.spans.stage(Stage.FEEDBACK) as span:
             try:
                 top = self._first_pass(lists, self.config.feedback.docs)
                 found, used = feedback_dense(self.index.store, vector, top,
@@ -173,7 +172,7 @@ class TracedStages:
         return found, [c for c in kept if len(c)]
 
     def fuse(self, lists: list[Candidates], vector: np.ndarray | None) -> Candidates:
-        with self.spans.stage(SpanName.FUSE) as span:
+        with self.spans.stage(Stage.FUSE) as span:
             fused = fuse(lists, self.config.fusion, self._dense_of(lists, vector))
             f = self.config.fusion
             self.spans.record(span, attrs.fusion, f.method.value, f.k0, {s.value: f.weight(s) for s in FUSED_STAGES})
@@ -181,7 +180,7 @@ class TracedStages:
         return fused
 
     def rerank(self, reranker: Reranker, query: str, fused: Candidates, top_k: int) -> Candidates:
-        with self.spans.stage(SpanName.RERANK) as span:
+        with self.spans.stage(Stage.RERANK) as span:
             reranked = reranker.rerank(query, fused, top_k)
             self.spans.record(span, attrs.rerank, reranker.name, top_k, fused.ids, fused.scores,
                               reranked.ids, reranked.scores, self.capture)

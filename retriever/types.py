@@ -11,39 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
-class Stage(str, enum.Enum):
-    """The stages every search runs through, in order (``feedback`` only when configured)."""
-
-    VALIDATE = "validate"
-    REWRITE = "rewrite"
-    EMBED = "embed"
-    DENSE = "dense"
-    KEYWORD = "keyword"
-    GRAPH = "graph"
-    FEEDBACK = "feedback"
-    FUSE = "fuse"
-    RERANK = "rerank"
-    FILTER = "filter"
-    SHAPE = "shape"
-
-
-class Mode(str, enum.Enum):
-    """``fast``: Qdrant only. ``graph``: Qdrant plus the knowledge graph."""
-
-    FAST = "fast"
-    GRAPH = "graph"
-
-
-class Band(str, enum.Enum):
-    """Confidence band of one result."""
-
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
+from searchtrace.names import Stage
 
 
 class ComponentType(str, enum.Enum):
+    """What a result is: a passage (``chunk``) or a knowledge-graph triple (``relation``)."""
+
     CHUNK = "chunk"
     RELATION = "relation"
 
@@ -141,11 +114,11 @@ class Candidates:
             raise ValueError(f"{self.stage.value}: {len(self.ids)} ids but {len(self.scores)} scores")
 
     @classmethod
-    def empty(cls, stage: Stage) -> "Candidates":
+    def empty(cls, stage: Stage) -> Candidates:
         return cls(stage, np.empty(0, dtype=object), np.empty(0, dtype=np.float64))
 
     @classmethod
-    def from_pairs(cls, stage: Stage, pairs: list[tuple[str, float]]) -> "Candidates":
+    def from_pairs(cls, stage: Stage, pairs: list[tuple[str, float]]) -> Candidates:
         ids = np.array([p[0] for p in pairs], dtype=object)
         scores = np.array([p[1] for p in pairs], dtype=np.float64)
         return cls(stage, ids, scores)
@@ -153,7 +126,7 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def head(self, n: int) -> "Candidates":
+    def head(self, n: int) -> Candidates:
         return Candidates(self.stage, self.ids[:n], self.scores[:n])
 
     def rank_of(self) -> dict[str, int]:
@@ -177,7 +150,7 @@ class Fused:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def take(self, index: np.ndarray) -> "Fused":
+    def take(self, index: np.ndarray) -> Fused:
         """A new Fused holding the rows at ``index``, in that order."""
         return Fused(
             self.ids[index],

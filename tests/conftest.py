@@ -16,7 +16,7 @@ if os.environ.get("CI"):
 @pytest.fixture(scope="session")
 def model():
     """The loaded all-MiniLM-L6-v2 ``Embedder``, once per session (~8 s on a cold cache)."""
-    from retriever.embedding import Embedder
+    from searchtrace.retriever.embedding import Embedder
 
     embedder = Embedder()
     embedder.load()
@@ -34,7 +34,7 @@ SHARED_DATASETS = REPO.parent / "shared" / "datasets"
 
 @pytest.fixture(scope="session")
 def sample_dataset():
-    from retriever.data.beir import load_dataset
+    from searchtrace.retriever.data.beir import load_dataset
 
     return load_dataset(SAMPLE)
 
@@ -42,14 +42,14 @@ def sample_dataset():
 @pytest.fixture(scope="session")
 def sample_config(tmp_path_factory):
     """A retriever config whose home is a fresh temporary folder (no server settings)."""
-    from retriever.config import RetrieverConfig
+    from searchtrace.retriever.settings import resolve_config
 
-    return RetrieverConfig.resolve(home=tmp_path_factory.mktemp("home"), environ={})
+    return resolve_config(home=tmp_path_factory.mktemp("home"), environ={})
 
 
 @pytest.fixture(scope="session")
 def sample_index_path(model, sample_dataset, sample_config):
-    from retriever.index import build_index
+    from searchtrace.retriever.index import build_index
 
     return build_index(sample_dataset, sample_config, model, progress=False)
 
@@ -61,16 +61,16 @@ def traced(sample_index_path, sample_config, model):
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from retriever.index import open_index
-    from retriever.pipeline import Retriever
+    from searchtrace.retriever.index import open_index
+    from searchtrace.retriever.pipeline import Retriever
 
     opened = []
 
     def make(**kwargs):
         from opentelemetry.sdk.trace import SpanLimits
 
-        from traces.attributes import CaptureConfig
-        from traces.setup import attribute_limit
+        from searchtrace.traces.attributes import CaptureConfig
+        from searchtrace.traces.setup import attribute_limit
 
         exporter = InMemorySpanExporter()
         limit = attribute_limit(kwargs.get("capture") or CaptureConfig())

@@ -13,13 +13,13 @@ def chunk_ids(response):
 def test_qdrant_server_store_gives_the_same_results_as_edge(tmp_path, model, sample_dataset, traced):
     from qdrant_client import QdrantClient
 
-    from retriever.config import RetrieverConfig
-    from retriever.index import build_index, open_index
-    from retriever.pipeline import Retriever
-    from retriever.vectorstore.server import ServerStore
+    from searchtrace.retriever.index import build_index, open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.vectorstore.server import ServerStore
 
     client = QdrantClient(":memory:")
-    config = RetrieverConfig.resolve(home=tmp_path, environ={})
+    config = resolve_config(home=tmp_path, environ={})
     factory = lambda collection: ServerStore(client=client, collection=collection)  # noqa: E731
     path = build_index(sample_dataset, config, model, progress=False, make_store=factory)
     server_index = open_index(path, config, make_store=factory)

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.errors import ValidationError
-from retriever.vectorstore.base import PointRow
-from retriever.vectorstore.bm25 import B, K1, Bm25Encoder, document_length, mean_token_length
-from retriever.vectorstore.edge import EdgeStore
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.vectorstore.base import PointRow
+from searchtrace.retriever.vectorstore.bm25 import K1, B, Bm25Encoder, document_length, mean_token_length
+from searchtrace.retriever.vectorstore.edge import EdgeStore
 
 VOCAB = ["zebra", "quantum", "violin", "harbor", "glacier", "pepper", "comet", "lantern"]  # no stopwords, distinct stems
 
@@ -126,8 +126,8 @@ def test_store_score_is_idf_times_weight(tmp_path):
 def test_term_stats_idf_max_score_and_unknown_share(tmp_path):
     import math
 
-    from retriever.vectorstore.base import Sparse
-    from retriever.vectorstore.bm25 import K1, TermStats
+    from searchtrace.retriever.vectorstore.base import Sparse
+    from searchtrace.retriever.vectorstore.bm25 import K1, TermStats
 
     stats = TermStats(10, {1: 5, 2: 1})
     assert stats.idf(1) == pytest.approx(math.log(1 + (10 - 5 + 0.5) / (5 + 0.5)))

@@ -9,11 +9,22 @@ import pytest
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from evals import stats
-from evals.calibration import LOGISTIC_C, band_precision, compact_knots, fit_isotonic, fit_logistic
-from retriever.confidence import FEATURES, IsotonicRelevance, LogisticRelevance, SimilarityRelevance, load_calibration
-from retriever.errors import ValidationError
-from retriever.types import Band
+from searchtrace.errors import ValidationError
+from searchtrace.evals import stats
+from searchtrace.evals.calibration import LOGISTIC_C, compact_knots, fit_isotonic, fit_logistic
+from searchtrace.evals.report import band_precision
+from searchtrace.evals.runfolder import BandPrecision
+from searchtrace.names import Band
+from searchtrace.retriever.confidence import (
+    FEATURES,
+    IsotonicRelevance,
+    LogisticRelevance,
+    SimilarityRelevance,
+    band_of,
+    bands,
+    load_calibration,
+)
+from searchtrace.retriever.config import ConfidenceConfig
 
 
 def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,12 +108,20 @@ def test_fitted_models_improve_ece_over_the_ramp(tmp_path):
 def test_band_precision_by_hand():
     relevance = [0.9, 0.7, 0.5, 0.4, 0.1, 0.65]
     labels = [1, 0, 1, 0, 0, 1]
-    out = band_precision(relevance, labels, high=0.65, low=0.35)
-    assert out[Band.HIGH] == (2 / 3, 3)  # 0.9, 0.7, 0.65 (>= high)
-    assert out[Band.MEDIUM] == (1 / 2, 2)  # 0.5, 0.4
-    assert out[Band.LOW] == (0.0, 1)
-    empty = band_precision([0.5], [1], high=0.9, low=0.1)
-    assert np.isnan(empty[Band.HIGH][0]) and empty[Band.HIGH][1] == 0
+    out, ordered = band_precision(bands(relevance, ConfidenceConfig(high=0.65, low=0.35)), labels)
+    assert out[Band.HIGH] == BandPrecision(2 / 3, 3)  # 0.9, 0.7, 0.65 (>= high)
+    assert out[Band.MEDIUM] == BandPrecision(1 / 2, 2)  # 0.5, 0.4
+    assert out[Band.LOW] == BandPrecision(0.0, 1)
+    assert ordered
+    empty, _ = band_precision(bands([0.5], ConfidenceConfig(high=0.9, low=0.1)), [1])
+    assert empty[Band.HIGH] == BandPrecision(None, 0)
+
+
+def test_rank_only_relevance_never_reaches_high():
+    config = ConfidenceConfig(high=0.65, low=0.35)
+    assert band_of(0.9, config) is Band.HIGH and band_of(0.9, config, rank_only=True) is Band.MEDIUM
+    assert band_of(0.65, config) is Band.HIGH and band_of(0.6499, config) is Band.MEDIUM
+    assert band_of(0.35, config) is Band.MEDIUM and band_of(0.3499, config, rank_only=True) is Band.LOW
 
 
 @pytest.mark.parametrize(
@@ -113,7 +132,7 @@ def test_band_precision_by_hand():
         (lambda: fit_logistic(np.zeros((4, WIDTH)), [0, 1, 2, 1]), "0 or 1"),
         (lambda: fit_logistic(np.zeros((4, WIDTH)), [0, 1, 0, 1], features=("bm25",)), "unknown features"),
         (lambda: fit_isotonic(np.zeros((4, WIDTH)), [0, 1, 0, 1], feature="bm25"), "unknown feature"),
-        (lambda: band_precision([0.5], [1], high=0.2, low=0.4), "low <= high"),
+        (lambda: ConfidenceConfig(high=0.2, low=0.4), "low <= high"),
     ],
 )
 def test_bad_input(call, message):

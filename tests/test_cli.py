@@ -3,12 +3,11 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from pathlib import Path
-
-from retriever.cli import main
+from searchtrace.cli import main
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 
@@ -70,7 +69,7 @@ def test_datasets_check_reports_sample(capsys):
 @pytest.mark.slow
 def test_search_json_end_to_end(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "retriever.cli", "search", "harbour", "--dataset", str(SAMPLE), "--json",
+        [sys.executable, "-m", "searchtrace", "search", "harbour", "--dataset", str(SAMPLE), "--json",
          "--home", str(tmp_path), "--top-k", "3", "--mode", "fast", "--no-progress"],
         capture_output=True, text=True, timeout=600,
     )

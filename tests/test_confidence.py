@@ -3,10 +3,11 @@ import json
 import numpy as np
 import pytest
 
-from retriever import confidence as conf
-from retriever.config import ConfidenceConfig
-from retriever.errors import ValidationError
-from retriever.types import Band, Fused, Stage
+from searchtrace.errors import ValidationError
+from searchtrace.names import Band, Stage
+from searchtrace.retriever import confidence as conf
+from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.retriever.types import Fused
 
 
 def fused():
@@ -80,8 +81,8 @@ def test_bad_calibration_names_file(tmp_path, body):
 
 
 def test_name_words_and_unknown_name_share():
-    from retriever.stages.keyword import name_words, unknown_name_share
-    from retriever.vectorstore.bm25 import Bm25Encoder, TermStats
+    from searchtrace.retriever.stages.keyword import name_words, unknown_name_share
+    from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats
 
     assert name_words("Who painted the Zorvath frescoes in Quendril?") == ["Zorvath", "Quendril"]
     assert name_words("What does HX-47 cost in 1620?") == ["HX-47", "1620"]

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from retriever.data.beir import (
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir import (
     IssueKind,
     Query,
-    fingerprint,
+    dataset_fingerprint,
     load_corpus,
     load_dataset,
     load_qrels,
     load_queries,
     load_triples,
 )
-from retriever.errors import DataError
-from retriever.types import Document, Triple
+from searchtrace.retriever.types import Document, Triple
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -308,23 +308,23 @@ def test_load_dataset_rejects_triples_of_unknown_docs(tmp_path: Path) -> None:
 
 def test_fingerprint_is_content_addressed(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "one")
-    first = fingerprint(root)
-    assert len(first) == 64 and first == fingerprint(root)
+    first = dataset_fingerprint(root)
+    assert len(first) == 64 and first == dataset_fingerprint(root)
     moved = root.rename(tmp_path / "renamed")
-    assert fingerprint(moved) == first
+    assert dataset_fingerprint(moved) == first
     write(moved / "queries.jsonl", jsonl({"_id": "q", "text": "other"}))
-    assert fingerprint(moved) == first  # queries are not index inputs
+    assert dataset_fingerprint(moved) == first  # queries are not index inputs
     copy = Path(shutil.copytree(moved, tmp_path / "copy"))
     write(copy / "triples.jsonl", jsonl({"_id": "d2", "triples": []}))
-    assert fingerprint(copy) != first
+    assert dataset_fingerprint(copy) != first
     (copy / "triples.jsonl").unlink()
-    assert fingerprint(copy) == hashlib.sha256((copy / "corpus.jsonl").read_bytes()).hexdigest()
+    assert dataset_fingerprint(copy) == hashlib.sha256((copy / "corpus.jsonl").read_bytes()).hexdigest()
 
 
 def test_fingerprint_streams_large_files(tmp_path: Path) -> None:
     body = b'{"_id": "d", "text": "' + b"x" * (3 << 20) + b'"}\n'
     write(tmp_path / "big" / "corpus.jsonl", body)
-    assert fingerprint(tmp_path / "big") == hashlib.sha256(body).hexdigest()
+    assert dataset_fingerprint(tmp_path / "big") == hashlib.sha256(body).hexdigest()
 
 
 # --- shared benchmark data ---------------------------------------------------
@@ -344,7 +344,7 @@ def test_scifact_loads_and_matches_its_readme() -> None:
     assert sum(len(v) for v in data.qrels.values()) == 339
     assert len(data.queries_for_split()) == 300
     assert data.report.ok and not data.has_triples
-    assert fingerprint(data.root) == "dec31c8182f3d744c7d2c09423756fd1d17cbef75808db13ba01cc0aab4d1ac6"
+    assert dataset_fingerprint(data.root) == "dec31c8182f3d744c7d2c09423756fd1d17cbef75808db13ba01cc0aab4d1ac6"
 
 
 @pytest.mark.shared_data

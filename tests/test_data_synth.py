@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.data import synth
-from retriever.data.beir import load_dataset
-from retriever.data.synth import GROUP_SIZE, synthesize
+from searchtrace.retriever.data import synth
+from searchtrace.retriever.data.beir import load_dataset
+from searchtrace.retriever.data.synth import GROUP_SIZE, synthesize
 
 FILES = ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "triples.jsonl")
 PSEUDO_WORD = re.compile(r"(?:[bdkmnprtz][aiou])+")
@@ -46,7 +46,7 @@ def check_labels_are_exact(root: Path) -> None:
 
 def test_same_seed_gives_byte_identical_output(tmp_path: Path) -> None:
     a = synthesize(tmp_path / "a", 50, seed=7, n_queries=12, progress=False)
-    b = synthesize(tmp_path / "b", 50, seed=7, n_queries=12, progress=False)
+    synthesize(tmp_path / "b", 50, seed=7, n_queries=12, progress=False)
     c = synthesize(tmp_path / "c", 50, seed=8, n_queries=12, progress=False)
     assert (a.n_docs, a.n_queries, a.n_triples, a.n_qrels) == (50, 12, 100, 12 * GROUP_SIZE)
     for name in FILES:

@@ -96,7 +96,7 @@ class BrokenGraph:
 def test_failing_graph_degrades_to_fast_results(traced, sample_dataset, sample_index_path, sample_config):
     from dataclasses import replace
 
-    from retriever.index import open_index
+    from searchtrace.retriever.index import open_index
 
     index = open_index(sample_index_path, sample_config)
     index = replace(index, graph=BrokenGraph(index.graph))
@@ -113,7 +113,7 @@ def test_failing_graph_degrades_to_fast_results(traced, sample_dataset, sample_i
 
 
 def test_get_docs_and_chunks(traced, sample_dataset):
-    from retriever.errors import NotFoundError
+    from searchtrace.errors import NotFoundError
 
     retriever, _ = traced()
     ids = [d.id for d in sample_dataset.docs[:3]]
@@ -168,10 +168,10 @@ def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sampl
 def test_keyword_then_dense_fusion_orders_keyword_candidates_by_cosine(sample_index_path, sample_config, model):
     from dataclasses import replace
 
-    from retriever.config import FusionConfig
-    from retriever.index import open_index
-    from retriever.pipeline import Retriever
-    from retriever.types import FusionMethod
+    from searchtrace.retriever.config import FusionConfig
+    from searchtrace.retriever.index import open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.types import FusionMethod
 
     config = replace(sample_config, fusion=FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE))
     index = open_index(sample_index_path, config)

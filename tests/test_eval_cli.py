@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from retriever.cli import main
+from searchtrace.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -15,16 +15,16 @@ SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, sample_config, sample_index_path, model):
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from traces.setup import TraceSettings
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.traces import TraceSettings
 
     root = tmp_path_factory.mktemp("cli-runs")
     made = {}
     for name, split, mode in (("graph", None, "graph"), ("fast", None, "fast"), ("dev", "dev", "graph")):
         made[name] = run_eval(EvalSettings(dataset=str(SAMPLE), split=split, mode=mode), sample_config,
                               out=root / name, embedder=model, progress=False,
-                              trace_settings=TraceSettings.resolve(environ={}, store=False))
+                              trace_settings=TraceSettings.resolve(environ={}, store=False)).path
     return made
 
 
@@ -64,7 +64,7 @@ def test_gate_invalid_input_exits_2(runs, tmp_path, capsys):
 
 
 def test_calibrate_on_dev_improves_calibration_on_test(runs, tmp_path, capsys):
-    from retriever.confidence import LogisticRelevance, load_calibration
+    from searchtrace.retriever.confidence import LogisticRelevance, load_calibration
 
     out = tmp_path / "calibration.json"
     assert main(["calibrate", str(runs["dev"]), "--out", str(out), "--eval-run", str(runs["graph"]), "--json"]) == 0

@@ -19,14 +19,14 @@ SAMPLE = REPO / "datasets" / "sample"
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from traces.setup import TraceSettings
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.traces import TraceSettings
 
     out = tmp_path_factory.mktemp("runs") / "r1"
     settings = EvalSettings(dataset=str(SAMPLE), mode="graph", top_k=100)
     return run_eval(settings, sample_config, out=out, embedder=model, progress=False,
-                    trace_settings=TraceSettings.resolve(environ={}))
+                    trace_settings=TraceSettings.resolve(environ={})).path
 
 
 def test_run_folder_files(run_dir, sample_dataset):
@@ -48,11 +48,12 @@ def test_run_folder_files(run_dir, sample_dataset):
 def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir, sample_config):
     from dataclasses import replace
 
-    from evals.runner import EvalSettings, run_folder
-    from retriever.config import FusionConfig
-    from retriever.errors import ValidationError
-    from retriever.settings import search_fingerprint
-    from retriever.types import FusionMethod
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals import EvalSettings, RunFolder
+    from searchtrace.evals.runner import run_folder
+    from searchtrace.retriever.config import FusionConfig
+    from searchtrace.retriever.settings import search_fingerprint
+    from searchtrace.retriever.types import FusionMethod
 
     summary = json.loads((run_dir / "run.json").read_text())
     assert summary["retriever"]["fusion"]["method"] == "dbsf"
@@ -62,7 +63,7 @@ def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir,
     interrupted.mkdir()
     settings = EvalSettings(dataset=str(SAMPLE), mode="graph", retriever=search_fingerprint(sample_config))
     (interrupted / "settings.json").write_text(json.dumps(summary["settings"] | {"retriever": settings.retriever}))
-    assert run_folder(settings, sample_config, interrupted) == (interrupted, True)
+    assert run_folder(settings, sample_config, interrupted) == (RunFolder(interrupted), True)
     other = replace(sample_config, fusion=FusionConfig(method=FusionMethod.RRF))
     with pytest.raises(ValidationError, match="other settings"):
         run_folder(replace(settings, retriever=search_fingerprint(other)), other, interrupted)
@@ -103,10 +104,10 @@ def test_attribution_confidence_and_abstention(run_dir):
 
 
 def test_traces_carry_run_and_query_ids(run_dir, sample_config):
-    from traces.records import TraceFilter
-    from traces.store import TraceStore, store_path
+    from searchtrace.traces.records import TraceFilter
+    from searchtrace.traces.store import TraceStore
 
-    store = TraceStore(store_path(sample_config.home)).open()
+    store = TraceStore(sample_config.home.traces).open()
     try:
         traces = store.list_traces(TraceFilter(run_id=run_dir.name, limit=1000))
     finally:
@@ -116,7 +117,7 @@ def test_traces_carry_run_and_query_ids(run_dir, sample_config):
 
 
 def test_external_trec_run_is_scored(run_dir, capsys):
-    from retriever.cli import main
+    from searchtrace.cli import main
 
     assert main(["eval", "--run", str(run_dir / "run.trec"), "--qrels", str(SAMPLE / "qrels" / "test.tsv"),
                  "--json", "--metrics", "ndcg@10"]) == 0
@@ -129,7 +130,7 @@ def test_killed_eval_resumes_without_losing_completed_queries(tmp_path, sample_c
     """kill -9 mid-run, start the same command again: it finishes, and every query has one result and its trace."""
     out = tmp_path / "run"
     home = sample_config.home
-    cmd = [sys.executable, "-m", "retriever.cli", "eval", str(SAMPLE), "--home", str(home), "--out", str(out),
+    cmd = [sys.executable, "-m", "searchtrace", "eval", str(SAMPLE), "--home", str(home.root), "--out", str(out),
            "--mode", "fast", "--no-progress", "--json", "--batch-size", "8"]
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -153,10 +154,10 @@ def test_killed_eval_resumes_without_losing_completed_queries(tmp_path, sample_c
     per_query = pd.read_parquet(out / "per_query.parquet")
     assert per_query["query_id"].is_unique and set(done_before) <= set(per_query["query_id"])
 
-    from traces.records import TraceFilter
-    from traces.store import TraceStore, store_path
+    from searchtrace.traces.records import TraceFilter
+    from searchtrace.traces.store import TraceStore
 
-    store = TraceStore(store_path(home)).open()
+    store = TraceStore(home.traces).open()
     try:
         traced = {t.query_id for t in store.list_traces(TraceFilter(run_id=out.name, limit=10_000))}
         assert store.integrity_check()

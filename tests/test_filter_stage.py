@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from retriever.request import validate_request
-from retriever.stages.filter import apply_filters, gap_cut, payload_matches
+from searchtrace.retriever.request import validate_request
+from searchtrace.retriever.stages.filter import apply_filters, gap_cut, payload_matches
 
 IDS = np.array(["a", "b", "c", "d"], dtype=object)
 REL = np.array([0.9, 0.8, 0.3, 0.2])

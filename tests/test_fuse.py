@@ -5,10 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.config import FusionConfig
-from retriever.errors import ValidationError
-from retriever.stages.fuse import dbsf, fuse, keyword_then_dense, minmax, rrf, weighted_sum, zscore
-from retriever.types import Candidates, FusionMethod, Stage
+from searchtrace.errors import ValidationError
+from searchtrace.names import Stage
+from searchtrace.retriever.config import FusionConfig
+from searchtrace.retriever.stages.fuse import dbsf, fuse, keyword_then_dense, minmax, rrf, weighted_sum, zscore
+from searchtrace.retriever.types import Candidates, FusionMethod
 
 
 def cands(stage, pairs):
@@ -188,7 +189,7 @@ RANKED = st.lists(st.tuples(st.sampled_from("abcdefghij"), SCORE), max_size=10, 
 @given(RANKED, RANKED, st.sampled_from([FusionMethod.DBSF, FusionMethod.RRF, FusionMethod.ZSCORE,
                                         FusionMethod.WEIGHTED]), st.integers(1, 12))
 def test_best_ids_are_the_head_of_the_fused_list(dense, keyword, method, n):
-    from retriever.stages.fuse import best_ids
+    from searchtrace.retriever.stages.fuse import best_ids
 
     lists = [cands(Stage.KEYWORD, sorted(keyword, key=lambda p: -p[1])),
              cands(Stage.DENSE, sorted(dense, key=lambda p: -p[1]))]
@@ -197,7 +198,7 @@ def test_best_ids_are_the_head_of_the_fused_list(dense, keyword, method, n):
 
 
 def test_best_ids_refuse_keyword_then_dense():
-    from retriever.stages.fuse import best_ids
+    from searchtrace.retriever.stages.fuse import best_ids
 
     with pytest.raises(ValueError, match="keyword_then_dense"):
         best_ids([DENSE], FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE), 1)

@@ -6,10 +6,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from evals.compare import compare
-from evals.gate import (
+from searchtrace.errors import DataError, ExitCode, ValidationError
+from searchtrace.evals.comparison import compare
+from searchtrace.evals.gate import (
     DEFAULT_CONFIG,
-    ExitCode,
     GateConfig,
     Rule,
     SignificanceTest,
@@ -19,8 +19,7 @@ from evals.gate import (
     to_markdown,
     write_junit,
 )
-from evals.metrics import Evaluation, Metric
-from retriever.errors import DataError, ValidationError
+from searchtrace.evals.metrics import Evaluation, Metric
 
 IDS = [f"q{i}" for i in range(30)]
 BASE = Evaluation.from_arrays(IDS, {"ndcg@10": [0.6] * 30, "map": [0.5, 0.3] * 15})
@@ -35,13 +34,13 @@ def config(**rules: dict) -> GateConfig:
 
 def test_passes_within_max_drop_and_above_min_value():
     result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.06, "min_value": 0.5}))
-    assert result.passed and result.exit_code is ExitCode.PASS == 0
+    assert result.passed and result.exit_code is ExitCode.OK == 0
     assert result.results[0].reason == "0.5500 >= minimum 0.5; change -0.0500 within max_drop 0.06"
 
 
 def test_fails_by_drop():
     result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.02}))
-    assert not result.passed and result.exit_code == ExitCode.REGRESSION == 1
+    assert not result.passed and result.exit_code is ExitCode.FAILURE == 1
     assert result.results[0].reason.startswith("dropped 0.0500, more than max_drop 0.02")
 
 

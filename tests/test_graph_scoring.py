@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.config import GraphConfig
-from retriever.graph.memory import MemoryGraph
-from retriever.graph.normalize import normalize_name
-from retriever.graph.reach import reach_from_hits
-from retriever.stages import ppr
-from retriever.stages.graph import graph, hit_weight
-from retriever.types import GraphMethod, Triple
+from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.graph.reach import reach_from_hits
+from searchtrace.retriever.stages import ppr
+from searchtrace.retriever.stages.graph import graph, hit_weight
+from searchtrace.retriever.types import GraphMethod, Triple
 
 NAMES = [f"E{i}" for i in range(20)] + ["The E1"]
 TRIPLE = st.builds(Triple, st.sampled_from(NAMES), st.sampled_from(["r", "s"]), st.sampled_from(NAMES),

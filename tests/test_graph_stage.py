@@ -2,10 +2,11 @@ import math
 
 import pytest
 
-from retriever.config import GraphConfig
-from retriever.graph.reach import reach_from_hits
-from retriever.stages.graph import relation_id, score_hits
-from retriever.types import GraphHit, Stage, Triple
+from searchtrace.names import Stage
+from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.graph.reach import reach_from_hits
+from searchtrace.retriever.stages.graph import relation_id, score_hits
+from searchtrace.retriever.types import GraphHit, Triple
 
 
 def test_doc_scores_follow_hop_decay_and_seed_degree():

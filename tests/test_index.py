@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from retriever.config import RetrieverConfig
-from retriever.data.beir import load_dataset
-from retriever.index import build_index, open_index
+from searchtrace.retriever.data.beir import load_dataset
+from searchtrace.retriever.index import build_index, open_index
+from searchtrace.retriever.settings import resolve_config
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def write(root, docs, triples=None):
 
 
 def test_unchanged_dataset_reuses_index_and_changed_corpus_embeds_only_new_texts(tmp_path, model):
-    config = RetrieverConfig.resolve(home=tmp_path / "home", environ={})
+    config = resolve_config(home=tmp_path / "home", environ={})
     embedder = CountingEmbedder(model)
     data = write(tmp_path / "mills", DOCS)
     first = build_index(load_dataset(data), config, embedder, progress=False)
@@ -69,17 +69,17 @@ def test_unchanged_dataset_reuses_index_and_changed_corpus_embeds_only_new_texts
 
 
 def test_index_without_parts_embeds_passages_only(tmp_path, model):
-    config = RetrieverConfig.resolve(home=tmp_path / "home", environ={}, search={"dense": {"parts": False}})
+    config = resolve_config(home=tmp_path / "home", environ={}, search={"dense": {"parts": False}})
     embedder = CountingEmbedder(model)
     data = write(tmp_path / "mills", DOCS)
     path = build_index(load_dataset(data), config, embedder, progress=False)
     assert embedder.embedded == 3 and json.loads((path / "manifest.json").read_text())["parts"] == 0
-    with_parts = RetrieverConfig.resolve(home=tmp_path / "home", environ={})
+    with_parts = resolve_config(home=tmp_path / "home", environ={})
     assert build_index(load_dataset(data), with_parts, embedder, progress=False) != path  # another index key
 
 
 def test_index_payload_and_graph(tmp_path, model):
-    config = RetrieverConfig.resolve(home=tmp_path / "home", environ={})
+    config = resolve_config(home=tmp_path / "home", environ={})
     data = write(tmp_path / "mills", DOCS, [{"_id": "d1", "triples": [["tide mill", "grinds", "grain"]]}])
     index = open_index(build_index(load_dataset(data), config, model, progress=False), config)
     try:

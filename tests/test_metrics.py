@@ -12,10 +12,10 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evals.metrics import DEFAULT_METRICS, REGISTRY, Metric, MetricName, evaluate, parse_metrics
-from evals.runs import Qrels, Run
-from evals.trec import read_qrels, read_run
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics import DEFAULT_METRICS, REGISTRY, Metric, MetricName, evaluate, parse_metrics
+from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.trec import read_qrels, read_run
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_QRELS = REPO / "datasets" / "sample" / "qrels" / "test.tsv"

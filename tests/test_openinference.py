@@ -1,5 +1,5 @@
-from traces import vocabulary as v
-from traces.openinference import documents, expand
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.openinference import documents, expand
 
 
 def test_documents_keys():

@@ -15,10 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
-
 from trace_fixtures import STAGES, FakeSearch, emulate_search
-from traces import vocabulary as v
-from traces.setup import TraceSettings, make_tracer_provider
+
+from searchtrace.home import Home
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.setup import TraceSettings, make_tracer_provider
 
 
 def _value(any_value: AnyValue):
@@ -115,7 +116,7 @@ def test_otlp_http_protobuf(tmp_path, otlp_env, http_receiver):
     otlp_env.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
     settings = TraceSettings.resolve()
     assert settings.otlp  # on because the endpoint variable is set
-    provider, handles = make_tracer_provider(tmp_path, settings)
+    provider, handles = make_tracer_provider(Home(tmp_path), settings)
     trace_id = emulate_search(provider.get_tracer("searchtrace"), FakeSearch(candidates=100))
     handles.shutdown()
     assert {path for path, _ in received} == {"/v1/traces"}
@@ -129,7 +130,7 @@ def test_otlp_grpc(tmp_path, otlp_env, grpc_receiver):
     port, received = grpc_receiver
     otlp_env.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
     otlp_env.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-    provider, handles = make_tracer_provider(tmp_path, TraceSettings.resolve(store=False))
+    provider, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(store=False))
     trace_id = emulate_search(provider.get_tracer("searchtrace"), FakeSearch(candidates=100))
     handles.shutdown()
     _check(_spans(received), trace_id)

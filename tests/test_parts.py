@@ -5,11 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from retriever.config import DenseConfig
-from retriever.errors import ValidationError
-from retriever.parts import passage_parts, sentences
-from retriever.stages.dense import blend
-from traces import vocabulary as v
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.config import DenseConfig
+from searchtrace.retriever.parts import passage_parts, sentences
+from searchtrace.retriever.stages.dense import blend
+from searchtrace.traces import vocabulary as v
 
 
 def test_sentences_split_after_terminal_punctuation_before_a_capital_digit_or_bracket():

@@ -23,10 +23,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from trace_fixtures import FakeSearch, emulate_search
-from traces import vocabulary as v
-from traces.setup import TraceSettings, make_tracer_provider
+
+from searchtrace.home import Home
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.setup import TraceSettings, make_tracer_provider
 
 pytestmark = pytest.mark.phoenix
 STARTUP_S = 120
@@ -120,7 +121,7 @@ def test_retriever_spans_arrive_with_their_documents(phoenix, tmp_path, monkeypa
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", phoenix)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-    provider, handles = make_tracer_provider(tmp_path, TraceSettings.resolve(store=False))
+    provider, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(store=False))
     search = FakeSearch(candidates=20, start_ns=time.time_ns())
     trace_id = emulate_search(provider.get_tracer("searchtrace"), search)
     handles.shutdown()

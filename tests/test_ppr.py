@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
-from retriever.config import GraphConfig
-from retriever.graph.reach import reach_from_hits
-from retriever.stages import ppr
-from retriever.graph.memory import MemoryGraph
-from retriever.stages.graph import graph, score_ppr
-from retriever.types import GraphHit, GraphMethod, Stage, Triple
+from searchtrace.names import Stage
+from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.graph.reach import reach_from_hits
+from searchtrace.retriever.stages import ppr
+from searchtrace.retriever.stages.graph import graph, score_ppr
+from searchtrace.retriever.types import GraphHit, GraphMethod, Triple
 
 
 def hit(s, o, doc, hops=1, seed="a"):

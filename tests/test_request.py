@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.errors import ValidationError
-from retriever.request import validate_request
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.request import validate_request
 
 
 def error_of(raw):

@@ -1,5 +1,5 @@
-from retriever.retry_hints import broader_query, narrower_query, related_terms, retry_hints
-from retriever.types import GraphHit, Triple
+from searchtrace.retriever.retry_hints import broader_query, narrower_query, related_terms, retry_hints
+from searchtrace.retriever.types import GraphHit, Triple
 
 
 def hit(s, p, o, hops=1, seed="x"):

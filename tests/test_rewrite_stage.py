@@ -1,6 +1,6 @@
-from retriever.graph.memory import MemoryGraph
-from retriever.stages.rewrite import normalize_query, rewrite
-from retriever.types import Triple
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.stages.rewrite import normalize_query, rewrite
+from searchtrace.retriever.types import Triple
 
 
 def graph():

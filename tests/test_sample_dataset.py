@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from retriever.data.beir import Dataset, load_dataset, load_qrels
+from searchtrace.retriever.data.beir import Dataset, load_dataset, load_qrels
 
 ROOT = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 CATEGORIES = {"keyword-exact", "paraphrase", "multi-hop", "unanswerable"}

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retriever.data.beir import load_dataset
-from retriever.data.synth import pseudo_embeddings, synthesize
-from retriever.embedding import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, seed_embedding_cache
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.data.beir import load_dataset
+from searchtrace.retriever.data.synth import pseudo_embeddings, synthesize
+from searchtrace.retriever.embedding import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, seed_embedding_cache
 
 
 class NoEncoder:

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from retriever.config import RetrieverConfig
-from retriever.errors import ValidationError
-from retriever.settings import ENV_RETRIEVER_CONFIG, parse_weights, search_fingerprint
-from retriever.types import FusionMethod, GraphMethod, Stage
+from searchtrace.environment import SEARCHTRACE_RETRIEVER_CONFIG
+from searchtrace.errors import ValidationError
+from searchtrace.names import Stage
+from searchtrace.retriever.settings import parse_weights, resolve_config, search_fingerprint
+from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 FILE = """
 [dense]
@@ -40,7 +41,7 @@ def settings_file(tmp_path) -> Path:
 
 
 def test_defaults():
-    c = RetrieverConfig.resolve(environ={})
+    c = resolve_config(environ={})
     assert c.fusion.method is FusionMethod.DBSF and c.fusion.k0 == 60
     assert c.graph.method is GraphMethod.PPR and c.graph.damping == 0.5 and c.graph.depth == 2
     assert not c.feedback.enabled
@@ -48,7 +49,7 @@ def test_defaults():
 
 
 def test_file_sets_every_section(settings_file):
-    c = RetrieverConfig.resolve(environ={}, settings_file=settings_file)
+    c = resolve_config(environ={}, settings_file=settings_file)
     assert c.fusion.method is FusionMethod.RRF and c.fusion.k0 == 20
     assert c.fusion.weight(Stage.DENSE) == 0.5 and c.fusion.weight(Stage.KEYWORD) == 1.0
     assert c.fusion.weight(Stage.GRAPH) == 2.0
@@ -60,21 +61,21 @@ def test_file_sets_every_section(settings_file):
 
 
 def test_parts_flags_override_the_file(settings_file):
-    c = RetrieverConfig.resolve(environ={}, settings_file=settings_file,
+    c = resolve_config(environ={}, settings_file=settings_file,
                                 search={"dense": {"parts": False, "parts_weight": None}})
     assert not c.dense.parts and c.dense.parts_weight == 0.25
     with pytest.raises(ValidationError, match="dense parts_weight must be a number 0-1, got 2"):
-        RetrieverConfig.resolve(environ={}, search={"dense": {"parts_weight": 2}})
+        resolve_config(environ={}, search={"dense": {"parts_weight": 2}})
 
 
 def test_flags_override_file_which_overrides_env_file(settings_file, tmp_path):
     other = tmp_path / "other.toml"
     other.write_text('[fusion]\nmethod = "zscore"\n', encoding="utf-8")
-    env = {ENV_RETRIEVER_CONFIG: str(other)}
-    assert RetrieverConfig.resolve(environ=env).fusion.method is FusionMethod.ZSCORE
-    from_file = RetrieverConfig.resolve(environ=env, settings_file=settings_file)
+    env = {SEARCHTRACE_RETRIEVER_CONFIG: str(other)}
+    assert resolve_config(environ=env).fusion.method is FusionMethod.ZSCORE
+    from_file = resolve_config(environ=env, settings_file=settings_file)
     assert from_file.fusion.method is FusionMethod.RRF
-    flagged = RetrieverConfig.resolve(environ=env, settings_file=settings_file,
+    flagged = resolve_config(environ=env, settings_file=settings_file,
                                       search={"fusion": {"method": "dbsf", "k0": None, "weights": {"keyword": 0}}})
     assert flagged.fusion.method is FusionMethod.DBSF and flagged.fusion.k0 == 20
     assert flagged.fusion.weight(Stage.DENSE) == 0.5 and not flagged.fusion.enabled(Stage.KEYWORD)
@@ -84,7 +85,7 @@ def test_all_problems_reported_together(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text('[fusion]\nmethod = "sum"\nk0 = 0\nweights = {rerank = 1}\n[graph]\ndepth = 9\n', encoding="utf-8")
     with pytest.raises(ValidationError) as err:
-        RetrieverConfig.resolve(environ={}, settings_file=path)
+        resolve_config(environ={}, settings_file=path)
     message = err.value.message
     for needle in ("fusion method must be one of dbsf, rrf, zscore, weighted, keyword_then_dense, got 'sum'",
                    "k0 must be an integer >= 1", "allowed stages dense, keyword, graph", "graph depth must be"):
@@ -100,12 +101,12 @@ def test_malformed_files(tmp_path, text, needle):
     path = tmp_path / "bad.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValidationError, match=needle.replace("[", r"\[").replace("]", r"\]")):
-        RetrieverConfig.resolve(environ={}, settings_file=path)
+        resolve_config(environ={}, settings_file=path)
 
 
 def test_missing_file_is_a_validation_error(tmp_path):
     with pytest.raises(ValidationError, match="cannot read"):
-        RetrieverConfig.resolve(environ={}, settings_file=tmp_path / "absent.toml")
+        resolve_config(environ={}, settings_file=tmp_path / "absent.toml")
 
 
 def test_parse_weights():
@@ -117,9 +118,9 @@ def test_parse_weights():
 
 
 def test_fingerprint_follows_search_settings_only(tmp_path):
-    a = RetrieverConfig.resolve(environ={}, home=tmp_path / "a")
-    b = RetrieverConfig.resolve(environ={}, home=tmp_path / "b")
-    c = RetrieverConfig.resolve(environ={}, search={"fusion": {"method": "rrf"}})
-    d = RetrieverConfig.resolve(environ={}, search={"dense": {"parts_weight": 0.0}})
+    a = resolve_config(environ={}, home=tmp_path / "a")
+    b = resolve_config(environ={}, home=tmp_path / "b")
+    c = resolve_config(environ={}, search={"fusion": {"method": "rrf"}})
+    d = resolve_config(environ={}, search={"dense": {"parts_weight": 0.0}})
     assert search_fingerprint(a) == search_fingerprint(b) != search_fingerprint(c)
     assert search_fingerprint(d) not in (search_fingerprint(a), search_fingerprint(c))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from traces import vocabulary as v
+from searchtrace.traces import vocabulary as v
 
 STAGES = ["validate", "rewrite", "embed", "dense", "keyword", "graph", "fuse", "rerank", "filter", "shape"]
 
@@ -60,7 +60,7 @@ def test_root_and_stage_spans(traced):
 
 @pytest.mark.slow
 def test_privacy_switches_and_cap(traced):
-    from traces.attributes import CaptureConfig
+    from searchtrace.traces.attributes import CaptureConfig
 
     retriever, exporter = traced(capture=CaptureConfig(capture_query=False, max_candidates=4))
     retriever.search({"query": "harbour", "mode": "fast"})
@@ -74,7 +74,7 @@ def test_privacy_switches_and_cap(traced):
 
 @pytest.mark.slow
 def test_content_capture_records_candidate_texts(traced, sample_dataset):
-    from traces.attributes import CaptureConfig
+    from searchtrace.traces.attributes import CaptureConfig
 
     retriever, exporter = traced(capture=CaptureConfig(capture_content=True, max_candidates=3))
     retriever.search({"query": "harbour", "mode": "fast"})
@@ -87,7 +87,7 @@ def test_content_capture_records_candidate_texts(traced, sample_dataset):
 def test_exported_spans_carry_openinference_documents(traced):
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from traces.openinference import OpenInferenceExporter
+    from searchtrace.traces.openinference import OpenInferenceExporter
 
     retriever, exporter = traced()
     retriever.search({"query": "harbour", "mode": "fast", "top_k": 3})
@@ -122,9 +122,9 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from retriever.index import open_index
-    from retriever.pipeline import Retriever
-    from traces.deferred import DeferredAttributes, MaterializingExporter
+    from searchtrace.retriever.index import open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
 
     deferred = DeferredAttributes(consumers=2)
     sinks = [InMemorySpanExporter(), InMemorySpanExporter()]

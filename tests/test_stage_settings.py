@@ -5,10 +5,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from retriever.config import FeedbackConfig, FusionConfig
-from retriever.stages.fuse import fuse
-from retriever.types import Stage
-from traces import vocabulary as v
+from searchtrace.names import Stage
+from searchtrace.retriever.config import FeedbackConfig, FusionConfig
+from searchtrace.retriever.stages.fuse import fuse
+from searchtrace.traces import vocabulary as v
 
 pytestmark = pytest.mark.slow
 
@@ -74,7 +74,7 @@ def test_graph_seed_docs_are_the_first_fusion_of_dense_and_keyword(traced, sampl
 
 def detail_lists(exporter):
     """The dense and keyword candidate lists as their spans recorded them."""
-    from retriever.types import Candidates
+    from searchtrace.retriever.types import Candidates
 
     by = spans_by_name(exporter)
     return [Candidates(Stage(name), np.array(by[name].attributes[v.CANDIDATE_IDS], dtype=object),
@@ -98,7 +98,7 @@ def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config)
 
 
 def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config, monkeypatch):
-    import retriever.traced_stages as traced_stages
+    import searchtrace.retriever.traced_stages as traced_stages
 
     def broken(*args, **kwargs):
         raise RuntimeError("vector fetch failed")
@@ -115,7 +115,7 @@ def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config
 def test_rocchio_moves_the_query_towards_the_feedback_mean():
     import numpy as np
 
-    from retriever.stages.feedback import rocchio
+    from searchtrace.retriever.stages.feedback import rocchio
 
     q = np.array([1.0, 0.0], dtype=np.float32)
     docs = np.array([[0.0, 1.0], [0.6, 0.8]], dtype=np.float32)

@@ -12,9 +12,8 @@ import pytest
 from scipy import stats as scipy_stats
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
-from evals import stats
-from retriever.errors import ValidationError
-
+from searchtrace.errors import ValidationError
+from searchtrace.evals import stats
 
 # --- bootstrap -----------------------------------------------------------------
 
@@ -42,7 +41,7 @@ def test_bootstrap_matches_its_definition():
 
 
 def test_bootstrap_blocks_give_the_same_stream(monkeypatch):
-    from evals.stats import significance
+    from searchtrace.evals.stats import significance
 
     a, b = np.arange(30.0) % 7, np.arange(30.0) % 5
     whole = stats.paired_bootstrap_ci(a, b, n_resamples=1000)
@@ -127,7 +126,7 @@ def test_kendall_tau_matches_scipy_with_ties(seed):
 
 
 def test_average_ranks_match_scipy():
-    from evals.stats.reliability import average_ranks
+    from searchtrace.evals.stats.reliability import average_ranks
 
     rng = np.random.default_rng(7)
     for values in ([3.0, 1.0, 2.0], [0.5, 0.5, 0.5], rng.integers(0, 5, 300).astype(float), rng.random(50)):

@@ -11,17 +11,18 @@ import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
-
 from trace_fixtures import FakeSearch, emulate_search, record
-from traces.exporter import FailureKind, SafeExporter, StoreSpanExporter
-from traces.setup import TraceSettings, make_tracer_provider
-from traces.store import TraceStore
+
+from searchtrace.home import Home
+from searchtrace.traces.exporter import FailureKind, SafeExporter, StoreSpanExporter
+from searchtrace.traces.setup import TraceSettings, make_tracer_provider
+from searchtrace.traces.store import TraceStore
 
 SUCCESS, FAILURE = SpanExportResult.SUCCESS, SpanExportResult.FAILURE
 
 
 def ours(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "traces.exporter"]
+    return [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.exporter"]
 
 
 @pytest.fixture
@@ -198,7 +199,7 @@ def test_the_provider_shrugs_off_a_locked_store_and_a_dead_collector(tmp_path, m
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")  # seconds, in the Python exporters
-    provider, handles = make_tracer_provider(tmp_path, TraceSettings.resolve(otlp=True, protocol="http/protobuf"))
+    provider, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(otlp=True, protocol="http/protobuf"))
     blocker = sqlite3.connect(handles.store.open().path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
     tracer = provider.get_tracer("searchtrace")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from trace_fixtures import FakeSearch, emulate_search
-from traces import vocabulary as v
-from traces.attributes import CaptureConfig
-from traces.exporter import SafeExporter, StoreSpanExporter
-from traces.setup import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
-from traces.store import TraceStore
+
+from searchtrace.home import Home
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.attributes import CaptureConfig
+from searchtrace.traces.exporter import SafeExporter, StoreSpanExporter
+from searchtrace.traces.setup import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
+from searchtrace.traces.store import TraceStore
 
 
 def test_defaults():
@@ -75,7 +76,7 @@ def test_bad_variables_are_reported(env, message):
 
 def test_store_only_provider_writes_home_traces_sqlite(tmp_path):
     home = tmp_path / "home"
-    provider, handles = make_tracer_provider(home, TraceSettings.resolve(environ={}))
+    provider, handles = make_tracer_provider(Home(home), TraceSettings.resolve(environ={}))
     assert not home.exists()  # nothing opened until the first export
     assert [type(e) for e in handles.exporters] == [StoreSpanExporter]
     trace_id = emulate_search(provider.get_tracer("searchtrace"), FakeSearch(candidates=100))
@@ -95,7 +96,7 @@ def test_store_only_provider_writes_home_traces_sqlite(tmp_path):
 def test_otlp_only_provider(tmp_path, monkeypatch):
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
-    _, handles = make_tracer_provider(tmp_path, TraceSettings.resolve(store=False, otlp=True))
+    _, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(store=False, otlp=True))
     assert handles.store is None and [type(e) for e in handles.exporters] == [SafeExporter]
     assert handles.exporters[0].name == "otlp http/protobuf http://127.0.0.1:9"
     handles.shutdown()
@@ -109,6 +110,6 @@ def test_attribute_limit_covers_the_reranker():
 def test_endpoint_credentials_stay_out_of_warnings(tmp_path, monkeypatch):
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "https://user:secret@collector.example:4318")
-    _, handles = make_tracer_provider(tmp_path, TraceSettings.resolve(store=False, otlp=True, protocol="http/protobuf"))
+    _, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(store=False, otlp=True, protocol="http/protobuf"))
     assert handles.exporters[0].name == "otlp http/protobuf https://collector.example:4318"
     handles.shutdown()

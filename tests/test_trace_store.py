@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-
 from trace_fixtures import MS, T0, FakeSearch, record
-from traces import vocabulary as v
-from traces.store import TraceFilter, TraceStore, to_ns
+
+from searchtrace.names import Stage
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.store import TraceFilter, TraceStore, to_ns
 
 S = 1000 * MS
 
@@ -68,7 +69,7 @@ def test_summary_columns_come_from_the_root(store):
         "graph", "Which river runs past the harbour town?", "run-1", "q7", 3)
     assert (s.best_score, s.no_confident, s.degraded, s.bands) == (0.81, False, ("graph",), ("high", "medium", "low"))
     assert (s.n_results, s.error_code, s.status, s.n_spans) == (3, None, "UNSET", 11)
-    assert s.start == datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc)
+    assert s.start == datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
 
 
 def test_large_attributes_are_compressed_and_small_ones_stay_json(store):
@@ -138,7 +139,7 @@ def filled(store):
 @pytest.mark.parametrize("flt, expected", [
     (TraceFilter(), "EDCBA"),
     (TraceFilter(since=T0 + 2 * S), "EDC"),
-    (TraceFilter(since=datetime.fromtimestamp((T0 + 2 * S) // S, tz=timezone.utc)), "EDC"),
+    (TraceFilter(since=datetime.fromtimestamp((T0 + 2 * S) // S, tz=UTC)), "EDC"),
     (TraceFilter(until=T0 + 2 * S), "BA"),
     (TraceFilter(since=T0 + S, until=T0 + 3 * S), "CB"),
     (TraceFilter(mode="fast"), "B"),
@@ -297,14 +298,14 @@ def test_encoding_matches_the_stdlib_json(monkeypatch, fast):
 
     import numpy as np
 
-    from traces import _sqlite as sql
+    from searchtrace.traces import _sqlite as sql
 
     if fast and sql.orjson is None:
         pytest.skip("orjson is not installed")
     if not fast:
         monkeypatch.setattr(sql, "orjson", None)
     value = {"ids": ["a", "é", "40212412"], "scores": [0.1, 1 / 3, 1e-05, 2.5e20], "n": 3, "ok": True, "none": None,
-             "kind": v.SpanName.DENSE, "tuple": (1, 2), "np": np.float64(0.25), "huge": 2**70}
+             "kind": Stage.DENSE, "tuple": (1, 2), "np": np.float64(0.25), "huge": 2**70}
     assert json.loads(sql.dump(value)) == json.loads(json.dumps(value))  # 2**70 falls back to the stdlib
     assert sql.unpack(sql.pack({"x": list(range(1000))})) == {"x": list(range(1000))}  # compressed
     assert sql.pack({"x": 1}) == '{"x":1}'  # small: plain text

@@ -7,10 +7,11 @@ import json
 import re
 
 import pytest
-
 from trace_fixtures import MS, T0, FakeSearch, record
-from traces import cli
-from traces.store import TraceStore, store_path
+
+from searchtrace.home import Home
+from searchtrace.traces import cli
+from searchtrace.traces.store import TraceStore
 
 S = 1000 * MS
 
@@ -29,7 +30,7 @@ def home(tmp_path):
         FakeSearch(start_ns=T0 + S, mode="fast", results=(("d9", "low", 0.1),), no_confident=True, degraded=("graph",),
                    query="Lantern Guild founder"),
         FakeSearch(start_ns=T0 + 2 * S, error_code="VALIDATION_ERROR", query="[bold]not markup"))
-    store = TraceStore(store_path(tmp_path))
+    store = TraceStore(Home(tmp_path).traces)
     store.write(spans)
     store.close()
     return str(tmp_path), ids
@@ -142,6 +143,6 @@ def test_home_from_environment(home, capsys, monkeypatch):
 
 
 def test_locked_or_broken_store_is_one_line(tmp_path, capsys):
-    store_path(tmp_path).write_bytes(b"not a database" * 100)
+    Home(tmp_path).traces.write_bytes(b"not a database" * 100)
     assert run("list", "--home", str(tmp_path)) == 1
     assert "error: trace store" in capsys.readouterr().err

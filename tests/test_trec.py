@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals import _fastparse
-from evals.runs import Qrels, Run
-from evals.trec import read_qrels, read_run, write_run
-from retriever.errors import DataError, ValidationError
+from searchtrace.errors import DataError, ValidationError
+from searchtrace.evals import _fastparse
+from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.trec import read_qrels, read_run, write_run
 
 RUN = """\
 q1 Q0 d1 1 3.0 sys

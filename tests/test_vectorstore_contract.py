@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qdrant_client import QdrantClient
 
-from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
-from retriever.vectorstore.base import Hit, PayloadFilter, PointRow, VectorStore
-from retriever.vectorstore.bm25 import Bm25Encoder
-from retriever.vectorstore.edge import EdgeStore
-from retriever.vectorstore.server import ServerStore
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from searchtrace.retriever.vectorstore.base import Hit, PayloadFilter, PointRow, VectorStore
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder
+from searchtrace.retriever.vectorstore.edge import EdgeStore
+from searchtrace.retriever.vectorstore.server import ServerStore
 
 DIM = 4
 
@@ -202,7 +202,7 @@ def test_retrieve_keeps_order_and_skips_unknown(store):
     assert got[0][2] is None
     with_vec = store.retrieve([2, 1], with_vectors=True)
     assert [g[0] for g in with_vec] == [2, 1]
-    for (i, _, vec), expected in zip(with_vec, (DOCS[2][1], DOCS[1][1])):
+    for (_, _, vec), expected in zip(with_vec, (DOCS[2][1], DOCS[1][1])):
         assert vec.dtype == np.float32
         np.testing.assert_allclose(vec, expected, atol=1e-6)
     assert store.retrieve([]) == []
@@ -294,8 +294,8 @@ def test_dense_matches_brute_force(random_edge, query):
 def test_server_store_passes_cluster_layout_to_create_collection():
     from qdrant_client import QdrantClient
 
-    from retriever.config import RetrieverConfig
-    from retriever.vectorstore.server import ServerStore
+    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.vectorstore.server import ServerStore
 
     calls = {}
 
@@ -307,12 +307,12 @@ def test_server_store_passes_cluster_layout_to_create_collection():
     store = ServerStore(client=Recording(":memory:"), collection="c", shard_number=3, replication_factor=2)
     store.create(4)
     assert calls["shard_number"] == 3 and calls["replication_factor"] == 2
-    config = RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "6", "QDRANT_REPLICATION_FACTOR": "2"})
+    config = resolve_config(environ={"QDRANT_SHARD_NUMBER": "6", "QDRANT_REPLICATION_FACTOR": "2"})
     assert (config.qdrant_shards, config.qdrant_replication) == (6, 2)
-    from retriever.errors import ValidationError
+    from searchtrace.errors import ValidationError
 
     with pytest.raises(ValidationError, match="QDRANT_SHARD_NUMBER"):
-        RetrieverConfig.resolve(environ={"QDRANT_SHARD_NUMBER": "zero"})
+        resolve_config(environ={"QDRANT_SHARD_NUMBER": "zero"})
 
 
 # --- the parts multivector: the nearest passages by their own vector, scored by their best part ---

@@ -14,13 +14,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from traces import attributes as attrs
-from traces import vocabulary as v
-from traces.attributes import CaptureConfig
-from traces.vocabulary import SpanName
+from searchtrace.names import Stage
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.attributes import CaptureConfig
 
-STAGES = [SpanName.VALIDATE, SpanName.REWRITE, SpanName.EMBED, SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH,
-          SpanName.FUSE, SpanName.RERANK, SpanName.FILTER, SpanName.SHAPE]
+STAGES = [Stage.VALIDATE, Stage.REWRITE, Stage.EMBED, Stage.DENSE, Stage.KEYWORD, Stage.GRAPH,
+          Stage.FUSE, Stage.RERANK, Stage.FILTER, Stage.SHAPE]
 T0 = 1_700_000_000_000_000_000  # 2023-11-14T22:13:20Z
 MS = 1_000_000
 
@@ -48,14 +48,14 @@ class FakeSearch:
 
 def emulate_search(tracer: trace.Tracer, s: FakeSearch, capture: CaptureConfig = CaptureConfig()) -> str:
     """Record one search's spans; returns its trace id (32 hex)."""
-    root = tracer.start_span(SpanName.SEARCH.value, start_time=s.start_ns, attributes=attrs.span_kind(SpanName.SEARCH))
+    root = tracer.start_span(v.SEARCH_SPAN, start_time=s.start_ns, attributes=attrs.span_kind(v.SEARCH_SPAN))
     root.set_attributes(attrs.request(s.query, s.mode, 3, s.candidates, 2 if s.mode == "graph" else 0, capture))
     root.set_attributes(attrs.eval_context(s.run_id, s.query_id))
     ctx = trace.set_span_in_context(root)
     stages = STAGES[:1] if s.error_code else STAGES
     for i, name in enumerate(stages):
         start = s.start_ns + 1000 + int(i * s.stage_ms * MS)
-        span = tracer.start_span(name.value, context=ctx, start_time=start, attributes=attrs.span_kind(name))
+        span = tracer.start_span(name.value, context=ctx, start_time=start, attributes=attrs.span_kind(name.value))
         span.set_attributes(_stage_attributes(name, s, capture))
         if name.value in s.degraded:
             span.add_event("exception", {"exception.type": "TimeoutError", "exception.message": "too slow"},
@@ -76,19 +76,19 @@ def _ids(s: FakeSearch, stage: str) -> tuple[list[str], list[float]]:
     return ids, [1.0 - i / 10 for i in range(len(ids))]
 
 
-def _stage_attributes(name: SpanName, s: FakeSearch, capture: CaptureConfig) -> dict:
+def _stage_attributes(name: Stage, s: FakeSearch, capture: CaptureConfig) -> dict:
     ids, scores = _ids(s, name.value)
-    if name is SpanName.REWRITE:
+    if name is Stage.REWRITE:
         return attrs.rewrite(["Harbour Town"], ["river"])
-    if name is SpanName.EMBED:
+    if name is Stage.EMBED:
         return {v.EMBEDDING_MODEL_NAME: "all-MiniLM-L6-v2"}
-    if name in (SpanName.DENSE, SpanName.KEYWORD, SpanName.GRAPH):
+    if name in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH):
         return attrs.candidates(ids, scores, capture)
-    if name is SpanName.FUSE:
+    if name is Stage.FUSE:
         return {**attrs.fusion("rrf", 60, {"dense": 1.0, "keyword": 1.0}), **attrs.candidates(ids, scores, capture)}
-    if name is SpanName.RERANK:
+    if name is Stage.RERANK:
         return attrs.rerank("identity", 3, ids, scores, ids[:3], scores[:3], capture)
-    if name is SpanName.FILTER:
+    if name is Stage.FILTER:
         return attrs.filtered(["min_relevance"], ids[3:], capture)
     return {}
 

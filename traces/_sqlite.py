@@ -34,11 +34,12 @@ try:
 except ImportError:  # pragma: no cover - optional speed-up
     orjson = None
 
-from traces import vocabulary as v
-from traces.records import BANDS, EventRecord, SpanRecord, TraceFilter, TraceSummary, to_ns
+from searchtrace.names import Band
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.records import EventRecord, SpanRecord, TraceFilter, TraceSummary, to_ns
 
 SCHEMA_VERSION = 1
-BAND_FLAG = {b: 1 << i for i, b in enumerate(BANDS)}
+BAND_FLAG = {b.value: 1 << i for i, b in enumerate(Band)}  # high 1, medium 2, low 4: stored, never reorder
 PACK_ABOVE = 1024
 
 SCHEMA = """
@@ -110,7 +111,7 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
             seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
             seen[3] = (seen[2] - seen[1]) / 1e6
-        if span.name == v.SpanName.SEARCH.value:
+        if span.name == v.SEARCH_SPAN:
             searches.append((*search_columns(span.attributes or {}), trace_id))
     return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)])
 
@@ -234,7 +235,7 @@ def summary(row: Sequence[Any]) -> TraceSummary:
      no_confident, degraded, bands, n_results, error_code, n_spans) = row
     return TraceSummary(trace_id, start_ns, duration_ms, bool(has_root), status, mode, query, run_id, query_id, top_k,
                         best_score, None if no_confident is None else bool(no_confident),
-                        tuple(d for d in degraded.split(",") if d), tuple(b for b in BANDS if bands & BAND_FLAG[b]),
+                        tuple(d for d in degraded.split(",") if d), tuple(b for b in BAND_FLAG if bands & BAND_FLAG[b]),
                         n_results, error_code, n_spans)
 
 

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from traces import vocabulary as v
+from searchtrace.traces import vocabulary as v
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float] | Sequence[int] | Sequence[bool]
 
@@ -32,12 +32,13 @@ class CaptureConfig:
     max_candidates: int = 100
 
 
-_SPAN_KIND_ATTRIBUTES = {name: ({v.OPENINFERENCE_SPAN_KIND: v.SPAN_KINDS[name].value} if name in v.SPAN_KINDS else {})
-                         for name in v.SpanName}
+_SPAN_KIND_ATTRIBUTES: dict[str, dict[str, AttributeValue]] = {
+    name: ({v.OPENINFERENCE_SPAN_KIND: v.SPAN_KINDS[name].value} if name in v.SPAN_KINDS else {})
+    for name in v.SPAN_NAMES}
 
 
-def span_kind(name: v.SpanName) -> dict[str, AttributeValue]:
-    """``openinference.span.kind`` of the span, if it has one (built once per name; do not mutate)."""
+def span_kind(name: str) -> dict[str, AttributeValue]:
+    """``openinference.span.kind`` of the span named ``name``, if it has one (built once per name; do not mutate)."""
     return _SPAN_KIND_ATTRIBUTES[name]
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import re
 import sqlite3
 import sys
@@ -17,13 +16,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from traces import vocabulary as v
-from traces.records import BANDS, SpanRecord, TraceDetail, TraceFilter, TraceSummary
+from searchtrace.errors import ExitCode
+from searchtrace.home import Home, add_home_argument
+from searchtrace.names import Band
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK: imported only by the subcommands
-    from traces.store import TraceStore
+    from searchtrace.traces.store import TraceStore
 
-from retriever.cli import EXIT_FAIL, EXIT_INVALID, EXIT_OK  # noqa: E402  one set of exit codes
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="a trace's span tree with durations and key attributes")
     p.add_argument("trace_id", help="32 hex digits, as in a search response's traceId")
-    _add_home(p)
+    add_home_argument(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="write traces as OTLP JSON lines, one trace per line")
@@ -53,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--older-than-days", type=_non_negative(float), metavar="N",
                    help="traces that started over N days ago")
     p.add_argument("--keep-last", type=_non_negative(int), metavar="N", help="all but the newest N traces")
-    _add_home(p)
+    add_home_argument(p)
     p.set_defaults(func=cmd_prune)
     return parser
 
@@ -70,7 +71,7 @@ def _store_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[arg
             return handler(args)
         except sqlite3.Error as exc:
             print(f"error: trace store {_store_file(args)}: {exc}", file=sys.stderr)
-            return EXIT_FAIL
+            return ExitCode.FAILURE
 
     return run
 
@@ -85,7 +86,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"no traces{'' if store else ' yet'} in {_store_file(args)}", file=sys.stderr)
     else:
         _print_table(summaries)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 @_store_errors
@@ -94,14 +95,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     detail = store.load_trace(args.trace_id.strip()) if store else None
     if detail is None:
         print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
-        return EXIT_FAIL
+        return ExitCode.FAILURE
     _console().print(span_tree(detail))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 @_store_errors
 def cmd_export(args: argparse.Namespace) -> int:
-    from traces.otlp_json import export_jsonl
+    from searchtrace.traces.otlp_json import export_jsonl
 
     store = _open(args)
     if args.out:
@@ -109,24 +110,24 @@ def cmd_export(args: argparse.Namespace) -> int:
             out = open(args.out, "w", encoding="utf-8")
         except OSError as exc:
             print(f"error: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
-            return EXIT_FAIL
+            return ExitCode.FAILURE
         with out:
             n = export_jsonl(store, out, _filter(args)) if store else 0
         print(f"exported {n} traces to {args.out}", file=sys.stderr)
     elif store:
         export_jsonl(store, sys.stdout, _filter(args))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 @_store_errors
 def cmd_prune(args: argparse.Namespace) -> int:
     if args.older_than_days is None and args.keep_last is None:
         print("error: prune needs --older-than-days N and/or --keep-last N", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     store = _open(args)
     deleted = store.prune(args.older_than_days, args.keep_last) if store else 0
     print(f"pruned {deleted} traces; {store.count() if store else 0} left")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # -- rendering -------------------------------------------------------------------
@@ -230,15 +231,11 @@ def _print_table(summaries: list[TraceSummary]) -> None:
 # -- arguments -------------------------------------------------------------------
 
 
-def _add_home(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--home", help="index and trace home (default: $SEARCHTRACE_HOME or ~/.searchtrace)")
-
-
 def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
     p.add_argument("--since", type=_when, help="ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d")
     p.add_argument("--until", type=_when, help="as --since; exclusive")
     p.add_argument("--mode", choices=["fast", "graph"])
-    p.add_argument("--band", choices=BANDS, help="traces with a result in this confidence band")
+    p.add_argument("--band", choices=[b.value for b in Band], help="traces with a result in this confidence band")
     confident = p.add_mutually_exclusive_group()
     confident.add_argument("--no-confident", dest="no_confident", action="store_const", const=True,
                            help="only searches that found no confident result")
@@ -251,7 +248,7 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
     p.add_argument("--query", help="case-insensitive text in the query")
     p.add_argument("--limit", type=_non_negative(int), default=default_limit)
     p.add_argument("--offset", type=_non_negative(int), default=0)
-    _add_home(p)
+    add_home_argument(p)
 
 
 def _filter(args: argparse.Namespace) -> TraceFilter:
@@ -260,19 +257,13 @@ def _filter(args: argparse.Namespace) -> TraceFilter:
                        run_id=args.run_id, query_text=args.query, limit=args.limit, offset=args.offset)
 
 
-def _home(args: argparse.Namespace) -> Path:
-    return Path(args.home or os.environ.get("SEARCHTRACE_HOME") or Path.home() / ".searchtrace").expanduser()
-
-
 def _store_file(args: argparse.Namespace) -> Path:
-    from traces.store import store_path
-
-    return store_path(_home(args))
+    return Home.resolve(args.home).traces
 
 
-def _open(args: argparse.Namespace) -> "TraceStore | None":
+def _open(args: argparse.Namespace) -> TraceStore | None:
     """The store, or None when no search has written one yet (reads never create it)."""
-    from traces.store import TraceStore
+    from searchtrace.traces.store import TraceStore
 
     path = _store_file(args)
     return TraceStore(path) if path.exists() else None

@@ -20,7 +20,7 @@ from typing import Callable, Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from traces.store import TraceStore
+from searchtrace.traces.store import TraceStore
 
 log = logging.getLogger(__name__)
 

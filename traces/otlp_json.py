@@ -16,8 +16,8 @@ from dataclasses import replace
 from itertools import groupby
 from typing import Any, Iterator, Mapping, TextIO
 
-from traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
-from traces.store import TraceStore
+from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
+from searchtrace.traces.store import TraceStore
 
 _KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
 _STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}

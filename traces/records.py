@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, Mapping
 
-BANDS = ("high", "medium", "low")
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+from searchtrace.names import Band
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,8 @@ class TraceFilter:
     offset: int = 0
 
     def __post_init__(self) -> None:
-        if self.band is not None and self.band not in BANDS:
-            raise ValueError(f"band must be one of {', '.join(BANDS)}, got {self.band!r}")
+        if self.band is not None and self.band not in {b.value for b in Band}:
+            raise ValueError(f"band must be one of {', '.join(b.value for b in Band)}, got {self.band!r}")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
 

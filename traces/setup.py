@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -18,12 +17,13 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
-from retriever.errors import ConfigError
-from traces.attributes import CaptureConfig
-from traces.deferred import DeferredAttributes, MaterializingExporter
-from traces.openinference import OpenInferenceExporter
-from traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
-from traces.store import TraceStore, store_path
+from searchtrace.errors import ConfigError
+from searchtrace.home import Home
+from searchtrace.traces.attributes import CaptureConfig
+from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
+from searchtrace.traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
+from searchtrace.traces.openinference import OpenInferenceExporter
+from searchtrace.traces.store import TraceStore
 
 ENV_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
 ENV_OTLP = "SEARCHTRACE_OTLP"
@@ -74,7 +74,7 @@ class TraceSettings:
     def resolve(cls, *, store: bool | None = None, otlp: bool | None = None, protocol: str | None = None,
                 capture_query: bool | None = None, capture_content: bool | None = None,
                 max_candidates: int | None = None, service_name: str | None = None,
-                environ: Mapping[str, str] | None = None) -> "TraceSettings":
+                environ: Mapping[str, str] | None = None) -> TraceSettings:
         """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable."""
         env = os.environ if environ is None else environ
         sdk_off = _flag(env, "OTEL_SDK_DISABLED") is True
@@ -127,7 +127,7 @@ def attribute_limit(capture: CaptureConfig) -> int:
     return 2 * per_document * capture.max_candidates + 64
 
 
-def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
+def make_tracer_provider(home: Home, settings: TraceSettings | None = None
                          ) -> tuple[TracerProvider, TraceHandles]:
     """A TracerProvider exporting to the local store and/or OTLP, each through its own batch processor.
 
@@ -136,7 +136,7 @@ def make_tracer_provider(home: str | Path, settings: TraceSettings | None = None
     settings = settings or TraceSettings.resolve()
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
                               span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes))
-    store = TraceStore(store_path(home)) if settings.store else None
+    store = TraceStore(home.traces) if settings.store else None
     deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
     exporters: list[StoreSpanExporter | SafeExporter] = []
     if store is not None:

@@ -24,19 +24,13 @@ from typing import Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from traces import _sqlite as sql
-from traces.records import BANDS, EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary, to_ns
+from searchtrace.traces import _sqlite as sql
+from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary, to_ns
 
-__all__ = ["BANDS", "STORE_FILENAME", "EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
-           "TraceSummary", "store_path", "to_ns"]
+__all__ = ["EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
+           "TraceSummary", "to_ns"]
 
-STORE_FILENAME = "traces.sqlite"
 _NS_PER_DAY = 86_400 * 10**9
-
-
-def store_path(home: str | Path) -> Path:
-    """The store file under a searchtrace home folder."""
-    return Path(home).expanduser() / STORE_FILENAME
 
 
 class TraceStore:
@@ -64,7 +58,7 @@ class TraceStore:
             ref = weakref.ref(self)
             os.register_at_fork(after_in_child=lambda: (store := ref()) is not None and store._after_fork())
 
-    def open(self) -> "TraceStore":
+    def open(self) -> TraceStore:
         """Create the folder and schema now rather than on first use."""
         self._conn()
         return self

@@ -9,22 +9,11 @@ from __future__ import annotations
 
 import enum
 
+from searchtrace.names import Stage
 
-class SpanName(str, enum.Enum):
-    """Span names: the root ``search`` and one child per stage (``feedback`` only when enabled)."""
-
-    SEARCH = "search"
-    VALIDATE = "validate"
-    REWRITE = "rewrite"
-    EMBED = "embed"
-    DENSE = "dense"
-    KEYWORD = "keyword"
-    GRAPH = "graph"
-    FEEDBACK = "feedback"
-    FUSE = "fuse"
-    RERANK = "rerank"
-    FILTER = "filter"
-    SHAPE = "shape"
+SEARCH_SPAN = "search"
+"""Name of a search's root span; each stage's span, its child, is named by the
+stage's value (:class:`searchtrace.names.Stage`: ``validate``, ``rewrite``, ...)."""
 
 
 class SpanKind(str, enum.Enum):
@@ -36,16 +25,19 @@ class SpanKind(str, enum.Enum):
     RERANKER = "RERANKER"
 
 
-#: OpenInference span kind of each span that has one.
-SPAN_KINDS: dict[SpanName, SpanKind] = {
-    SpanName.SEARCH: SpanKind.CHAIN,
-    SpanName.EMBED: SpanKind.EMBEDDING,
-    SpanName.DENSE: SpanKind.RETRIEVER,
-    SpanName.KEYWORD: SpanKind.RETRIEVER,
-    SpanName.GRAPH: SpanKind.RETRIEVER,
-    SpanName.FEEDBACK: SpanKind.RETRIEVER,
-    SpanName.RERANK: SpanKind.RERANKER,
+SPAN_KINDS: dict[str, SpanKind] = {
+    SEARCH_SPAN: SpanKind.CHAIN,
+    Stage.EMBED.value: SpanKind.EMBEDDING,
+    Stage.DENSE.value: SpanKind.RETRIEVER,
+    Stage.KEYWORD.value: SpanKind.RETRIEVER,
+    Stage.GRAPH.value: SpanKind.RETRIEVER,
+    Stage.FEEDBACK.value: SpanKind.RETRIEVER,
+    Stage.RERANK.value: SpanKind.RERANKER,
 }
+"""OpenInference span kind of each span that has one, by span name."""
+
+SPAN_NAMES: tuple[str, ...] = (SEARCH_SPAN, *(s.value for s in Stage))
+"""Every span name a search records: the root, then its stages in order."""
 
 # --- OpenInference keys -----------------------------------------------------
 

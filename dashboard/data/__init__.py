@@ -4,12 +4,12 @@ Each takes the home folder first and returns DataFrames or frozen records, so
 pages only lay out and tests need no browser.
 """
 
-from dashboard.data.calibration import Calibration, calibration
-from dashboard.data.compare import RunComparison, compare_runs
-from dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
-from dashboard.data.query import QueryRun, query_across_runs, query_run
-from dashboard.data.runs import list_runs, load_run, metric_names, per_query, trend
-from dashboard.data.traces import Waterfall, count_traces, list_traces, waterfall
+from searchtrace.dashboard.data.calibration import Calibration, calibration
+from searchtrace.dashboard.data.compare import RunComparison, compare_runs
+from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
+from searchtrace.dashboard.data.query import QueryRun, query_across_runs, query_run
+from searchtrace.dashboard.data.runs import list_runs, load_run, metric_names, per_query, trend
+from searchtrace.dashboard.data.traces import Waterfall, count_traces, list_traces, waterfall
 
 __all__ = [
     "Calibration",

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from dashboard.data.home import run_dir
-from dashboard.data.runs import load_run, per_query
-from retriever.errors import NotFoundError
+from searchtrace.dashboard.data.runs import run_folder
+from searchtrace.evals import ConfidenceReport
+from searchtrace.names import Band
 
 __all__ = ["Calibration", "calibration"]
 
-BANDS = ("high", "medium", "low")
 
 
 @dataclass(frozen=True)
@@ -29,7 +27,7 @@ class Calibration:
         risk_coverage: threshold (bestScore), coverage, risk (share of answered queries
             without a relevant result in the top k); ``aurc`` its area.
         best_vs_ndcg: query_id, category, bestScore, ndcg@10 (evaluated queries).
-        summary: the run's ``confidence`` section (ece, brier, auroc, ...).
+        summary: the run's confidence report (ece, brier, auroc, ...).
     """
 
     reliability: pd.DataFrame
@@ -37,7 +35,7 @@ class Calibration:
     risk_coverage: pd.DataFrame
     aurc: float | None
     best_vs_ndcg: pd.DataFrame
-    summary: Mapping[str, Any]
+    summary: ConfidenceReport
 
 
 def _reliability(relevance: np.ndarray, labels: np.ndarray, n_bins: int) -> pd.DataFrame:
@@ -54,14 +52,14 @@ def _reliability(relevance: np.ndarray, labels: np.ndarray, n_bins: int) -> pd.D
 
 def _bands(top: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    for band in BANDS:
-        labels = top.loc[top["band"] == band, "label"]
-        rows.append({"band": band, "precision": float(labels.mean()) if len(labels) else None, "count": len(labels)})
+    for band in Band:
+        labels = top.loc[top["band"] == band.value, "label"]
+        rows.append({"band": band.value, "precision": float(labels.mean()) if len(labels) else None, "count": len(labels)})
     return pd.DataFrame(rows, columns=["band", "precision", "count"])
 
 
 def _risk_coverage(queries: pd.DataFrame, top: pd.DataFrame) -> tuple[pd.DataFrame, float | None]:
-    from evals.stats import risk_coverage
+    from searchtrace.evals import risk_coverage
 
     if queries.empty:
         return pd.DataFrame(columns=["threshold", "coverage", "risk"]), None
@@ -77,15 +75,13 @@ def calibration(home: str | Path, run_id: str, *, k: int = 10, n_bins: int = 10)
     Raises:
         ValidationError, NotFoundError: an unknown run, or one without results.parquet.
     """
-    path = run_dir(home, run_id) / "results.parquet"
-    if not path.is_file():
-        raise NotFoundError(f"run {run_id!r} has no results.parquet", field="run")
-    results = pd.read_parquet(path, columns=["query_id", "rank", "relevance", "band", "label"])
+    folder = run_folder(home, run_id)
+    results = folder.results(["query_id", "rank", "relevance", "band", "label"])
     top = results[results["rank"] <= k]
-    queries = per_query(home, run_id, ["query_id", "category", "bestScore", "ndcg@10"])
+    queries = folder.per_query(["query_id", "category", "bestScore", "ndcg@10"])
     curve, aurc = _risk_coverage(queries, top)
     scored = queries.dropna(subset=["ndcg@10"]) if "ndcg@10" in queries else queries.iloc[:0]
     return Calibration(
         reliability=_reliability(top["relevance"].to_numpy(float), top["label"].to_numpy(float), n_bins),
         bands=_bands(top), risk_coverage=curve, aurc=aurc,
-        best_vs_ndcg=scored.reset_index(drop=True), summary=load_run(home, run_id).get("confidence") or {})
+        best_vs_ndcg=scored.reset_index(drop=True), summary=folder.summary().confidence)

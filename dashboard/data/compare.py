@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from dashboard.data.runs import load_run, per_query
+from searchtrace.dashboard.data.runs import load_run, per_query
 
 __all__ = ["RunComparison", "compare_runs", "evaluation_of"]
 
@@ -39,8 +39,8 @@ class RunComparison:
 
 
 def evaluation_of(frame: pd.DataFrame, metrics: list[str]):
-    """An :class:`evals.metrics.Evaluation` from a per-query table (its evaluated queries only)."""
-    from evals.metrics import Evaluation
+    """An :class:`searchtrace.evals.Evaluation` from a per-query table (its evaluated queries only)."""
+    from searchtrace.evals import Evaluation
 
     scored = frame.dropna(subset=metrics, how="all")
     return Evaluation.from_arrays(scored["query_id"].tolist(),
@@ -48,7 +48,7 @@ def evaluation_of(frame: pd.DataFrame, metrics: list[str]):
 
 
 def _pairs(categories: Mapping[str, str], ids: list[str], a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
-    from evals.compare import TIE
+    from searchtrace.evals import TIE
 
     delta = b - a
     outcome = np.where(delta >= TIE, "win", np.where(delta <= -TIE, "loss", "tie"))
@@ -58,15 +58,15 @@ def _pairs(categories: Mapping[str, str], ids: list[str], a: np.ndarray, b: np.n
 
 def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: int = 10,
                  n_resamples: int = 10_000, seed: int = 0) -> RunComparison:
-    """Compare ``cand_id`` to ``base_id`` on the metrics both runs have (see :func:`evals.compare.compare`).
+    """Compare ``cand_id`` to ``base_id`` on the metrics both runs have (see :func:`searchtrace.evals.compare`).
 
     Raises:
         ValidationError, NotFoundError: an unknown run id.
     """
-    from evals.compare import compare
+    from searchtrace.evals import compare  # scipy: imported when a comparison is asked for
 
     base_run, cand_run = load_run(home, base_id), load_run(home, cand_id)
-    metrics = [m for m in base_run.get("metrics", {}) if m in cand_run.get("metrics", {})]
+    metrics = [m for m in base_run.metrics if m in cand_run.metrics]
     frames = [per_query(home, r, ["query_id", "category", *metrics]) for r in (base_id, cand_id)]
     evals = [evaluation_of(f, metrics) for f in frames]
     result = compare(evals[0], evals[1], metrics, n_regressed=n_regressed, n_resamples=n_resamples, seed=seed)
@@ -86,5 +86,5 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
                      "ci_low": item.ci.low, "ci_high": item.ci.high, "p_t_test": item.p_t_test_holm,
                      "p_randomization": item.p_randomization_holm, "wins": item.wins, "ties": item.ties,
                      "losses": item.losses})
-    same = (base_run.get("dataset") or {}).get("fingerprint") == (cand_run.get("dataset") or {}).get("fingerprint")
+    same = base_run.dataset.fingerprint == cand_run.dataset.fingerprint
     return RunComparison(base_id, cand_id, pd.DataFrame(rows), queries, regressed, result.n_queries, same)

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from dashboard.data.home import run_dir
-from dashboard.data.runs import list_runs, per_query
-from retriever.errors import NotFoundError
-from traces.vocabulary import SpanName
+from searchtrace.dashboard.data.runs import list_runs, load_run, run_folder
+from searchtrace.evals import latency_stage
+from searchtrace.names import Stage
+from searchtrace.traces import SEARCH_SPAN
 
 __all__ = ["PERCENTILES", "STAGE_ORDER", "latency_by_run", "stage_latency", "stage_percentiles"]
 
 #: Stages in pipeline order; ``search`` is the root span, ``total`` the caller's wall time.
-STAGE_ORDER = (*(s.value for s in SpanName if s is not SpanName.SEARCH), "search", "total")
+STAGE_ORDER = (*(s.value for s in Stage), SEARCH_SPAN, "total")
 PERCENTILES = (50, 90, 95, 99)
-_COLUMN = re.compile(r"^latency_(.+)_ms$")
 
 
 def _order(stage: str) -> tuple[int, str]:
@@ -28,17 +25,13 @@ def _order(stage: str) -> tuple[int, str]:
 
 def stage_latency(home: str | Path, run_id: str) -> pd.DataFrame:
     """One row per (query, stage) of a run: query_id, stage, ms (errored queries left out)."""
-    import pyarrow.parquet as pq
-
-    path = run_dir(home, run_id) / "per_query.parquet"
-    if not path.is_file():
-        raise NotFoundError(f"run {run_id!r} has no per_query.parquet", field="run")
-    columns = [c for c in pq.read_schema(path).names if _COLUMN.match(c)]
-    frame = per_query(home, run_id, ["query_id", "error", *columns])
+    folder = run_folder(home, run_id)
+    stage_of = {c: stage for c in folder.columns("per_query") if (stage := latency_stage(c)) is not None}
+    frame = folder.per_query(["query_id", "error", *stage_of])
     if "error" in frame:
         frame = frame[frame["error"].isna()]
-    long = frame.melt(id_vars="query_id", value_vars=columns, var_name="stage", value_name="ms").dropna()
-    long["stage"] = long["stage"].str.replace(_COLUMN, r"\1", regex=True)
+    long = frame.melt(id_vars="query_id", value_vars=list(stage_of), var_name="stage", value_name="ms").dropna()
+    long["stage"] = long["stage"].map(stage_of)
     stages = sorted(long["stage"].unique(), key=_order)
     long["stage"] = pd.Categorical(long["stage"], categories=stages, ordered=True)
     return long.sort_values(["stage", "query_id"], ignore_index=True)
@@ -58,8 +51,8 @@ def latency_by_run(home: str | Path) -> pd.DataFrame:
     """Each run's stage percentiles from its ``run.json``: run_id, created_at, mode, stage, p50, p95, p99, n."""
     rows = []
     for run in list_runs(home).itertuples(index=False):
-        summary = json.loads((run_dir(home, run.run_id) / "run.json").read_text(encoding="utf-8"))
-        for stage, p in (summary.get("latency_ms") or {}).items():
+        summary = load_run(home, str(run.run_id))
+        for stage, p in summary.latency_ms.items():
             rows.append({"run_id": run.run_id, "created_at": run.created_at, "mode": run.mode, "stage": stage,
-                         "p50": p.get("p50"), "p95": p.get("p95"), "p99": p.get("p99"), "n": p.get("n")})
+                         "p50": p.p50, "p95": p.p95, "p99": p.p99, "n": p.n})
     return pd.DataFrame(rows, columns=["run_id", "created_at", "mode", "stage", "p50", "p95", "p99", "n"])

@@ -8,14 +8,15 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from dashboard.data.journal import journal_record
-from dashboard.data.query_context import TraceContext, dataset_triples, query_text, trace_context
-from dashboard.data.runs import list_runs, load_run, per_query_rows
+from searchtrace.dashboard.data.query_context import TraceContext, dataset_triples, query_text, trace_context
+from searchtrace.dashboard.data.runs import list_runs, per_query_rows, run_folder
+from searchtrace.evals import QueryOutcome
+from searchtrace.names import FUSED_STAGES
 
 __all__ = ["QueryRun", "STAGES", "query_across_runs", "query_run"]
 
 #: Retrieval stages a gold document can be found by, in funnel order.
-STAGES = ("dense", "keyword", "graph")
+STAGES = tuple(s.value for s in FUSED_STAGES)
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,10 @@ def query_across_runs(home: str | Path, query_id: str, metrics: tuple[str, ...] 
     return info.merge(rows, on="run_id", how="inner").reset_index(drop=True)
 
 
-def _gold(record: Mapping[str, Any]) -> pd.DataFrame:
-    rows = [{"doc_id": t["doc_id"], "grade": t["grade"]} | {s: s in t["stages"] for s in STAGES}
-            | {"fused_rank": t["fused_rank"], "filtered": t["filtered"], "final_rank": t["final_rank"],
-               "lost_at": t["lost_at"]} for t in record.get("attribution", [])]
+def _gold(outcome: QueryOutcome) -> pd.DataFrame:
+    rows = [{"doc_id": t.doc_id, "grade": t.grade} | {s: s in t.stages for s in STAGES}
+            | {"fused_rank": t.fused_rank, "filtered": t.filtered, "final_rank": t.final_rank,
+               "lost_at": t.lost_at.value} for t in outcome.attribution]
     return pd.DataFrame(rows, columns=["doc_id", "grade", *STAGES, "fused_rank", "filtered", "final_rank", "lost_at"])
 
 
@@ -75,9 +76,9 @@ def _funnel(gold: pd.DataFrame, trace: TraceContext | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["stage", "documents", "gold"])
 
 
-def _results(record: Mapping[str, Any]) -> pd.DataFrame:
-    rows = [{"rank": i, "doc_id": r["doc_id"], "relevance": r["relevance"], "band": r["band"],
-             "grade": r["grade"], "gold": r["grade"] > 0} for i, r in enumerate(record.get("results", []), 1)]
+def _results(outcome: QueryOutcome) -> pd.DataFrame:
+    rows = [{"rank": i, "doc_id": r.doc_id, "relevance": r.relevance, "band": r.band.value,
+             "grade": r.grade, "gold": r.grade > 0} for i, r in enumerate(outcome.results, 1)]
     return pd.DataFrame(rows, columns=["rank", "doc_id", "relevance", "band", "grade", "gold"])
 
 
@@ -88,23 +89,22 @@ def query_run(home: str | Path, run_id: str, query_id: str) -> QueryRun | None:
     before that was recorded, the dataset's triples of the result documents the
     graph stage reached that touch a detected entity or related term.
     """
-    record = journal_record(home, run_id, query_id)
-    if record is None:
+    folder = run_folder(home, run_id)
+    outcome = folder.query(query_id)
+    if outcome is None:
         return None
-    summary = load_run(home, run_id)
-    trace = trace_context(home, record.get("trace_id") or "")
-    results = _results(record)
-    hints = record.get("retryHints")
+    summary = folder.summary()
+    trace = trace_context(home, outcome.trace_id)
+    results = _results(outcome)
+    hints = outcome.retry_hints
     names = set(trace.entities if trace else ()) | set((hints or {}).get("relatedTerms", []))
     reached = set(trace.graph_ids if trace else ()) & set(results["doc_id"])
-    dataset_path = (summary.get("dataset") or {}).get("path")
-    gold = _gold(record)
+    gold = _gold(outcome)
+    kg = (pd.DataFrame(list(outcome.kg), columns=["subject", "relation", "object", "doc_id"])
+          if outcome.kg is not None else dataset_triples(summary.dataset.path, reached, names))
     return QueryRun(
         run_id=run_id, query_id=query_id,
-        text=(trace.text if trace and trace.text else None) or query_text(dataset_path, query_id),
-        mode=(summary.get("retriever") or {}).get("mode"),
-        best_score=float(record.get("bestScore", 0.0)), no_confident=bool(record.get("noConfidentResults")),
-        trace_id=record.get("trace_id") or None, results=results, gold=gold, funnel=_funnel(gold, trace),
-        kg=(pd.DataFrame(record["kg"], columns=["subject", "relation", "object", "doc_id"]) if "kg" in record
-            else dataset_triples(dataset_path, reached, names)), retry_hints=hints,
-        degraded=tuple(record.get("degraded") or ()), trace=trace, error=record.get("error"))
+        text=(trace.text if trace and trace.text else None) or query_text(summary.dataset.path, query_id),
+        mode=summary.retriever.mode, best_score=outcome.best_score, no_confident=outcome.no_confident,
+        trace_id=outcome.trace_id or None, results=results, gold=gold, funnel=_funnel(gold, trace), kg=kg,
+        retry_hints=hints, degraded=outcome.degraded, trace=trace, error=outcome.error)

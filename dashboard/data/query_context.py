@@ -10,8 +10,9 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from dashboard.data.tracestore import trace_store
-from traces import vocabulary as v
+from searchtrace.dashboard.data.tracestore import trace_store
+from searchtrace.names import Stage
+from searchtrace.traces import vocabulary as v
 
 __all__ = ["TraceContext", "dataset_triples", "query_text", "trace_context"]
 
@@ -49,8 +50,7 @@ def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
     if detail is None:
         return None
     by_name = {s.name: s.attributes for s in detail.spans}
-    root, rewrite, graph = (by_name.get(n.value, {}) for n in (v.SpanName.SEARCH, v.SpanName.REWRITE,
-                                                               v.SpanName.GRAPH))
+    root, rewrite, graph = (by_name.get(n, {}) for n in (v.SEARCH_SPAN, Stage.REWRITE.value, Stage.GRAPH.value))
     return TraceContext(
         trace_id=detail.summary.trace_id, text=root.get(v.INPUT_VALUE) or detail.summary.query,
         entities=tuple(rewrite.get(v.DETECTED_ENTITIES, ())), rewrite_terms=tuple(rewrite.get(v.REWRITE_TERMS, ())),

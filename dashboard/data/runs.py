@@ -2,62 +2,71 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
-from dashboard.data.home import created_at, run_dir, runs_dir
-from retriever.errors import NotFoundError
+from searchtrace.errors import SearchtraceError
+from searchtrace.evals import RunFolder, RunSummary
+from searchtrace.home import Home
 
-__all__ = ["RUN_COLUMNS", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows", "trend"]
+__all__ = ["RUN_COLUMNS", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows", "run_folder",
+           "trend"]
 
 #: Columns of :func:`list_runs` before the metric columns.
 RUN_COLUMNS = ("run_id", "dataset", "split", "mode", "created_at", "queries", "evaluated", "errors", "wall_s",
                "fingerprint")
 
 
-def load_run(home: str | Path, run_id: str) -> dict[str, Any]:
-    """A run's ``run.json``.
+def run_folder(home: str | Path, run_id: str) -> RunFolder:
+    """The completed run ``run_id`` of a home folder.
 
     Raises:
-        ValidationError, NotFoundError: see :func:`dashboard.data.home.run_dir`.
+        ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
+        NotFoundError: no completed run by that id.
     """
-    return json.loads((run_dir(home, run_id) / "run.json").read_text(encoding="utf-8"))
+    return RunFolder.in_home(Home(Path(home)), run_id)
 
 
-def _row(folder: Path, summary: dict[str, Any]) -> dict[str, Any]:
-    dataset = summary.get("dataset") or {}
+def load_run(home: str | Path, run_id: str) -> RunSummary:
+    """A run's summary (``run.json``).
+
+    Raises:
+        ValidationError, NotFoundError: see :func:`run_folder`; DataError: a damaged summary.
+    """
+    return run_folder(home, run_id).summary()
+
+
+def _row(folder: RunFolder, summary: RunSummary) -> dict[str, Any]:
     return {
-        "run_id": summary.get("run_id") or folder.name,
-        "dataset": dataset.get("name"),
-        "split": dataset.get("split"),
-        "mode": (summary.get("retriever") or {}).get("mode"),
-        "created_at": created_at(folder),
-        "queries": dataset.get("queries"),
-        "evaluated": summary.get("evaluated_queries"),
-        "errors": summary.get("errors"),
-        "wall_s": (summary.get("timings") or {}).get("wall_s"),
-        "fingerprint": dataset.get("fingerprint"),
-    } | {str(m): v for m, v in (summary.get("metrics") or {}).items()}
+        "run_id": folder.run_id,
+        "dataset": summary.dataset.name,
+        "split": summary.dataset.split,
+        "mode": summary.retriever.mode,
+        "created_at": folder.created_at(summary),
+        "queries": summary.dataset.queries,
+        "evaluated": summary.evaluated_queries,
+        "errors": summary.errors,
+        "wall_s": summary.timings.wall_s,
+        "fingerprint": summary.dataset.fingerprint,
+    } | {str(m): v for m, v in summary.metrics.items()}
 
 
 def list_runs(home: str | Path) -> pd.DataFrame:
     """Every completed run under ``<home>/runs``, newest first.
 
     Columns: :data:`RUN_COLUMNS`, then one per metric (NaN where a run lacks it).
-    The row's ``run_id`` is the folder name. Folders without a readable ``run.json``
-    (interrupted runs) are left out.
+    The row's ``run_id`` is the folder name. Interrupted runs, and runs whose
+    ``run.json`` cannot be read, are left out.
     """
     rows = []
-    root = runs_dir(home)
-    for folder in sorted(root.iterdir()) if root.is_dir() else ():
+    for folder in RunFolder.all_in_home(Home(Path(home))):
         try:
-            summary = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            rows.append(_row(folder, folder.summary()))
+        except (SearchtraceError, OSError):
             continue
-        rows.append(_row(folder, summary) | {"run_id": folder.name})
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=list(RUN_COLUMNS))
@@ -86,15 +95,7 @@ def per_query(home: str | Path, run_id: str, columns: Sequence[str] | None = Non
     Raises:
         NotFoundError: the run or its per-query file is missing.
     """
-    path = run_dir(home, run_id) / "per_query.parquet"
-    if not path.is_file():
-        raise NotFoundError(f"run {run_id!r} has no per_query.parquet", field="run")
-    if columns is None:
-        return pd.read_parquet(path)
-    import pyarrow.parquet as pq
-
-    present = set(pq.read_schema(path).names)
-    return pd.read_parquet(path, columns=[c for c in columns if c in present])
+    return run_folder(home, run_id).per_query(columns)
 
 
 def per_query_rows(home: str | Path, run_ids: Sequence[str], query_id: str, columns: Sequence[str]) -> pd.DataFrame:
@@ -108,8 +109,8 @@ def per_query_rows(home: str | Path, run_ids: Sequence[str], query_id: str, colu
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
-    paths = {str(run_dir(home, r) / "per_query.parquet"): r for r in run_ids}
-    paths = {p: r for p, r in paths.items() if Path(p).is_file()}
+    files = {str(run_folder(home, r).per_query_file): r for r in run_ids}
+    paths = {p: r for p, r in files.items() if Path(p).is_file()}
     wanted = ["query_id", *[c for c in columns if c != "query_id"]]
     parts = [pa.schema([s.field(c) for c in wanted if c in s.names]) for s in map(pq.read_schema, paths)]
     schema = pa.unify_schemas(parts) if parts else None

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.data.tracestore import trace_store
-from traces.records import SpanRecord, TraceDetail, TraceFilter
+from searchtrace.dashboard.data.tracestore import trace_store
+from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter
 
 __all__ = ["LIST_COLUMNS", "Waterfall", "count_traces", "list_traces", "waterfall"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from traces.store import TraceStore, store_path
+from searchtrace.home import Home
+from searchtrace.traces import TraceStore
 
 __all__ = ["trace_store"]
 
@@ -15,7 +16,7 @@ _stores: dict[Path, TraceStore] = {}
 
 def trace_store(home: str | Path) -> TraceStore | None:
     """The home's :class:`TraceStore` (one per file, connections per thread), or None when it has none yet."""
-    path = store_path(home).resolve()
+    path = Home(Path(home)).traces.resolve()
     if not path.is_file():
         return None
     with _lock:

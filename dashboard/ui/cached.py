@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data
+from searchtrace.dashboard import data
 
 __all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "latency_by_run", "list_runs", "list_traces",
            "per_query", "query_across_runs", "query_run", "stage_latency", "trend", "waterfall"]

@@ -10,8 +10,8 @@ from typing import Callable, TypeVar
 import pandas as pd
 import streamlit as st
 
-from dashboard.config import resolve_home
-from retriever.errors import SearchtraceError
+from searchtrace.dashboard.config import resolve_home
+from searchtrace.errors import SearchtraceError
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ def select_run(runs: pd.DataFrame, label: str, key: str, url_param: str = "run",
 
 def runs_page(title: str) -> tuple[Path, pd.DataFrame]:
     """A page's title, the home folder and its runs; the page stops with a note when there are none."""
-    from dashboard.ui import cached
+    from searchtrace.dashboard.ui import cached
 
     st.title(title)
     folder = home()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.data import QueryRun
+from searchtrace.dashboard.data import QueryRun
 
 __all__ = ["show_context", "show_header"]
 

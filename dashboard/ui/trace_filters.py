@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.ui import context
-from traces.records import BANDS
+from searchtrace.dashboard.ui import context
+from searchtrace.names import Band
 
 __all__ = ["trace_filters"]
 
@@ -22,7 +22,7 @@ def trace_filters(runs: pd.DataFrame) -> tuple[dict[str, Any], int]:
     """The filter widgets; returns :func:`dashboard.data.list_traces` keyword arguments and the row limit."""
     row = st.columns(4)
     mode = row[0].selectbox("Mode", [ANY, "fast", "graph"], key="tf-mode")
-    band = row[1].selectbox("Band", [ANY, *BANDS], key="tf-band")
+    band = row[1].selectbox("Band", [ANY, *(b.value for b in Band)], key="tf-band")
     no_confident = row[2].selectbox("noConfidentResults", list(TRISTATE), key="tf-noconf")
     degraded = row[3].selectbox("Degraded", list(DEGRADED), key="tf-degraded")
     row = st.columns(4)

@@ -11,7 +11,7 @@ import threading
 
 __all__ = ["MODULES", "warm_up"]
 
-MODULES = ("evals.compare", "evals.stats")
+MODULES = ("searchtrace.evals.comparison", "searchtrace.evals.stats")  # by name: imported ahead, not used here
 _started = threading.Event()
 
 

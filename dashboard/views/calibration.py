@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui import cached, charts, context
 
 home, runs = context.runs_page("Calibration")
 run_id = context.select_run(runs, "Run", "calibration-run")
@@ -10,8 +10,8 @@ view = context.load(cached.calibration, home, run_id)
 
 summary = view.summary
 cells = st.columns(4)
-for cell, (label, value) in zip(cells, (("ECE", summary.get("ece")), ("Brier", summary.get("brier")),
-                                        ("AUROC", summary.get("auroc")), ("AURC", view.aurc))):
+for cell, (label, value) in zip(cells, (("ECE", summary.ece), ("Brier", summary.brier),
+                                        ("AUROC", summary.auroc), ("AURC", view.aurc))):
     cell.metric(label, "n/a" if value is None else f"{value:.3f}")
 st.caption("Over the top 10 results of each query; a result is relevant when its grade is above 0.")
 
@@ -32,6 +32,6 @@ with left:
     st.altair_chart(charts.risk_coverage(view.risk_coverage), width="stretch")
 with right:
     st.subheader("bestScore against nDCG@10")
-    tau = summary.get("best_score_kendall_tau_ndcg10")
+    tau = summary.best_score_kendall_tau_ndcg10
     st.caption(f"Kendall tau: {'n/a' if tau is None else f'{tau:.3f}'} over {len(view.best_vs_ndcg)} queries.")
     st.altair_chart(charts.best_vs_ndcg(view.best_vs_ndcg), width="stretch")

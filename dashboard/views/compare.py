@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui import cached, charts, context
 
 st.title("Compare")
 home = context.home()

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dashboard.data import stage_percentiles
-from dashboard.ui import cached, charts, context
+from searchtrace.dashboard.data import stage_percentiles
+from searchtrace.dashboard.ui import cached, charts, context
 
 home, runs = context.runs_page("Latency")
 run_id = context.select_run(runs, "Run", "latency-run")

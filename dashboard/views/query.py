@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dashboard.ui import cached, charts, context
-from dashboard.ui.query_parts import show_context, show_header
+from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.query_parts import show_context, show_header
 
 home, runs = context.runs_page("Query")
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dashboard.data import metric_names
-from dashboard.ui import cached, charts, context
+from searchtrace.dashboard.data import metric_names
+from searchtrace.dashboard.ui import cached, charts, context
 
 st.title("Runs")
 home = context.home()

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dashboard.ui import cached, charts, context
-from dashboard.ui.trace_filters import trace_filters
+from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.trace_filters import trace_filters
 
 st.title("Traces")
 home = context.home()

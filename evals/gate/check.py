@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 
-from evals.compare import Comparison, MetricComparison
-from evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest
-from retriever.errors import ValidationError
+from searchtrace.errors import ExitCode, ValidationError
+from searchtrace.evals.comparison import Comparison, MetricComparison
+from searchtrace.evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest
 
-__all__ = ["ExitCode", "GateResult", "RuleResult", "gate"]
+__all__ = ["GateResult", "RuleResult", "gate"]
 
 _EPS = 1e-12  # a drop equal to max_drop (up to rounding) is allowed
-
-
-class ExitCode(enum.IntEnum):
-    """Process exit status of a gate run."""
-
-    PASS = 0
-    REGRESSION = 1
-    INVALID_INPUT = 2
 
 
 @dataclass(frozen=True)
@@ -49,7 +40,8 @@ class GateResult:
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.PASS if self.passed else ExitCode.REGRESSION
+        """``OK`` when every rule passed, else ``FAILURE`` (a regression)."""
+        return ExitCode.OK if self.passed else ExitCode.FAILURE
 
 
 def _p(item: MetricComparison, test: SignificanceTest) -> float:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.metrics import Metric
-from retriever.errors import DataError, SearchtraceError
+from searchtrace.errors import DataError, SearchtraceError
+from searchtrace.evals.metrics import Metric
 
 __all__ = ["DEFAULT_CONFIG", "GateConfig", "Rule", "SignificanceTest", "load_config"]
 

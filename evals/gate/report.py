@@ -7,7 +7,7 @@ import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from evals.gate.check import GateResult
+from searchtrace.evals.gate.check import GateResult
 
 __all__ = ["to_junit", "to_markdown", "write_junit"]
 

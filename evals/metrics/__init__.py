@@ -20,9 +20,17 @@ Conventions (each pinned by a test in ``tests/test_metrics.py``):
   queries absent from the qrels are ignored.
 """
 
-from evals.metrics.evaluate import Evaluation, evaluate
-from evals.metrics.metric import DEFAULT_METRICS, REGISTRY, Cutoff, Metric, MetricName, MetricSpec, parse_metrics
-from evals.metrics.ranking import Ranking, build_ranking
+from searchtrace.evals.metrics.evaluate import Evaluation, evaluate
+from searchtrace.evals.metrics.metric import (
+    DEFAULT_METRICS,
+    REGISTRY,
+    Cutoff,
+    Metric,
+    MetricName,
+    MetricSpec,
+    parse_metrics,
+)
+from searchtrace.evals.metrics.ranking import Ranking, build_ranking
 
 __all__ = [
     "DEFAULT_METRICS",

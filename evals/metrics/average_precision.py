@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.ranking import Ranking
 
 __all__ = ["average_precision"]
 

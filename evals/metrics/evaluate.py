@@ -8,10 +8,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from evals.metrics.metric import DEFAULT_METRICS, Metric, MetricName, parse_metrics
-from evals.metrics.ranking import build_ranking
-from evals.runs import Qrels, Run
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics.metric import DEFAULT_METRICS, Metric, MetricName, parse_metrics
+from searchtrace.evals.metrics.ranking import build_ranking
+from searchtrace.evals.runs import Qrels, Run
 
 __all__ = ["Evaluation", "evaluate"]
 

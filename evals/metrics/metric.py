@@ -17,13 +17,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from evals.metrics.average_precision import average_precision
-from evals.metrics.ndcg import ndcg
-from evals.metrics.precision import precision, r_precision
-from evals.metrics.ranking import Ranking
-from evals.metrics.recall import hit, recall
-from evals.metrics.reciprocal_rank import reciprocal_rank
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics.average_precision import average_precision
+from searchtrace.evals.metrics.ndcg import ndcg
+from searchtrace.evals.metrics.precision import precision, r_precision
+from searchtrace.evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.recall import hit, recall
+from searchtrace.evals.metrics.reciprocal_rank import reciprocal_rank
 
 __all__ = ["DEFAULT_METRICS", "REGISTRY", "Cutoff", "Metric", "MetricName", "MetricSpec", "parse_metrics"]
 

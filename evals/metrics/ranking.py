@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from evals.runs import Qrels, Run
+from searchtrace.evals.runs import Qrels, Run
 
 try:
     import pyarrow as pa

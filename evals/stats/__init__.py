@@ -1,8 +1,14 @@
 """Statistics for comparing runs and judging relevance estimates."""
 
-from evals.stats.correlation import kendall_tau
-from evals.stats.reliability import RiskCoverage, auroc, brier_score, expected_calibration_error, risk_coverage
-from evals.stats.significance import (
+from searchtrace.evals.stats.correlation import kendall_tau
+from searchtrace.evals.stats.reliability import (
+    RiskCoverage,
+    auroc,
+    brier_score,
+    expected_calibration_error,
+    risk_coverage,
+)
+from searchtrace.evals.stats.significance import (
     ConfidenceInterval,
     holm,
     paired_bootstrap_ci,

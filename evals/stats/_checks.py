@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
 
 ArrayLike = Sequence[float] | np.ndarray
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evals.stats._checks import ArrayLike, paired
+from searchtrace.evals.stats._checks import ArrayLike, paired
 
 __all__ = ["kendall_tau"]
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evals.stats._checks import ArrayLike, binary, vector
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.evals.stats._checks import ArrayLike, binary, vector
 
 __all__ = ["RiskCoverage", "auroc", "brier_score", "expected_calibration_error", "risk_coverage"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evals.stats._checks import ArrayLike, paired, resamples, vector
+from searchtrace.evals.stats._checks import ArrayLike, paired, resamples, vector
 
 __all__ = ["ConfidenceInterval", "holm", "paired_bootstrap_ci", "paired_t_test", "randomization_test"]
 

@@ -1,7 +1,7 @@
 """Graph stores: the in-process default and Neo4j over Bolt, one contract (``base.GraphStore``)."""
 
-from retriever.graph.base import GraphStore
-from retriever.graph.memory import MemoryGraph
-from retriever.graph.normalize import candidate_spans, normalize_name
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.graph.normalize import candidate_spans, normalize_name
 
 __all__ = ["GraphStore", "MemoryGraph", "candidate_spans", "normalize_name"]

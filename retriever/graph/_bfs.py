@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from retriever.graph._csr import GraphArrays
+from searchtrace.retriever.graph._csr import GraphArrays
 
 
 class Found(NamedTuple):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from retriever.errors import ValidationError
-from retriever.graph.normalize import normalize_name
-from retriever.types import Triple
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.types import Triple
 
 
 @dataclass(frozen=True, slots=True)

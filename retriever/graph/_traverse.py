@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from retriever.errors import ValidationError
-from retriever.types import GraphHit, Triple
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.types import GraphHit, Triple
 
 DEPTHS = (1, 2, 3)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol, runtime_checkable
 
-from retriever.types import Entity, GraphHit, Triple
+from searchtrace.retriever.types import Entity, GraphHit, Triple
 
 
 @runtime_checkable

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from retriever.errors import DataError, NotFoundError
-from retriever.graph import _bfs
-from retriever.graph._csr import GraphArrays, build_arrays
-from retriever.graph._rows import build_rows, key_list
-from retriever.graph._traverse import check_depth_limit
-from retriever.graph.reach import Reach
-from retriever.types import Entity, GraphHit, Triple
+from searchtrace.errors import DataError, NotFoundError
+from searchtrace.retriever.graph import _bfs
+from searchtrace.retriever.graph._csr import GraphArrays, build_arrays
+from searchtrace.retriever.graph._rows import build_rows, key_list
+from searchtrace.retriever.graph._traverse import check_depth_limit
+from searchtrace.retriever.graph.reach import Reach
+from searchtrace.retriever.types import Entity, GraphHit, Triple
 
 FORMAT = "searchtrace.memory-graph"
 VERSION = 1
@@ -55,7 +55,7 @@ class MemoryGraph:
         self._arrays: GraphArrays | None = None  # built on demand, dropped by any change
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "MemoryGraph":
+    def open(cls, path: str | os.PathLike[str]) -> MemoryGraph:
         """The graph saved at ``path``.
 
         Raises:

@@ -21,10 +21,10 @@ from typing import Any, LiteralString
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from retriever.errors import BackendUnavailable, ValidationError
-from retriever.graph._rows import build_rows, key_list
-from retriever.graph._traverse import Edge, check_depth_limit, traverse
-from retriever.types import Entity, GraphHit, Triple
+from searchtrace.errors import BackendUnavailable, ValidationError
+from searchtrace.retriever.graph._rows import build_rows, key_list
+from searchtrace.retriever.graph._traverse import Edge, check_depth_limit, traverse
+from searchtrace.retriever.types import Entity, GraphHit, Triple
 
 SCHEMA: tuple[LiteralString, ...] = (
     "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",

@@ -10,7 +10,7 @@ import functools
 import re
 import unicodedata
 
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
 
 __all__ = ["normalize_name", "candidate_spans", "strip_article"]
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retriever.graph._csr import dense_rank, intern_sorted
-from retriever.graph._rows import key_list
-from retriever.graph.base import GraphStore
-from retriever.graph.normalize import normalize_name
-from retriever.types import GraphHit
+from searchtrace.retriever.graph._csr import dense_rank, intern_sorted
+from searchtrace.retriever.graph._rows import key_list
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.types import GraphHit
 
 
 @dataclass(frozen=True)

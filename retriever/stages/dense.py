@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from retriever.types import Candidates, Stage
-from retriever.vectorstore.base import Hit, PayloadFilter, VectorStore
+from searchtrace.names import Stage
+from searchtrace.retriever.types import Candidates
+from searchtrace.retriever.vectorstore.base import Hit, PayloadFilter, VectorStore
 
 
 def to_candidates(stage: Stage, hits: list[Hit], doc_ids: np.ndarray) -> Candidates:

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from retriever.config import FeedbackConfig
-from retriever.stages.dense import dense
-from retriever.types import Candidates
-from retriever.vectorstore.base import PayloadFilter, VectorStore
+from searchtrace.retriever.config import FeedbackConfig
+from searchtrace.retriever.stages.dense import dense
+from searchtrace.retriever.types import Candidates
+from searchtrace.retriever.vectorstore.base import PayloadFilter, VectorStore
 
 
 def rocchio(query: np.ndarray, docs: np.ndarray, beta: float) -> np.ndarray:

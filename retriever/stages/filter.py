@@ -9,13 +9,13 @@ is dropped, and tracing can say which one dropped what.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from retriever.request import SearchRequest
-from retriever.vectorstore.base import PayloadFilter
+from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.vectorstore.base import PayloadFilter
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def payload_filter(req: SearchRequest) -> PayloadFilter:
 
 
 def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _parse_time(text: Any) -> datetime | None:

@@ -25,9 +25,9 @@ from typing import Sequence
 
 import numpy as np
 
-from retriever.config import FusionConfig
-from retriever.types import Candidates, Fused, FusionMethod, Stage
-
+from searchtrace.names import Stage
+from searchtrace.retriever.config import FusionConfig
+from searchtrace.retriever.types import Candidates, Fused, FusionMethod
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(Stage)}
 

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retriever.config import GraphConfig
-from retriever.graph.base import GraphStore
-from retriever.graph.reach import Reach, reach
-from retriever.stages import ppr
-from retriever.types import Candidates, GraphHit, GraphMethod, Stage, Triple
+from searchtrace.names import Stage
+from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.graph.reach import Reach, reach
+from searchtrace.retriever.stages import ppr
+from searchtrace.retriever.types import Candidates, GraphHit, GraphMethod, Triple
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class GraphResult:
     relations: tuple[RelationHit, ...]
 
     @classmethod
-    def empty(cls) -> "GraphResult":
+    def empty(cls) -> GraphResult:
         return cls(Candidates.empty(Stage.GRAPH), (), ())
 
 

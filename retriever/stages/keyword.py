@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retriever.stages.dense import to_candidates
-from retriever.types import Candidates, Stage
-from retriever.vectorstore.base import PayloadFilter, VectorStore
-from retriever.vectorstore.bm25 import TermStats
+from searchtrace.names import Stage
+from searchtrace.retriever.stages.dense import to_candidates
+from searchtrace.retriever.types import Candidates
+from searchtrace.retriever.vectorstore.base import PayloadFilter, VectorStore
+from searchtrace.retriever.vectorstore.bm25 import TermStats
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from itertools import chain
 
 import numpy as np
 
-from retriever.graph.normalize import normalize_name
-from retriever.graph.reach import Reach
-from retriever.stages.keyword import name_words
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.graph.reach import Reach
+from searchtrace.retriever.stages.keyword import name_words
 
 MAX_ITERATIONS = 200
 TOLERANCE = 1e-6

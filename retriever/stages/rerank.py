@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from retriever.types import Fused
+from searchtrace.retriever.types import Fused
 
 
 class Reranker(Protocol):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from retriever.graph.base import GraphStore
-from retriever.graph.normalize import candidate_spans, normalize_name
-from retriever.types import Entity
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.graph.normalize import candidate_spans, normalize_name
+from searchtrace.retriever.types import Entity
 
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -7,11 +7,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from retriever.response import KgTriple, Metadata, Result
-from retriever.stages.graph import RelationHit
-from retriever.types import Band, ComponentType, Fused, GraphHit, Stage
-
-_COMPONENTS = (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)
+from searchtrace.names import FUSED_STAGES, Band
+from searchtrace.retriever.response import KgTriple, Metadata, Result
+from searchtrace.retriever.stages.graph import RelationHit
+from searchtrace.retriever.types import ComponentType, Fused, GraphHit
 
 
 def metadata(payload: Mapping[str, Any]) -> Metadata:
@@ -41,10 +40,10 @@ def chunk_result(doc_id: str, payload: Mapping[str, Any], relevance: float, band
         "metadata": metadata(payload),
     }
     if debug and fused is not None:
-        comps = {s.value: _num(fused.components[s][row]) if s in fused.components else None for s in _COMPONENTS}
+        comps = {s.value: _num(fused.components[s][row]) if s in fused.components else None for s in FUSED_STAGES}
         result["score_components"] = {**comps, "fused": _num(fused.scores[row])}
         result["ranks"] = {s.value: (int(fused.ranks[s][row]) or None) if s in fused.ranks else None
-                           for s in _COMPONENTS}
+                           for s in FUSED_STAGES}
         result["ranks"]["fused"] = row + 1
     return result
 

@@ -7,12 +7,12 @@ and a filter); the translation, the date parsing and the cache are shared.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Callable
 
-from retriever.errors import ValidationError
-from retriever.vectorstore.base import PayloadFilter
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.vectorstore.base import PayloadFilter
 
 
 def utc_iso(field: str, value: object) -> str:
@@ -24,7 +24,7 @@ def utc_iso(field: str, value: object) -> str:
         dt = datetime.fromisoformat(value)  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"{field} must be an ISO 8601 date-time string, got {value!r}", field=field) from exc
-    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).isoformat()
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).isoformat()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
 
 DENSE = "dense"
 SPARSE = "bm25"

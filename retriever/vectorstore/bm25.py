@@ -25,8 +25,8 @@ from typing import Iterable, Sequence
 import numpy as np
 from qdrant_edge import Bm25, Bm25Config, SparseVector
 
-from retriever.errors import ValidationError
-from retriever.vectorstore.base import Sparse
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.vectorstore.base import Sparse
 
 LANGUAGE = "english"
 K1 = 1.2  # Qdrant's defaults, stated so the tests can write the formula
@@ -138,6 +138,6 @@ class TermStats:
             np.savez(fh, n_docs=np.int64(self.n_docs), ids=ids, counts=counts)
 
     @classmethod
-    def load(cls, path: Path) -> "TermStats":
+    def load(cls, path: Path) -> TermStats:
         with np.load(path) as data:
             return cls(int(data["n_docs"]), dict(zip(data["ids"].tolist(), data["counts"].tolist())))

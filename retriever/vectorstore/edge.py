@@ -10,10 +10,19 @@ from typing import Any, Sequence
 import numpy as np
 import qdrant_edge as qe
 
-from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
-from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PayloadFilter, PointRow, Sparse, dense_rows,
-                                        in_order)
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from searchtrace.retriever.vectorstore._filters import Builders, translator
+from searchtrace.retriever.vectorstore.base import (
+    DENSE,
+    PARTS,
+    SPARSE,
+    Hit,
+    PayloadFilter,
+    PointRow,
+    Sparse,
+    dense_rows,
+    in_order,
+)
 
 UPSERT_BATCH = 1024
 MAX_SIM = qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim)

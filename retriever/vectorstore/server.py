@@ -12,10 +12,19 @@ import numpy as np
 from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from retriever.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
-from retriever.vectorstore._filters import Builders, translator
-from retriever.vectorstore.base import (DENSE, PARTS, SPARSE, Hit, PayloadFilter, PointRow, Sparse, dense_rows,
-                                        in_order)
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from searchtrace.retriever.vectorstore._filters import Builders, translator
+from searchtrace.retriever.vectorstore.base import (
+    DENSE,
+    PARTS,
+    SPARSE,
+    Hit,
+    PayloadFilter,
+    PointRow,
+    Sparse,
+    dense_rows,
+    in_order,
+)
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient

@@ -30,13 +30,13 @@ def run_ids() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def dashboard_home(tmp_path_factory, model) -> Path:
     """The home folder: ``runs/`` with the three runs, ``traces.sqlite`` with their 300 traces."""
-    from evals.run_eval import run_eval
-    from evals.runner import EvalSettings
-    from retriever.config import RetrieverConfig
-    from traces.setup import TraceSettings
+    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals.runfolder import EvalSettings
+    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.traces import TraceSettings
 
     home = tmp_path_factory.mktemp("dashboard-home")
-    config = RetrieverConfig.resolve(home=home, environ={})
+    config = resolve_config(home=home, environ={})
     for name, options in RUNS.values():
         run_eval(EvalSettings(dataset=str(SAMPLE), **options), config, out=home / "runs" / name, embedder=model,
                  progress=False, trace_settings=TraceSettings.resolve(environ={}))

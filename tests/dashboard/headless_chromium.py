@@ -35,7 +35,7 @@ class Chromium:
         self.timeout_s = timeout_s
         self._ids = itertools.count(1)
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         self._profile = tempfile.mkdtemp(prefix="chromium-profile-")
         self._proc = subprocess.Popen([self.binary, *FLAGS, f"--user-data-dir={self._profile}",
                                        f"--window-size={self.window[0]},{self.window[1]}", "about:blank"],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.data import calibration, compare_runs, count_traces, stage_latency
+from searchtrace.dashboard.data import calibration, compare_runs, count_traces, stage_latency
 
 pytestmark = pytest.mark.slow
 

@@ -43,7 +43,7 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server(dashboard_home):
     """``searchtrace dashboard``'s streamlit command on a free loopback port; yields the base URL."""
-    from dashboard.cli import streamlit_command
+    from searchtrace.dashboard.cli import streamlit_command
 
     port = free_port()
     env = os.environ | {"SEARCHTRACE_HOME": str(dashboard_home)}

@@ -2,43 +2,55 @@
 
 from __future__ import annotations
 
-import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.config import resolve_home
-from dashboard.data import (calibration, compare_runs, count_traces, list_runs, list_traces, load_run,
-                            per_query, query_across_runs, query_run, stage_latency, stage_percentiles, trend,
-                            waterfall)
-from dashboard.data.calibration import _reliability
-from dashboard.data.home import created_at, run_dir
-from dashboard.data.journal import journal_record
-from retriever.errors import NotFoundError, ValidationError
+from searchtrace.dashboard.config import resolve_home
+from searchtrace.dashboard.data import (
+    calibration,
+    compare_runs,
+    count_traces,
+    list_runs,
+    list_traces,
+    load_run,
+    per_query,
+    query_across_runs,
+    query_run,
+    stage_latency,
+    stage_percentiles,
+    trend,
+    waterfall,
+)
+from searchtrace.dashboard.data.calibration import _reliability
+from searchtrace.dashboard.data.runs import run_folder
+from searchtrace.errors import NotFoundError, ValidationError
+from searchtrace.evals import RunFolder
+from searchtrace.names import Band
 
 # --- without a home ------------------------------------------------------------
 
 
-def test_run_dir_refuses_paths_and_unknown_runs(tmp_path):
+def test_run_folder_refuses_paths_and_unknown_runs(tmp_path):
     (tmp_path / "runs" / "r1").mkdir(parents=True)
     for bad in ("../etc", "a/b", "", ".hidden"):
         with pytest.raises(ValidationError):
-            run_dir(tmp_path, bad)
+            run_folder(tmp_path, bad)
     with pytest.raises(NotFoundError):
-        run_dir(tmp_path, "r1")  # no run.json: interrupted
+        run_folder(tmp_path, "r1")  # no run.json: interrupted
 
 
 def test_created_at_reads_the_folder_stamp_else_mtime(tmp_path):
     stamped = tmp_path / "sample-graph-20250314T151617-abc"
     stamped.mkdir()
-    assert created_at(stamped) == datetime(2025, 3, 14, 15, 16, 17, tzinfo=timezone.utc)
+    assert RunFolder(stamped).created_at() == datetime(2025, 3, 14, 15, 16, 17, tzinfo=UTC)
     plain = tmp_path / "mine"
     plain.mkdir()
-    (plain / "run.json").write_text("{}")
-    assert abs(created_at(plain).timestamp() - (plain / "run.json").stat().st_mtime) < 1e-3
+    (plain / "run.json").write_text("{}")  # unreadable as a summary: the file's time
+    assert abs(RunFolder(plain).created_at().timestamp() - (plain / "run.json").stat().st_mtime) < 1e-3
 
 
 def test_home_from_arguments_then_environment(tmp_path):
@@ -55,18 +67,6 @@ def test_empty_home_gives_empty_tables(tmp_path):
     assert not (tmp_path / "traces.sqlite").exists()  # reading never creates a store
 
 
-def test_journal_record_parses_only_its_line(tmp_path):
-    folder = tmp_path / "runs" / "r"
-    folder.mkdir(parents=True)
-    (folder / "run.json").write_text("{}")
-    lines = [{"query_id": "q1", "x": 1}, {"corrective_of": "q1", "query_id_note": "q1"}, {"query_id": "q10", "x": 2}]
-    text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines) + '{"query_id":"q2",'  # torn tail
-    (folder / "journal.jsonl").write_text(text)
-    assert journal_record(tmp_path, "r", "q1") == {"query_id": "q1", "x": 1}
-    assert journal_record(tmp_path, "r", "q10")["x"] == 2
-    assert journal_record(tmp_path, "r", "q2") is None
-
-
 def test_reliability_bins():
     rel = np.array([0.05, 0.15, 0.12, 0.95, 1.0])
     y = np.array([0, 1, 0, 1, 1])
@@ -80,7 +80,7 @@ def test_reliability_bins():
 def test_cli_binds_loopback_unless_told(tmp_path):
     import argparse
 
-    from dashboard.cli import register, streamlit_command
+    from searchtrace.dashboard.cli import register, streamlit_command
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
@@ -105,8 +105,8 @@ def test_list_runs_matches_run_json(dashboard_home, run_ids):
     assert runs["run_id"].tolist() == [run_ids["top20"], run_ids["fast"], run_ids["base"]]  # newest first
     for row in runs.to_dict("records"):
         summary = load_run(dashboard_home, row["run_id"])
-        assert row["mode"] == summary["retriever"]["mode"] and row["dataset"] == "sample" and row["queries"] == 100
-        assert {m: row[m] for m in summary["metrics"]} == summary["metrics"]
+        assert row["mode"] == summary.retriever.mode and row["dataset"] == "sample" and row["queries"] == 100
+        assert {m: row[m] for m in summary.metrics} == summary.metrics
     fast = runs.set_index("run_id").loc[run_ids["fast"]]
     assert fast["created_at"] == pd.Timestamp("2025-01-02 09:00", tz="UTC")
 
@@ -115,7 +115,7 @@ def test_list_runs_matches_run_json(dashboard_home, run_ids):
 def test_trend_is_oldest_first(dashboard_home, run_ids):
     points = trend(dashboard_home, "sample", "recall@100")
     assert points["run_id"].tolist() == [run_ids["base"], run_ids["fast"], run_ids["top20"]]
-    assert points["value"].iloc[2] == load_run(dashboard_home, run_ids["top20"])["metrics"]["recall@100"]
+    assert points["value"].iloc[2] == load_run(dashboard_home, run_ids["top20"]).metrics["recall@100"]
     assert trend(dashboard_home, "nope", "ndcg@10").empty
 
 
@@ -123,11 +123,11 @@ def test_trend_is_oldest_first(dashboard_home, run_ids):
 def test_compare_runs(dashboard_home, run_ids):
     base, fast = run_ids["base"], run_ids["fast"]
     view = compare_runs(dashboard_home, base, fast, n_resamples=1000)
-    assert view.same_dataset and view.n_queries == load_run(dashboard_home, base)["evaluated_queries"]
+    assert view.same_dataset and view.n_queries == load_run(dashboard_home, base).evaluated_queries
     assert len(view.metrics) == 7
     for row in view.metrics.itertuples(index=False):
-        assert row.base == pytest.approx(load_run(dashboard_home, base)["metrics"][row.metric], abs=1e-6)
-        assert row.candidate == pytest.approx(load_run(dashboard_home, fast)["metrics"][row.metric], abs=1e-6)
+        assert row.base == pytest.approx(load_run(dashboard_home, base).metrics[row.metric], abs=1e-6)
+        assert row.candidate == pytest.approx(load_run(dashboard_home, fast).metrics[row.metric], abs=1e-6)
         assert row.wins + row.ties + row.losses == view.n_queries
         assert row.ci_low <= row.delta <= row.ci_high
     ndcg = view.metrics.set_index("metric").loc["ndcg@10"]
@@ -149,18 +149,18 @@ def test_query_across_runs_and_in_one_run(dashboard_home, run_ids, sample_datase
     assert across.set_index("run_id").loc[fast, "ndcg@10"] == pq.loc[query_id, "ndcg@10"]
 
     view = query_run(dashboard_home, base, query_id)
-    record = journal_record(dashboard_home, base, query_id)
+    record = run_folder(dashboard_home, base).query(query_id)
     gold = {d: g for d, g in sample_dataset.qrels[query_id].items() if g > 0}
     assert view.text == next(q.text for q in sample_dataset.queries if q.id == query_id)
-    assert view.mode == "graph" and view.trace is not None and view.trace.trace_id == record["trace_id"]
+    assert view.mode == "graph" and view.trace is not None and view.trace.trace_id == record.trace_id
     assert len(view.results) == 20 and view.results["rank"].tolist() == list(range(1, 21))
     assert view.results["gold"].tolist() == [gold.get(d, 0) > 0 for d in view.results["doc_id"]]
     assert dict(zip(view.gold["doc_id"], view.gold["grade"])) == gold
     funnel = view.funnel.set_index("stage")["gold"]
     for stage in ("dense", "keyword", "graph"):
-        assert funnel[stage] == sum(stage in t["stages"] for t in record["attribution"])
-    assert funnel["in top k"] == sum(t["lost_at"] == "found" for t in record["attribution"])
-    assert view.retry_hints == record["retryHints"]
+        assert funnel[stage] == sum(stage in t.stages for t in record.attribution)
+    assert funnel["in top k"] == sum(t.lost_at.value == "found" for t in record.attribution)
+    assert view.retry_hints == record.retry_hints
     assert query_run(dashboard_home, base, "no-such-query") is None
 
 
@@ -194,30 +194,30 @@ def test_traces_list_and_waterfall(dashboard_home, run_ids):
 @slow
 def test_calibration_matches_run_json(dashboard_home, run_ids):
     view = calibration(dashboard_home, run_ids["base"])
-    conf = load_run(dashboard_home, run_ids["base"])["confidence"]
+    conf = load_run(dashboard_home, run_ids["base"]).confidence
     bins = view.reliability
-    assert bins["count"].sum() == conf["results"]
+    assert bins["count"].sum() == conf.results
     ece = float((bins["count"] * (bins["observed"] - bins["mean_relevance"]).abs()).sum() / bins["count"].sum())
-    assert ece == pytest.approx(conf["ece"], abs=1e-9)
+    assert ece == pytest.approx(conf.ece, abs=1e-9)
     for row in view.bands.itertuples(index=False):
-        expected = conf["band_precision"][row.band]
-        assert row.count == expected["count"]
-        assert (row.precision is None and expected["precision"] is None) or row.precision == pytest.approx(
-            expected["precision"])
+        expected = conf.band_precision[Band(row.band)]
+        assert row.count == expected.count
+        assert (row.precision is None and expected.precision is None) or row.precision == pytest.approx(
+            expected.precision)
     curve = view.risk_coverage
     assert curve["coverage"].iloc[-1] == 1.0 and curve["coverage"].is_monotonic_increasing
     assert 0 <= view.aurc <= 1
-    assert len(view.best_vs_ndcg) == load_run(dashboard_home, run_ids["base"])["evaluated_queries"]
+    assert len(view.best_vs_ndcg) == load_run(dashboard_home, run_ids["base"]).evaluated_queries
 
 
 @slow
 def test_latency_matches_run_json(dashboard_home, run_ids):
     latency = stage_latency(dashboard_home, run_ids["base"])
     table = stage_percentiles(latency).set_index("stage")
-    expected = load_run(dashboard_home, run_ids["base"])["latency_ms"]
+    expected = load_run(dashboard_home, run_ids["base"]).latency_ms
     assert set(table.index) == set(expected)
     assert table.index[0] == "validate" and table.index[-1] == "total"
     for stage, p in expected.items():
-        assert table.loc[stage, "n"] == p["n"]
+        assert table.loc[stage, "n"] == p.n
         for q in ("p50", "p95", "p99"):
-            assert math.isclose(table.loc[stage, q], p[q], abs_tol=6e-4)
+            assert math.isclose(table.loc[stage, q], getattr(p, q), abs_tol=6e-4)

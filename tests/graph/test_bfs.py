@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.graph import _bfs
-from retriever.graph._csr import build_arrays, dense_rank, intern_sorted
-from retriever.graph._rows import build_rows
-from retriever.graph._traverse import Edge, traverse
-from retriever.graph.memory import MemoryGraph
-from retriever.types import GraphHit, Triple
+from searchtrace.retriever.graph import _bfs
+from searchtrace.retriever.graph._csr import build_arrays, dense_rank, intern_sorted
+from searchtrace.retriever.graph._rows import build_rows
+from searchtrace.retriever.graph._traverse import Edge, traverse
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.types import GraphHit, Triple
 
 # "The E1" and "E1" share the key "e1": the first name seen is the display name.
 NAMES = [f"E{i}" for i in range(10)] + ["The E1", "e2"]

@@ -12,12 +12,12 @@ def chunk_ids(response):
 @pytest.mark.bolt
 def test_graph_mode_over_bolt_matches_the_embedded_graph(bolt_server, tmp_path, model, sample_dataset, traced):
     """Index the sample with its graph in a Bolt server; graph-mode searches equal the embedded graph's."""
-    from retriever.config import RetrieverConfig
-    from retriever.index import build_index, open_index
-    from retriever.pipeline import Retriever
+    from searchtrace.retriever.index import build_index, open_index
+    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.settings import resolve_config
 
     uri, user, password, database = bolt_server
-    config = RetrieverConfig.resolve(home=tmp_path, neo4j_uri=uri, neo4j_user=user, neo4j_password=password,
+    config = resolve_config(home=tmp_path, neo4j_uri=uri, neo4j_user=user, neo4j_password=password,
                                      neo4j_database=database, environ={})
     index = open_index(build_index(sample_dataset, config, model, progress=False), config)
     try:

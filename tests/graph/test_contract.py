@@ -10,12 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from retriever.errors import BackendUnavailable, ValidationError
-from retriever.graph.base import GraphStore
-from retriever.graph.memory import MemoryGraph
-from retriever.graph.neo4j import Neo4jGraph
-from retriever.graph.normalize import normalize_name
-from retriever.types import Entity, GraphHit, Triple
+from searchtrace.errors import BackendUnavailable, ValidationError
+from searchtrace.retriever.graph.base import GraphStore
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.graph.neo4j import Neo4jGraph
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.types import Entity, GraphHit, Triple
 
 INJECTION = "x'}) DETACH DELETE n //"
 QUOTED_RELATION = 'said "}) MATCH (n) DETACH DELETE n //'

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from retriever.errors import DataError, NotFoundError
-from retriever.graph.memory import MemoryGraph
-from retriever.graph.normalize import normalize_name
-from retriever.types import Entity, GraphHit, Triple
+from searchtrace.errors import DataError, NotFoundError
+from searchtrace.retriever.graph.memory import MemoryGraph
+from searchtrace.retriever.graph.normalize import normalize_name
+from searchtrace.retriever.types import Entity, GraphHit, Triple
 
 SHARED_DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 MUSIQUE_TRIPLES = SHARED_DATASETS / "musique" / "triples.jsonl"

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.errors import ValidationError
-from retriever.graph.normalize import _words, candidate_spans, normalize_name, strip_article
+from searchtrace.errors import ValidationError
+from searchtrace.retriever.graph.normalize import _words, candidate_spans, normalize_name, strip_article
 
 
 @pytest.mark.parametrize(

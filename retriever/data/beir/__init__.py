@@ -12,13 +12,13 @@ each; ``dataset`` loads a whole folder; ``report`` describes the qrels rows
 readers and field checks they share are in ``_lines`` and ``_fields``.
 """
 
-from retriever.data.beir.corpus import load_corpus
-from retriever.data.beir.dataset import Dataset, load_dataset
-from retriever.data.beir.hashing import fingerprint
-from retriever.data.beir.qrels import QRELS_HEADER, load_qrels
-from retriever.data.beir.queries import Query, load_queries
-from retriever.data.beir.report import IssueKind, QrelsIssue, QrelsReport
-from retriever.data.beir.triples import load_triples
+from searchtrace.retriever.data.beir.corpus import load_corpus
+from searchtrace.retriever.data.beir.dataset import Dataset, load_dataset
+from searchtrace.retriever.data.beir.hashing import dataset_fingerprint
+from searchtrace.retriever.data.beir.qrels import QRELS_HEADER, load_qrels
+from searchtrace.retriever.data.beir.queries import Query, load_queries
+from searchtrace.retriever.data.beir.report import IssueKind, QrelsIssue, QrelsReport
+from searchtrace.retriever.data.beir.triples import load_triples
 
 __all__ = [
     "QRELS_HEADER",
@@ -27,7 +27,7 @@ __all__ = [
     "Query",
     "QrelsIssue",
     "QrelsReport",
-    "fingerprint",
+    "dataset_fingerprint",
     "load_corpus",
     "load_dataset",
     "load_qrels",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from retriever.errors import DataError
+from searchtrace.errors import DataError
 
 
 def take_id(path: Path, number: int, obj: dict[str, Any], seen: dict[str, int]) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from retriever.errors import DataError
+from searchtrace.errors import DataError
 
 _BOM = "\ufeff"
 _decode = json.JSONDecoder().decode

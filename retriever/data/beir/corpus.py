@@ -7,10 +7,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from retriever.data.beir._fields import take_id, take_object, take_str
-from retriever.data.beir._lines import json_objects
-from retriever.errors import DataError
-from retriever.types import Document
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir._fields import take_id, take_object, take_str
+from searchtrace.retriever.data.beir._lines import json_objects
+from searchtrace.retriever.types import Document
 
 __all__ = ["load_corpus"]
 

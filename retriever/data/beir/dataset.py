@@ -6,13 +6,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retriever.data.beir.corpus import load_corpus
-from retriever.data.beir.qrels import filter_qrels
-from retriever.data.beir.queries import Query, load_queries
-from retriever.data.beir.report import QrelsReport
-from retriever.data.beir.triples import load_triples
-from retriever.errors import DataError
-from retriever.types import Document, Triple
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir.corpus import load_corpus
+from searchtrace.retriever.data.beir.qrels import filter_qrels
+from searchtrace.retriever.data.beir.queries import Query, load_queries
+from searchtrace.retriever.data.beir.report import QrelsReport
+from searchtrace.retriever.data.beir.triples import load_triples
+from searchtrace.retriever.types import Document, Triple
 
 __all__ = ["Dataset", "load_dataset"]
 

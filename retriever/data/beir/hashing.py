@@ -6,14 +6,14 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from retriever.errors import DataError
+from searchtrace.errors import DataError
 
-__all__ = ["fingerprint"]
+__all__ = ["dataset_fingerprint"]
 
 _CHUNK = 1 << 20
 
 
-def fingerprint(root: str | Path) -> str:
+def dataset_fingerprint(root: str | Path) -> str:
     """Content hash of a dataset's index inputs, independent of its folder name.
 
     sha256 over the bytes of ``corpus.jsonl`` and, when present, a NUL byte

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Container, Iterator
 from pathlib import Path
 
-from retriever.data.beir._lines import lines
-from retriever.data.beir.report import IssueKind, QrelsIssue, QrelsReport
-from retriever.errors import DataError
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir._lines import lines
+from searchtrace.retriever.data.beir.report import IssueKind, QrelsIssue, QrelsReport
 
 __all__ = ["QRELS_HEADER", "filter_qrels", "load_qrels"]
 

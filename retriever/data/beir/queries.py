@@ -8,9 +8,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from retriever.data.beir._fields import take_id, take_object, take_str
-from retriever.data.beir._lines import json_objects
-from retriever.errors import DataError
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir._fields import take_id, take_object, take_str
+from searchtrace.retriever.data.beir._lines import json_objects
 
 __all__ = ["Query", "load_queries"]
 

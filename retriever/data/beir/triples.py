@@ -6,10 +6,10 @@ from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
-from retriever.data.beir._fields import take_id, take_object
-from retriever.data.beir._lines import json_objects
-from retriever.errors import DataError
-from retriever.types import Triple
+from searchtrace.errors import DataError
+from searchtrace.retriever.data.beir._fields import take_id, take_object
+from searchtrace.retriever.data.beir._lines import json_objects
+from searchtrace.retriever.types import Triple
 
 __all__ = ["load_triples"]
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from rich.table import Table
 
-from evals.metrics import Evaluation, Metric, parse_metrics
-from evals.stats import ConfidenceInterval, holm, paired_bootstrap_ci, paired_t_test, randomization_test
-from retriever.errors import ValidationError
+from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics import Evaluation, Metric, parse_metrics
+from searchtrace.evals.stats import ConfidenceInterval, holm, paired_bootstrap_ci, paired_t_test, randomization_test
 
 __all__ = ["Comparison", "MetricComparison", "QueryDelta", "compare", "to_json", "to_markdown", "to_table"]
 

@@ -1,0 +1,71 @@
+"""The run folder: one module owns its format, and everyone reads it through these records.
+
+:class:`RunFolder` reads and writes the files; :class:`EvalSettings`
+(``settings.json``), :class:`QueryOutcome` and :class:`CorrectiveOutcome`
+(``journal.jsonl``) and :class:`RunSummary` (``run.json``) are frozen records
+with ``to_json`` / ``from_json`` and a format version (:data:`FORMAT_VERSION`);
+:mod:`~searchtrace.evals.runfolder.tables` builds the parquet tables. A file of
+a newer or unknown format is a :class:`~searchtrace.errors.DataError` naming it.
+"""
+
+from searchtrace.evals.runfolder._fields import FORMAT_VERSION
+from searchtrace.evals.runfolder.folder import RunFolder
+from searchtrace.evals.runfolder.journal import Journal
+from searchtrace.evals.runfolder.records import (
+    CorrectiveOutcome,
+    JournalRecord,
+    QueryOutcome,
+    RankedResult,
+    RetryAttempt,
+    record_from_json,
+)
+from searchtrace.evals.runfolder.settings import EvalSettings
+from searchtrace.evals.runfolder.summary import (
+    Abstention,
+    Attribution,
+    BandPrecision,
+    ConfidenceReport,
+    CorrectiveReport,
+    DatasetInfo,
+    Percentiles,
+    RetrieverInfo,
+    RunSummary,
+    Timings,
+)
+from searchtrace.evals.runfolder.tables import (
+    RESULT_COLUMNS,
+    feature_column,
+    latency_column,
+    latency_stage,
+    per_query_table,
+    results_table,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "RESULT_COLUMNS",
+    "Abstention",
+    "Attribution",
+    "BandPrecision",
+    "ConfidenceReport",
+    "CorrectiveOutcome",
+    "CorrectiveReport",
+    "DatasetInfo",
+    "EvalSettings",
+    "Journal",
+    "JournalRecord",
+    "Percentiles",
+    "QueryOutcome",
+    "RankedResult",
+    "RetrieverInfo",
+    "RetryAttempt",
+    "RunFolder",
+    "RunSummary",
+    "Timings",
+    "feature_column",
+    "latency_column",
+    "latency_stage",
+    "per_query_table",
+    "results_table",
+    "record_from_json",
+]

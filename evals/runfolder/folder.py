@@ -1,0 +1,292 @@
+"""A run folder on disk: its files, and every read and write of them.
+
+::
+
+    <run folder>/
+      settings.json       EvalSettings, written first
+      journal.jsonl       one record per completed query (the resumable part)
+      run.json            RunSummary, written last: its presence marks the run complete
+      per_query.parquet   one row per query
+      results.parquet     the top results of each query
+      run.trec            the ranking, in TREC format
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from searchtrace.errors import DataError, NotFoundError
+from searchtrace.evals.runfolder._atomic import write_atomic
+from searchtrace.evals.runfolder.journal import Journal
+from searchtrace.evals.runfolder.records import CorrectiveOutcome, JournalRecord, QueryOutcome
+from searchtrace.evals.runfolder.settings import EvalSettings
+from searchtrace.evals.runfolder.summary import RunSummary
+from searchtrace.home import Home
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from searchtrace.evals.metrics import Evaluation
+
+__all__ = ["RunFolder"]
+
+_STAMP = re.compile(r"(?:^|-)(\d{8}T\d{6})(?:-|$)")  # default run ids: <dataset>-<mode>-<UTC stamp>-<key>
+
+
+class RunFolder:
+    """One run folder; nothing is read until asked.
+
+    Args:
+        path: the folder (it may not exist yet: the runner creates it).
+    """
+
+    SETTINGS = "settings.json"
+    JOURNAL = "journal.jsonl"
+    SUMMARY = "run.json"
+    PER_QUERY = "per_query.parquet"
+    RESULTS = "results.parquet"
+    RUN_FILE = "run.trec"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.journal = Journal(self.path / self.JOURNAL)
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunFolder) and self.path.resolve() == other.path.resolve()
+
+    def __hash__(self) -> int:
+        return hash(self.path.resolve())
+
+    @classmethod
+    def completed(cls, path: str | os.PathLike[str]) -> RunFolder:
+        """The completed run at ``path`` (the folder, or its ``run.json``).
+
+        Raises:
+            NotFoundError: no completed run there.
+        """
+        path = Path(path)
+        folder = cls(path.parent if path.name == cls.SUMMARY else path)
+        if not folder.is_complete:
+            raise NotFoundError(f"{folder.path}: not a completed run folder (no {cls.SUMMARY})", field="run")
+        return folder
+
+    @classmethod
+    def in_home(cls, home: Home, run_id: str) -> RunFolder:
+        """The completed run ``run_id`` of a home folder.
+
+        Raises:
+            ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
+            NotFoundError: no completed run by that id.
+        """
+        folder = cls(home.run(run_id))
+        if not folder.is_complete:
+            raise NotFoundError(f"no completed run {run_id!r} in {home.runs}", field="run")
+        return folder
+
+    @classmethod
+    def all_in_home(cls, home: Home) -> list[RunFolder]:
+        """Every completed run folder of a home, by name."""
+        root = home.runs
+        if not root.is_dir():
+            return []
+        return [cls(p) for p in sorted(root.iterdir()) if (p / cls.SUMMARY).is_file()]
+
+    # -- files ---------------------------------------------------------------
+
+    @property
+    def run_id(self) -> str:
+        """The run's id: the folder's name."""
+        return self.path.name
+
+    @property
+    def summary_file(self) -> Path:
+        return self.path / self.SUMMARY
+
+    @property
+    def settings_file(self) -> Path:
+        return self.path / self.SETTINGS
+
+    @property
+    def per_query_file(self) -> Path:
+        return self.path / self.PER_QUERY
+
+    @property
+    def results_file(self) -> Path:
+        return self.path / self.RESULTS
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / self.RUN_FILE
+
+    @property
+    def is_complete(self) -> bool:
+        """The run finished: its summary is written."""
+        return self.summary_file.is_file()
+
+    @property
+    def is_interrupted(self) -> bool:
+        """The run started (its settings are written) and did not finish."""
+        return self.settings_file.is_file() and not self.is_complete
+
+    # -- reads ---------------------------------------------------------------
+
+    def settings(self) -> EvalSettings:
+        """The run's settings (``settings.json``).
+
+        Raises:
+            NotFoundError: the folder has no settings file; DataError: a malformed one.
+        """
+        return EvalSettings.from_json(self._json(self.settings_file), str(self.settings_file))
+
+    def summary(self) -> RunSummary:
+        """The run's summary (``run.json``).
+
+        Raises:
+            NotFoundError: the run is not complete; DataError: a malformed or newer file.
+        """
+        return RunSummary.from_json(self._json(self.summary_file), str(self.summary_file))
+
+    def records(self) -> list[JournalRecord]:
+        """Every journal record, in order."""
+        return self.journal.read()
+
+    def outcomes(self) -> list[QueryOutcome]:
+        """The journal's query records (corrective retries left out), in order."""
+        return [r for r in self.records() if isinstance(r, QueryOutcome)]
+
+    def correctives(self) -> list[CorrectiveOutcome]:
+        """The journal's corrective records, in order."""
+        return [r for r in self.records() if isinstance(r, CorrectiveOutcome)]
+
+    def query(self, query_id: str) -> QueryOutcome | None:
+        """The journal record of ``query_id`` (not a corrective retry), or None.
+
+        Only lines that can hold the id are parsed: a query on the dashboard
+        does not pay for decoding the whole journal.
+        """
+        needle = json.dumps(query_id, ensure_ascii=False).encode()
+        for number, raw in self.journal.lines():
+            if needle in raw:
+                record = self.journal.parse(number, raw)
+                if isinstance(record, QueryOutcome) and record.query_id == query_id:
+                    return record
+        return None
+
+    def created_at(self, summary: RunSummary | None = None) -> datetime:
+        """When the run was made: the UTC stamp in a default run id, else the summary's time, else ``run.json``'s mtime.
+
+        Pass the ``summary`` when it is already read.
+        """
+        match = _STAMP.search(self.run_id)
+        if match:
+            try:
+                return datetime.strptime(match.group(1), "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+            except ValueError:
+                pass
+        try:
+            created = (summary or self.summary()).created_at
+        except (DataError, NotFoundError):
+            created = None
+        if created is not None:
+            return created if created.tzinfo else created.replace(tzinfo=UTC)
+        return datetime.fromtimestamp(self.summary_file.stat().st_mtime, tz=UTC)
+
+    def per_query(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """``per_query.parquet``, only the ``columns`` it has when given.
+
+        Raises:
+            NotFoundError: the run has no per-query table.
+        """
+        return _parquet(self.per_query_file, columns, self.run_id)
+
+    def results(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """``results.parquet``, only the ``columns`` it has when given.
+
+        Raises:
+            NotFoundError: the run has no results table.
+        """
+        return _parquet(self.results_file, columns, self.run_id)
+
+    def columns(self, table: str) -> list[str]:
+        """The column names of ``per_query`` or ``results`` (read from the file's schema)."""
+        import pyarrow.parquet as pq
+
+        path = {"per_query": self.per_query_file, "results": self.results_file}[table]
+        if not path.is_file():
+            raise NotFoundError(f"run {self.run_id!r} has no {path.name}", field="run")
+        return list(pq.read_schema(path).names)
+
+    def evaluation(self, metrics: Sequence[str] | None = None) -> Evaluation:
+        """Per-query values of the summary's metrics (or ``metrics``), over the judged queries."""
+        import numpy as np
+
+        from searchtrace.evals.metrics import Evaluation
+
+        names = list(metrics) if metrics is not None else list(self.summary().metrics)
+        table = self.per_query(["query_id", *names])
+        missing = [m for m in names if m not in table]
+        if missing:
+            raise DataError(str(self.per_query_file), None, f"no column for metric {', '.join(missing)}")
+        judged = table.dropna(subset=names)
+        return Evaluation.from_arrays(judged["query_id"].tolist(),
+                                      {m: judged[m].to_numpy(np.float64) for m in names})
+
+    # -- writes --------------------------------------------------------------
+
+    def create(self, settings: EvalSettings) -> None:
+        """Make the folder and write its settings (the first file of a run)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps(settings.to_json(), indent=2).encode()
+        write_atomic(self.settings_file, lambda tmp: tmp.write_bytes(payload))
+
+    def append(self, records: Sequence[JournalRecord]) -> None:
+        """Journal completed records (fsync'd)."""
+        self.journal.append(records)
+
+    def write_tables(self, per_query: pd.DataFrame, results: pd.DataFrame) -> None:
+        """Write ``per_query.parquet`` and ``results.parquet``."""
+        write_atomic(self.per_query_file, lambda tmp: per_query.to_parquet(tmp, index=False))
+        write_atomic(self.results_file, lambda tmp: results.to_parquet(tmp, index=False))
+
+    def write_summary(self, summary: RunSummary) -> None:
+        """Write ``run.json``: the run is complete once this returns."""
+        payload = json.dumps(summary.to_json(), indent=2).encode()
+        write_atomic(self.summary_file, lambda tmp: tmp.write_bytes(payload))
+
+    def _json(self, path: Path) -> object:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise NotFoundError(f"{path}: missing (not a run folder, or the run has not finished)",
+                                field="run") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(str(path), None, f"cannot read: {exc}") from None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(str(path), exc.lineno, f"invalid JSON: {exc.msg}") from None
+
+
+def _parquet(path: Path, columns: Sequence[str] | None, run_id: str) -> pd.DataFrame:
+    import pandas as pd
+
+    if not path.is_file():
+        raise NotFoundError(f"run {run_id!r} has no {path.name}", field="run")
+    try:
+        if columns is None:
+            return pd.read_parquet(path)
+        import pyarrow.parquet as pq
+
+        present = set(pq.read_schema(path).names)
+        return pd.read_parquet(path, columns=[c for c in columns if c in present])
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise DataError(str(path), None, f"cannot read the table: {exc}") from None

@@ -1,0 +1,236 @@
+"""``journal.jsonl``: one record per completed query, and one per corrective re-query.
+
+A :class:`QueryOutcome` is what the eval runner learned of one query's search;
+a :class:`CorrectiveOutcome` is the retry of a weak query with its hints. In
+the file each line is one record's :meth:`to_json`, told apart by ``kind``
+(format 1 told them apart by ``corrective_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from searchtrace.evals.attribution import GoldTrace, LostAt
+from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
+from searchtrace.names import Band
+
+__all__ = ["V1_FEATURES", "CorrectiveOutcome", "JournalRecord", "QueryOutcome", "RankedResult", "RetryAttempt",
+           "record_from_json"]
+
+V1_FEATURES = ("dense", "keyword", "graph", "fused", "rank", "coverage", "unknown")
+"""Format 1 stored features as a list in this order (the relevance model's columns then)."""
+
+
+@dataclass(frozen=True)
+class RankedResult:
+    """One of a query's top results, as calibration reads it.
+
+    Attributes:
+        doc_id: the document.
+        relevance: the retriever's relevance (0-1).
+        band: its confidence band.
+        grade: the gold grade (0 = not judged relevant).
+        features: the relevance model's features, by name.
+    """
+
+    doc_id: str
+    relevance: float
+    band: Band
+    grade: int
+    features: Mapping[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "relevance": self.relevance, "band": self.band.value, "grade": self.grade,
+                "features": dict(self.features)}
+
+    @classmethod
+    def from_json(cls, f: Fields, version: int) -> RankedResult:
+        if version == 1:
+            values = f.get("features", lambda v: isinstance(v, list) and len(v) == len(V1_FEATURES),
+                           f"a list of {len(V1_FEATURES)} numbers")
+            features = {name: float(x) for name, x in zip(V1_FEATURES, values)}
+        else:
+            features = {k: float(v) for k, v in f.numbers("features").items() if v is not None}
+        return cls(doc_id=f.str("doc_id"), relevance=f.float("relevance"), band=_band(f, "band"),
+                   grade=f.int("grade"), features=features)
+
+
+def _band(f: Fields, key: str) -> Band:
+    value = f.str(key)
+    try:
+        return Band(value)
+    except ValueError:
+        raise f.error(key, f"expected one of {', '.join(b.value for b in Band)}, got {value!r}") from None
+
+
+def _gold_to_json(t: GoldTrace) -> dict[str, Any]:
+    return {"query_id": t.query_id, "doc_id": t.doc_id, "grade": t.grade, "stages": list(t.stages),
+            "fused_rank": t.fused_rank, "filtered": t.filtered, "final_rank": t.final_rank, "lost_at": t.lost_at.value}
+
+
+def _gold_from_json(f: Fields) -> GoldTrace:
+    lost = f.str("lost_at")
+    try:
+        lost_at = LostAt(lost)
+    except ValueError:
+        raise f.error("lost_at", f"expected one of {', '.join(x.value for x in LostAt)}, got {lost!r}") from None
+    return GoldTrace(query_id=f.str("query_id"), doc_id=f.str("doc_id"), grade=f.int("grade"),
+                     stages=f.strings("stages"), fused_rank=f.get("fused_rank", _opt_int, "an integer or null"),
+                     filtered=f.bool("filtered"), final_rank=f.get("final_rank", _opt_int, "an integer or null"),
+                     lost_at=lost_at)
+
+
+def _opt_int(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _ranking(f: Fields, key: str) -> tuple[tuple[str, float], ...]:
+    rows = f.get(key, lambda v: isinstance(v, list) and all(
+        isinstance(r, list) and len(r) == 2 and isinstance(r[0], str) and isinstance(r[1], (int, float))
+        and not isinstance(r[1], bool) for r in v), "a list of [doc_id, score] pairs")
+    return tuple((doc, float(score)) for doc, score in rows)
+
+
+@dataclass(frozen=True)
+class QueryOutcome:
+    """One query's search, as journaled by the eval runner.
+
+    Attributes:
+        query_id, category: the query.
+        latency_ms: each stage's span duration, ``search`` (the root) and ``total`` (the caller's wall time).
+        ranking: (doc_id, fused score) best first, down to the run's depth: what ``run.trec`` holds.
+        results: the top results with relevance, band, grade and features (for calibration).
+        best_score: the response's ``bestScore``.
+        no_confident: the response's ``noConfidentResults``.
+        bands: the bands of the response's chunk results.
+        weak: the response carried retry hints (best score below the high threshold).
+        retry_hints: the response's ``retryHints``.
+        kg: the response's ``kg`` triples (None in format-1 records written before it was kept).
+        rewrite_terms: the response's ``rewrite_terms``.
+        degraded: stages that failed and were skipped.
+        trace_id: the search's trace.
+        attribution: where each gold document of the query went.
+        error: the error code when the search failed (everything else then empty).
+    """
+
+    kind: ClassVar[str] = "query"
+
+    query_id: str
+    category: str
+    latency_ms: Mapping[str, float]
+    ranking: tuple[tuple[str, float], ...] = ()
+    results: tuple[RankedResult, ...] = ()
+    best_score: float = 0.0
+    no_confident: bool = True
+    bands: tuple[Band, ...] = ()
+    weak: bool = False
+    retry_hints: Mapping[str, Any] | None = None
+    kg: tuple[Mapping[str, str], ...] | None = ()
+    rewrite_terms: tuple[str, ...] = ()
+    degraded: tuple[str, ...] = ()
+    trace_id: str = ""
+    attribution: tuple[GoldTrace, ...] = ()
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION, "kind": self.kind, "query_id": self.query_id, "category": self.category,
+            "latency_ms": dict(self.latency_ms), "ranking": [list(r) for r in self.ranking],
+            "results": [r.to_json() for r in self.results], "bestScore": self.best_score,
+            "noConfidentResults": self.no_confident, "bands": [b.value for b in self.bands], "weak": self.weak,
+            "retryHints": self.retry_hints, "kg": None if self.kg is None else [dict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
+            "degraded": list(self.degraded), "trace_id": self.trace_id,
+            "attribution": [_gold_to_json(t) for t in self.attribution], "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, f: Fields, version: int) -> QueryOutcome:
+        hints = f.get("retryHints", lambda v: v is None or isinstance(v, dict), "an object or null", None)
+        kg = f.get("kg", lambda v: v is None or (isinstance(v, list) and all(isinstance(t, dict) for t in v)),
+                   "a list of triples", None)
+        return cls(
+            query_id=f.str("query_id"), category=f.str("category", ""),
+            latency_ms={k: v for k, v in f.numbers("latency_ms", {}).items() if v is not None},
+            ranking=_ranking(f, "ranking"),
+            results=tuple(RankedResult.from_json(Fields(r, f.path, f.line, "results[]."), version)
+                          for r in f.list("results")),
+            best_score=f.float("bestScore"), no_confident=f.bool("noConfidentResults"),
+            bands=tuple(_band(Fields({"band": b}, f.path, f.line, "bands[]."), "band") for b in f.list("bands")),
+            weak=f.bool("weak", False), retry_hints=hints, kg=None if kg is None else tuple(kg), rewrite_terms=f.strings("rewrite_terms", ()),
+            degraded=f.strings("degraded", ()), trace_id=f.str("trace_id", ""),
+            attribution=tuple(_gold_from_json(Fields(t, f.path, f.line, "attribution[]."))
+                              for t in f.list("attribution")),
+            error=f.opt_str("error"),
+        )
+
+
+@dataclass(frozen=True)
+class RetryAttempt:
+    """One retry of a weak query: which hint, its text, the best score it got and its time."""
+
+    variant: str
+    text: str
+    best_score: float
+    ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"variant": self.variant, "text": self.text, "bestScore": self.best_score, "ms": self.ms}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> RetryAttempt:
+        return cls(f.str("variant"), f.str("text"), f.float("bestScore"), f.float("ms"))
+
+
+@dataclass(frozen=True)
+class CorrectiveOutcome:
+    """The corrective loop's answer for one weak query.
+
+    Attributes:
+        corrective_of: the query id.
+        chosen: ``original``, or the hint whose answer was kept (narrower, broader, related).
+        ranking: the kept answer's ranking.
+        best_score: its best score.
+        added_ms: the time every retry took.
+        tried: each retry.
+    """
+
+    kind: ClassVar[str] = "corrective"
+
+    corrective_of: str
+    chosen: str
+    ranking: tuple[tuple[str, float], ...]
+    best_score: float
+    added_ms: float
+    tried: tuple[RetryAttempt, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT_VERSION, "kind": self.kind, "corrective_of": self.corrective_of,
+                "chosen": self.chosen, "ranking": [list(r) for r in self.ranking], "bestScore": self.best_score,
+                "added_ms": self.added_ms, "tried": [t.to_json() for t in self.tried]}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> CorrectiveOutcome:
+        return cls(corrective_of=f.str("corrective_of"), chosen=f.str("chosen"), ranking=_ranking(f, "ranking"),
+                   best_score=f.float("bestScore"), added_ms=f.float("added_ms"),
+                   tried=tuple(RetryAttempt.from_json(Fields(t, f.path, f.line, "tried[].")) for t in f.list("tried")))
+
+
+JournalRecord = QueryOutcome | CorrectiveOutcome
+
+
+def record_from_json(data: object, path: str, line: int) -> JournalRecord:
+    """The record of one journal line (any supported format).
+
+    Raises:
+        DataError: a malformed record or a newer format, naming the file and line.
+    """
+    f = Fields(data, path, line)
+    version = check_version(f.data, path, line)
+    kind = f.str("kind") if version >= 2 else ("corrective" if f.has("corrective_of") else "query")
+    if kind == CorrectiveOutcome.kind:
+        return CorrectiveOutcome.from_json(f)
+    if kind == QueryOutcome.kind:
+        return QueryOutcome.from_json(f, version)
+    raise f.error("kind", f"expected query or corrective, got {kind!r}")

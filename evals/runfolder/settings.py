@@ -1,0 +1,76 @@
+"""``settings.json``: what defines an eval run, written first; a resumed run must match it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics.metric import DEFAULT_METRICS
+from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
+from searchtrace.names import Mode
+
+__all__ = ["EvalSettings"]
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """What defines a run; a resumed run must have the same settings.
+
+    Attributes:
+        dataset: dataset folder.
+        split: qrels split (default: the loader's choice).
+        mode: fast or graph (default: the retriever's).
+        top_k: ranking depth written to the run and scored.
+        metrics: metric keys.
+        corrective: re-run weak queries with their retry hints.
+        batch_size: queries embedded (and journaled) together.
+        attribution_k: rank within which a gold document counts as found.
+        results_per_query: ranked results kept per query for calibration.
+        retriever: fingerprint of the retriever's search settings (filled by
+            ``run_eval``), so a run never resumes under other settings.
+    """
+
+    dataset: str
+    split: str | None = None
+    mode: str | None = None
+    top_k: int = 100
+    metrics: tuple[str, ...] = tuple(str(m) for m in DEFAULT_METRICS)
+    corrective: bool = False
+    batch_size: int = 32
+    attribution_k: int = 10
+    results_per_query: int = 20
+    retriever: str = ""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.top_k <= 500:
+            raise ValidationError(f"top_k must be between 1 and 500, got {self.top_k}", field="top_k")
+        if self.mode not in (None, *(m.value for m in Mode)):
+            raise ValidationError(f"mode must be fast or graph, got {self.mode!r}", field="mode")
+        if self.batch_size < 1:
+            raise ValidationError(f"batch_size must be >= 1, got {self.batch_size}", field="batch_size")
+
+    def key(self) -> str:
+        """A short hash of the settings (the last part of a default run id)."""
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as written to ``settings.json`` (and ``run.json``)."""
+        return {"format": FORMAT_VERSION, **json.loads(json.dumps(asdict(self)))}
+
+    @classmethod
+    def from_json(cls, data: object, path: str) -> EvalSettings:
+        """Read ``settings.json`` (or ``run.json``'s ``settings``).
+
+        Raises:
+            DataError: a malformed file or a newer format, naming the file.
+            ValidationError: settings no run could have had.
+        """
+        f = Fields(data, path)
+        check_version(f.data, path)
+        return cls(dataset=f.str("dataset"), split=f.opt_str("split"), mode=f.opt_str("mode"), top_k=f.int("top_k"),
+                   metrics=f.strings("metrics"), corrective=f.bool("corrective"), batch_size=f.int("batch_size"),
+                   attribution_k=f.int("attribution_k"), results_per_query=f.int("results_per_query"),
+                   retriever=f.str("retriever", ""))

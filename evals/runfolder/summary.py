@@ -1,0 +1,316 @@
+"""``run.json``: a completed run's summary, written last (its presence marks the run complete).
+
+Each section is a frozen record; :meth:`RunSummary.to_json` writes the file's
+keys in a fixed order and :meth:`RunSummary.from_json` reads any supported format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
+from searchtrace.evals.runfolder.settings import EvalSettings
+from searchtrace.names import Band
+
+__all__ = ["Abstention", "Attribution", "BandPrecision", "ConfidenceReport", "CorrectiveReport", "DatasetInfo",
+           "Percentiles", "RetrieverInfo", "RunSummary", "Timings"]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """The dataset scored: name, folder, split, content fingerprint and queries searched."""
+
+    name: str
+    path: str
+    split: str | None
+    fingerprint: str
+    queries: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "split": self.split, "fingerprint": self.fingerprint,
+                "queries": self.queries}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> DatasetInfo:
+        return cls(f.str("name"), f.str("path", ""), f.opt_str("split"), f.str("fingerprint", ""), f.int("queries"))
+
+
+@dataclass(frozen=True)
+class RetrieverInfo:
+    """The retriever that ran: its mode, its index key and its resolved configuration (JSON)."""
+
+    mode: str
+    index: str
+    config: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.config, "mode": self.mode, "index": self.index}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> RetrieverInfo:
+        config = {k: v for k, v in f.data.items() if k not in ("mode", "index")}
+        return cls(f.str("mode"), f.str("index", ""), config)
+
+    def setting(self, *path: str) -> Any:
+        """One value of the configuration, e.g. ``setting("fusion", "method")`` (None when absent)."""
+        value: Any = self.config
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Wall time of the run, whether it resumed an interrupted one, and its throughput."""
+
+    wall_s: float
+    resumed: bool
+    queries_per_s: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wall_s": self.wall_s, "resumed": self.resumed, "queries_per_s": self.queries_per_s}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Timings:
+        return cls(f.float("wall_s"), f.bool("resumed"), f.opt_float("queries_per_s"))
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Where gold documents were found and lost (see :mod:`searchtrace.evals.attribution`).
+
+    Attributes:
+        gold_documents: relevant (query, document) pairs.
+        candidate_recall: share of them each retrieval stage had among its candidates (and ``any``).
+        lost_at: how many were found, ranked out, filtered or never retrieved.
+    """
+
+    gold_documents: int
+    candidate_recall: Mapping[str, float]
+    lost_at: Mapping[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"gold_documents": self.gold_documents, "candidate_recall": dict(self.candidate_recall),
+                "lost_at": dict(self.lost_at)}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Attribution:
+        lost = f.get("lost_at", lambda v: isinstance(v, dict) and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in v.values()), "an object of counts")
+        recall = {k: float(v) for k, v in f.numbers("candidate_recall").items() if v is not None}
+        return cls(f.int("gold_documents"), recall, dict(lost))
+
+
+@dataclass(frozen=True)
+class BandPrecision:
+    """Share of a band's results that are relevant (None when the band is empty), and how many."""
+
+    precision: float | None
+    count: int
+
+
+@dataclass(frozen=True)
+class ConfidenceReport:
+    """Whether relevance, bands and bestScore mean what they say.
+
+    Attributes:
+        results: results judged (the top 10 of each query).
+        band_precision: each band's precision.
+        ordered: precision falls from high to medium to low.
+        ece, brier, auroc: calibration of relevance against the labels.
+        best_score_auroc_no_relevant: AUROC of a low bestScore for spotting queries with no relevant result.
+        best_score_kendall_tau_ndcg10: Kendall's tau between bestScore and nDCG@10.
+    """
+
+    results: int
+    band_precision: Mapping[Band, BandPrecision]
+    ordered: bool
+    ece: float | None
+    brier: float | None
+    auroc: float | None
+    best_score_auroc_no_relevant: float | None
+    best_score_kendall_tau_ndcg10: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        bands: dict[str, Any] = {b.value: {"precision": p.precision, "count": p.count}
+                                 for b, p in self.band_precision.items()}
+        return {"results": self.results, "band_precision": {**bands, "ordered": self.ordered}, "ece": self.ece,
+                "brier": self.brier, "auroc": self.auroc,
+                "best_score_auroc_no_relevant": self.best_score_auroc_no_relevant,
+                "best_score_kendall_tau_ndcg10": self.best_score_kendall_tau_ndcg10}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> ConfidenceReport:
+        bp = f.object("band_precision")
+        bands = {}
+        for band in Band:
+            one = bp.object(band.value)
+            bands[band] = BandPrecision(one.opt_float("precision"), one.int("count"))
+        return cls(f.int("results"), bands, bp.bool("ordered"), f.opt_float("ece"), f.opt_float("brier"),
+                   f.opt_float("auroc"), f.opt_float("best_score_auroc_no_relevant"),
+                   f.opt_float("best_score_kendall_tau_ndcg10"))
+
+
+@dataclass(frozen=True)
+class Abstention:
+    """How well ``noConfidentResults`` spots unanswerable queries."""
+
+    unanswerable: int
+    flagged: int
+    precision: float | None
+    recall: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"unanswerable": self.unanswerable, "flagged": self.flagged, "precision": self.precision,
+                "recall": self.recall}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Abstention:
+        return cls(f.int("unanswerable"), f.int("flagged"), f.opt_float("precision"), f.float("recall"))
+
+
+@dataclass(frozen=True)
+class Percentiles:
+    """Latency percentiles (ms) of one stage over a run's queries."""
+
+    p50: float
+    p95: float
+    p99: float
+    n: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"p50": self.p50, "p95": self.p95, "p99": self.p99, "n": self.n}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Percentiles:
+        return cls(f.float("p50"), f.float("p95"), f.float("p99"), f.int("n"))
+
+
+@dataclass(frozen=True)
+class CorrectiveReport:
+    """What re-querying weak searches with their retry hints gained, and what it cost.
+
+    Attributes:
+        weak_queries: queries retried.
+        changed_answers: queries whose answer a retry replaced.
+        chosen: how often each answer was kept (original, narrower, broader, related).
+        metrics: the corrected run's metric means.
+        gain: corrected minus plain, per metric.
+        added_latency_ms: total, per weak query and per query.
+    """
+
+    weak_queries: int
+    changed_answers: int
+    chosen: Mapping[str, int]
+    metrics: Mapping[str, float]
+    gain: Mapping[str, float]
+    added_latency_ms: Mapping[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weak_queries": self.weak_queries, "changed_answers": self.changed_answers,
+                "chosen": dict(self.chosen), "metrics": dict(self.metrics), "gain": dict(self.gain),
+                "added_latency_ms": dict(self.added_latency_ms)}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> CorrectiveReport:
+        chosen = f.get("chosen", lambda v: isinstance(v, dict), "an object of counts")
+
+        def numbers(key: str) -> dict[str, float]:
+            return {k: float(v) for k, v in f.numbers(key).items() if v is not None}
+
+        return cls(f.int("weak_queries"), f.int("changed_answers"), dict(chosen), numbers("metrics"),
+                   numbers("gain"), numbers("added_latency_ms"))
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Everything ``run.json`` says about a completed run.
+
+    Attributes:
+        run_id: the run folder's name.
+        dataset: the dataset scored.
+        settings: the run's settings.
+        retriever: the retriever's mode, index and configuration.
+        packages: versions of the packages that matter to the results.
+        python: the Python version.
+        git_commit: the repository's commit, when run from a checkout.
+        timings: wall time and throughput.
+        metrics: each metric's mean over the judged queries (None when undefined).
+        evaluated_queries: judged queries scored.
+        attribution, confidence, abstention, latency_ms: the analysis sections.
+        errors: queries whose search failed.
+        corrective: the corrective loop's report (``--corrective`` only).
+        created_at: when the run finished (None for format-1 runs; see ``RunFolder.created_at``).
+    """
+
+    run_id: str
+    dataset: DatasetInfo
+    settings: EvalSettings
+    retriever: RetrieverInfo
+    packages: Mapping[str, str | None]
+    python: str
+    git_commit: str | None
+    timings: Timings
+    metrics: Mapping[str, float | None]
+    evaluated_queries: int
+    attribution: Attribution
+    confidence: ConfidenceReport
+    abstention: Abstention | None
+    latency_ms: Mapping[str, Percentiles]
+    errors: int
+    corrective: CorrectiveReport | None = None
+    created_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
+        out: dict[str, Any] = {
+            "format": FORMAT_VERSION, "run_id": self.run_id,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "dataset": self.dataset.to_json(), "settings": settings, "retriever": self.retriever.to_json(),
+            "packages": dict(self.packages), "python": self.python, "git_commit": self.git_commit,
+            "timings": self.timings.to_json(), "metrics": dict(self.metrics),
+            "evaluated_queries": self.evaluated_queries, "attribution": self.attribution.to_json(),
+            "confidence": self.confidence.to_json(),
+            "abstention": self.abstention.to_json() if self.abstention else None,
+            "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
+        }
+        if self.corrective is not None:
+            out["corrective"] = self.corrective.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: object, path: str) -> RunSummary:
+        """Read ``run.json`` (any supported format).
+
+        Raises:
+            DataError: a malformed file or a newer format, naming the file and the key.
+        """
+        f = Fields(data, path)
+        check_version(f.data, path)
+        packages = f.get("packages", lambda v: isinstance(v, dict), "an object", {})
+        latency = f.object("latency_ms", {})
+        abstention = f.opt_object("abstention")
+        corrective = f.opt_object("corrective")
+        created = f.opt_str("created_at")
+        try:
+            created_at = datetime.fromisoformat(created) if created else None
+        except ValueError:
+            raise f.error("created_at", f"expected an ISO 8601 time, got {created!r}") from None
+        return cls(
+            run_id=f.str("run_id"), dataset=DatasetInfo.from_json(f.object("dataset")),
+            settings=EvalSettings.from_json(f.object("settings").data, path),
+            retriever=RetrieverInfo.from_json(f.object("retriever")),
+            packages={str(k): v if isinstance(v, str) else None for k, v in packages.items()},
+            python=f.str("python", ""), git_commit=f.opt_str("git_commit"),
+            timings=Timings.from_json(f.object("timings")), metrics=f.numbers("metrics"),
+            evaluated_queries=f.int("evaluated_queries"), attribution=Attribution.from_json(f.object("attribution")),
+            confidence=ConfidenceReport.from_json(f.object("confidence")),
+            abstention=Abstention.from_json(abstention) if abstention else None,
+            latency_ms={stage: Percentiles.from_json(latency.object(stage)) for stage in latency.data},
+            errors=f.int("errors"),
+            corrective=CorrectiveReport.from_json(corrective) if corrective else None,
+            created_at=created_at,
+        )

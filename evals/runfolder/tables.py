@@ -1,0 +1,78 @@
+"""``per_query.parquet`` and ``results.parquet``: a run's outcomes as columns.
+
+``per_query.parquet``: one row per query: ``query_id``, ``category``, one
+column per metric (NaN for unjudged queries), ``bestScore``, ``bands``,
+``noConfidentResults``, ``error`` and ``latency_<stage>_ms`` per stage.
+``results.parquet``: the top results of each query: ``query_id``, ``category``,
+``rank``, ``doc_id``, ``relevance``, ``band``, ``grade``, ``label`` (grade > 0)
+and ``f_<feature>`` per relevance-model feature (what ``calibrate`` fits on).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from searchtrace.evals.metrics import Evaluation
+from searchtrace.evals.runfolder.records import QueryOutcome
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RESULT_COLUMNS", "feature_column", "latency_column", "latency_stage", "per_query_table",
+           "results_table"]
+
+RESULT_COLUMNS = ("query_id", "category", "rank", "doc_id", "relevance", "band", "grade", "label")
+"""The columns of ``results.parquet`` before its feature columns."""
+
+_LATENCY = re.compile(r"^latency_(.+)_ms$")
+
+
+def latency_column(stage: str) -> str:
+    """The ``per_query.parquet`` column of a stage's latency."""
+    return f"latency_{stage}_ms"
+
+
+def latency_stage(column: str) -> str | None:
+    """The stage of a latency column, or None for another column."""
+    match = _LATENCY.match(column)
+    return match.group(1) if match else None
+
+
+def feature_column(feature: str) -> str:
+    """The ``results.parquet`` column of a relevance-model feature."""
+    return f"f_{feature}"
+
+
+def per_query_table(outcomes: Sequence[QueryOutcome], ev: Evaluation) -> pd.DataFrame:
+    """One row per query (see the module docstring)."""
+    import pandas as pd
+
+    values = {m: dict(zip(ev.query_ids, ev[m])) for m in ev.metrics}
+    stages = sorted({s for o in outcomes for s in o.latency_ms})
+    rows = []
+    for o in outcomes:
+        row: dict[str, object] = {"query_id": o.query_id, "category": o.category}
+        row |= {str(m): values[m].get(o.query_id, np.nan) for m in ev.metrics}
+        row |= {"bestScore": o.best_score, "bands": ",".join(b.value for b in o.bands),
+                "noConfidentResults": o.no_confident, "error": o.error}
+        row |= {latency_column(s): o.latency_ms.get(s, np.nan) for s in stages}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def results_table(outcomes: Sequence[QueryOutcome], features: Sequence[str]) -> pd.DataFrame:
+    """The top results of each query, with a column per name in ``features`` (see the module docstring)."""
+    import pandas as pd
+
+    rows = []
+    for o in outcomes:
+        for rank, res in enumerate(o.results, 1):
+            rows.append({"query_id": o.query_id, "category": o.category, "rank": rank, "doc_id": res.doc_id,
+                         "relevance": res.relevance, "band": res.band.value, "grade": res.grade,
+                         "label": int(res.grade > 0)}
+                        | {feature_column(name): res.features.get(name, np.nan) for name in features})
+    return pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *(feature_column(n) for n in features)])

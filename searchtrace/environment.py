@@ -1,0 +1,133 @@
+"""Every environment variable searchtrace reads, in one documented place.
+
+As in ``opentelemetry.sdk.environment_variables``, each name is a constant with
+its meaning; code reads variables only while resolving a configuration object,
+never on the search path. Flags win over variables, variables over defaults.
+The OpenTelemetry SDK and its OTLP exporters also read the standard ``OTEL_*``
+variables themselves (endpoint headers, timeouts, certificates, compression).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "HF_HUB_OFFLINE",
+    "NEO4J_DATABASE",
+    "NEO4J_PASSWORD",
+    "NEO4J_URI",
+    "NEO4J_USER",
+    "OTEL_ATTRIBUTE_COUNT_LIMIT",
+    "OTEL_BSP_MAX_QUEUE_SIZE",
+    "OTEL_BSP_SCHEDULE_DELAY",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_SDK_DISABLED",
+    "OTEL_SERVICE_NAME",
+    "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT",
+    "OTEL_TRACES_EXPORTER",
+    "QDRANT_API_KEY",
+    "QDRANT_REPLICATION_FACTOR",
+    "QDRANT_SHARD_NUMBER",
+    "QDRANT_URL",
+    "SEARCHTRACE_CAPTURE_CONTENT",
+    "SEARCHTRACE_CAPTURE_QUERY",
+    "SEARCHTRACE_HOME",
+    "SEARCHTRACE_MAX_CANDIDATES",
+    "SEARCHTRACE_OTLP",
+    "SEARCHTRACE_RETRIEVER_CONFIG",
+    "SEARCHTRACE_TRACE_STORE",
+    "TOKENIZERS_PARALLELISM",
+]
+
+# --- searchtrace ------------------------------------------------------------
+
+SEARCHTRACE_HOME = "SEARCHTRACE_HOME"
+"""The home folder (indexes, embedding cache, runs, trace store); default ``~/.searchtrace``."""
+
+SEARCHTRACE_RETRIEVER_CONFIG = "SEARCHTRACE_RETRIEVER_CONFIG"
+"""A TOML file of search settings, used when ``--retriever-config`` is not given."""
+
+SEARCHTRACE_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
+"""``0`` turns the local trace store off (spans then go only over OTLP, if configured)."""
+
+SEARCHTRACE_OTLP = "SEARCHTRACE_OTLP"
+"""``1`` / ``0`` turns OTLP export on or off; by default it is on when an OTLP endpoint is set."""
+
+SEARCHTRACE_CAPTURE_QUERY = "SEARCHTRACE_CAPTURE_QUERY"
+"""``0`` keeps the query text out of traces (``input.value``)."""
+
+SEARCHTRACE_CAPTURE_CONTENT = "SEARCHTRACE_CAPTURE_CONTENT"
+"""``1`` records document text on the stage spans."""
+
+SEARCHTRACE_MAX_CANDIDATES = "SEARCHTRACE_MAX_CANDIDATES"
+"""Most candidates recorded per stage span (default 100)."""
+
+# --- backends ---------------------------------------------------------------
+
+QDRANT_URL = "QDRANT_URL"
+"""A Qdrant server or cluster; unset = the embedded Qdrant Edge shard."""
+
+QDRANT_API_KEY = "QDRANT_API_KEY"
+"""The Qdrant server's API key."""
+
+QDRANT_SHARD_NUMBER = "QDRANT_SHARD_NUMBER"
+"""Shards of a collection built on a cluster (default: the server's)."""
+
+QDRANT_REPLICATION_FACTOR = "QDRANT_REPLICATION_FACTOR"
+"""Replicas of a collection built on a cluster (default: the server's)."""
+
+NEO4J_URI = "NEO4J_URI"
+"""A Neo4j (Bolt) server for the knowledge graph; unset = the in-process graph."""
+
+NEO4J_USER = "NEO4J_USER"
+"""Neo4j user (default ``neo4j``)."""
+
+NEO4J_PASSWORD = "NEO4J_PASSWORD"
+"""Neo4j password."""
+
+NEO4J_DATABASE = "NEO4J_DATABASE"
+"""Neo4j database (default: the server's)."""
+
+# --- OpenTelemetry (standard names, read by searchtrace too) ------------------
+
+OTEL_SDK_DISABLED = "OTEL_SDK_DISABLED"
+"""``true`` turns every exporter off."""
+
+OTEL_TRACES_EXPORTER = "OTEL_TRACES_EXPORTER"
+"""When set, OTLP export is on exactly when it lists ``otlp``."""
+
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+"""The collector's traces endpoint (wins over ``OTEL_EXPORTER_OTLP_ENDPOINT``)."""
+
+OTEL_EXPORTER_OTLP_ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
+"""The collector's endpoint; setting it turns OTLP export on."""
+
+OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+"""``http/protobuf`` (default) or ``grpc`` for traces (wins over ``OTEL_EXPORTER_OTLP_PROTOCOL``)."""
+
+OTEL_EXPORTER_OTLP_PROTOCOL = "OTEL_EXPORTER_OTLP_PROTOCOL"
+"""``http/protobuf`` (default) or ``grpc``."""
+
+OTEL_SERVICE_NAME = "OTEL_SERVICE_NAME"
+"""The ``service.name`` resource attribute (default ``searchtrace``)."""
+
+OTEL_BSP_SCHEDULE_DELAY = "OTEL_BSP_SCHEDULE_DELAY"
+"""Milliseconds finished spans wait before a batch export to the store (default 1000)."""
+
+OTEL_BSP_MAX_QUEUE_SIZE = "OTEL_BSP_MAX_QUEUE_SIZE"
+"""Finished spans a batch processor holds before dropping (default 16,384)."""
+
+OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT = "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT"
+"""The SDK's attribute cap per span; when unset searchtrace sizes it to the candidates recorded."""
+
+OTEL_ATTRIBUTE_COUNT_LIMIT = "OTEL_ATTRIBUTE_COUNT_LIMIT"
+"""As ``OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT``, for every kind of attribute."""
+
+# --- libraries --------------------------------------------------------------
+
+HF_HUB_OFFLINE = "HF_HUB_OFFLINE"
+"""Set to ``1`` before the embedding model loads: nothing is ever downloaded."""
+
+TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
+"""Set to ``false`` by the command line: the tokenizer's threads would fight the searches'."""

@@ -1,0 +1,96 @@
+"""The home folder: where indexes, the embedding cache, run folders and the trace store live.
+
+Resolved once, flag > ``$SEARCHTRACE_HOME`` > ``~/.searchtrace``; every path in
+it is named here and nowhere else::
+
+    <home>/
+      indexes/<dataset>-<key>/   one content-addressed index per dataset and configuration
+      cache/embeddings.sqlite    embeddings by text hash
+      runs/<run id>/             one folder per eval run
+      traces.sqlite              the local trace store
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from searchtrace.environment import SEARCHTRACE_HOME
+from searchtrace.errors import ValidationError
+
+__all__ = ["DEFAULT_HOME", "Home", "add_home_argument"]
+
+DEFAULT_HOME = "~/.searchtrace"
+"""The home folder when neither a flag nor ``$SEARCHTRACE_HOME`` names one."""
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]*$")  # a run id: a plain folder name, safe from a URL
+
+
+@dataclass(frozen=True)
+class Home:
+    """A home folder and the paths in it (nothing is created here).
+
+    Attributes:
+        root: the folder itself, ``~`` expanded.
+    """
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root).expanduser())
+
+    @classmethod
+    def resolve(cls, flag: str | os.PathLike[str] | None = None,
+                environ: Mapping[str, str] | None = None) -> Home:
+        """The home named by ``flag``, else ``$SEARCHTRACE_HOME``, else :data:`DEFAULT_HOME`."""
+        env = os.environ if environ is None else environ
+        return cls(Path(flag or env.get(SEARCHTRACE_HOME) or DEFAULT_HOME))
+
+    @property
+    def indexes(self) -> Path:
+        """The folder of the built indexes."""
+        return self.root / "indexes"
+
+    @property
+    def cache(self) -> Path:
+        """The folder of caches that can be rebuilt."""
+        return self.root / "cache"
+
+    @property
+    def embedding_cache(self) -> Path:
+        """The embedding cache (SQLite, vectors by text hash)."""
+        return self.cache / "embeddings.sqlite"
+
+    @property
+    def runs(self) -> Path:
+        """The folder of eval run folders."""
+        return self.root / "runs"
+
+    @property
+    def traces(self) -> Path:
+        """The local trace store (SQLite)."""
+        return self.root / "traces.sqlite"
+
+    def index(self, dataset: str, key: str) -> Path:
+        """The folder of the index of ``dataset`` under configuration ``key``."""
+        return self.indexes / f"{dataset}-{key}"
+
+    def run(self, run_id: str) -> Path:
+        """The folder of run ``run_id`` (it may not exist).
+
+        Raises:
+            ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
+        """
+        if not isinstance(run_id, str) or not _NAME.match(run_id):
+            raise ValidationError(f"run id must be a folder name, got {run_id!r}", field="run")
+        return self.runs / run_id
+
+
+def add_home_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--home`` flag every command that reads or writes the home folder takes."""
+    parser.add_argument("--home", metavar="DIR",
+                        help=f"home folder of indexes, runs and traces (default: ${SEARCHTRACE_HOME} or {DEFAULT_HOME})")
