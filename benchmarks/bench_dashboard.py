@@ -23,7 +23,7 @@ Prints measured figures only.
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import os
 import shutil
 import statistics
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "sample"
@@ -47,37 +46,42 @@ SOURCE = "sample-graph-20250601T000000-source"
 
 
 def real_run(home: Path) -> Path:
-    from searchtrace.evals import EvalSettings
-    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals import EvalSettings, RunFolder, run_eval
     from searchtrace.retriever.settings import resolve_config
-    from searchtrace.traces.setup import TraceSettings
+    from searchtrace.traces import TraceSettings
 
     out = home / "runs" / SOURCE
-    if (out / "run.json").exists():
+    if RunFolder(out).is_complete:
         return out
     return run_eval(EvalSettings(dataset=str(SAMPLE), mode="graph"), resolve_config(home=home, environ={}),
-                    out=out, progress=False, trace_settings=TraceSettings.resolve(environ={}))
+                    out=out, progress=False, trace_settings=TraceSettings.resolve(environ={})).path
 
 
 def perturbed_copy(source: Path, target: Path, rng: np.random.Generator, when: datetime) -> None:
+    """A copy of a run with noisy metrics and latencies, as another run of the same settings might give."""
+    from dataclasses import replace
+
+    from searchtrace.evals import RunFolder, latency_stage
+
     shutil.copytree(source, target)
-    summary = json.loads((source / "run.json").read_text())
-    frame = pd.read_parquet(source / "per_query.parquet")
-    metrics = list(summary["metrics"])
+    folder = RunFolder(target)
+    summary = folder.summary()
+    frame = folder.per_query()
+    metrics = list(summary.metrics)
     shift = rng.normal(0, 0.05)
     for m in metrics:
         noisy = frame[m] + shift + rng.normal(0, 0.05, len(frame))
         frame[m] = noisy.clip(0, 1).where(frame[m].notna())
     scale = rng.lognormal(0, 0.3)
-    for column in [c for c in frame if c.startswith("latency_")]:
+    for column in [c for c in frame.columns if latency_stage(str(c)) is not None]:
         frame[column] = frame[column] * scale * rng.lognormal(0, 0.1, len(frame))
-    frame.to_parquet(target / "per_query.parquet", index=False)
-    summary["run_id"] = target.name
-    summary["retriever"]["mode"] = "graph" if rng.random() < 0.7 else "fast"
-    summary["metrics"] = {m: round(float(frame[m].mean()), 6) for m in metrics}
-    summary["latency_ms"] = {s: {k: (round(v * scale, 3) if k != "n" else v) for k, v in p.items()}
-                             for s, p in summary["latency_ms"].items()}
-    (target / "run.json").write_text(json.dumps(summary, indent=2))
+    folder.write_tables(frame, folder.results())
+    folder.write_summary(replace(
+        summary, run_id=target.name,
+        retriever=replace(summary.retriever, mode="graph" if rng.random() < 0.7 else "fast"),
+        metrics={m: round(float(frame[m].mean()), 6) for m in metrics},
+        latency_ms={s: replace(p, p50=round(p.p50 * scale, 3), p95=round(p.p95 * scale, 3), p99=round(p.p99 * scale, 3))
+                    for s, p in summary.latency_ms.items()}))
     stamp = when.timestamp()
     os.utime(target / "run.json", (stamp, stamp))
 
@@ -253,12 +257,12 @@ def browser_ms(home: Path, repeats: int) -> dict[str, list[float]]:
             proc, url = _serve(home)
             try:
                 browser.open("about:blank")
-                timed("load Runs (fresh server)", lambda url=url: browser.open(url), READY)
+                timed("load Runs (fresh server)", functools.partial(browser.open, url), READY)
                 for phase in ("cold", "warm"):
                     for name in (NAV[1:] if phase == "cold" else NAV):
                         click = ("Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'))"
                                  f".find(a => a.innerText.trim() === '{name}').click()")
-                        timed(f"nav {phase} {name}", lambda click=click: browser.evaluate(click),
+                        timed(f"nav {phase} {name}", functools.partial(browser.evaluate, click),
                               f"document.querySelector('h1')?.innerText.trim() === '{name}' && {READY}")
             finally:
                 proc.terminate()

@@ -19,12 +19,14 @@ Measures, in one process:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,8 +63,9 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
             raise RuntimeError(r["error"])
 
     series = ("embed", *modes)
-    calls = {"embed": lambda q: st.encode([q], convert_to_numpy=True, normalize_embeddings=True)}
-    calls.update({m: (lambda q, m=m: search(q, m)) for m in modes})
+    calls: dict[str, Callable[[str], object]] = {
+        "embed": lambda q: st.encode([q], convert_to_numpy=True, normalize_embeddings=True)}
+    calls.update({m: functools.partial(search, mode=m) for m in modes})
     for q in queries[:10]:  # warm up
         for name in series:
             calls[name](q)

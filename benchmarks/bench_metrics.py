@@ -26,6 +26,7 @@ whose run has no tied scores.
 from __future__ import annotations
 
 import argparse
+import io
 import statistics
 import sys
 import tempfile
@@ -158,7 +159,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-ranx", action="store_true", help="skip ranx (not installed, or slow JIT)")
     args = ap.parse_args()
-    sys.stdout.reconfigure(line_buffering=True)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)
     with tempfile.TemporaryDirectory() as tmp:
         run, qrels = generate(Path(tmp), args.queries, args.depth, args.corpus)
         print(f"run: {args.queries} queries x {args.depth} docs ({run.stat().st_size / 1e6:.1f} MB)")

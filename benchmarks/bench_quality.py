@@ -98,7 +98,7 @@ def sweep_rows() -> list[Row]:
         for docs, weight in ((1, 0.5), (5, 0.5), (3, 1.0)):
             rows.append(Row(f"{mode}: feedback {docs} docs, weight {weight}", ds, mode,
                             {"feedback": {"docs": docs, "weight": weight}}))
-    graph = [("method expand (hop-decayed triples)", {"graph": {"method": "expand"}}),
+    graph: list[tuple[str, dict]] = [("method expand (hop-decayed triples)", {"graph": {"method": "expand"}}),
              ("PPR with RRF fusion", {"fusion": {"method": "rrf"}}),
              ("depth 3", {"graph": {"depth": 3}}),
              ("damping 0.3", {"graph": {"damping": 0.3}}), ("damping 0.7", {"graph": {"damping": 0.7}}),
@@ -117,20 +117,18 @@ def sweep_rows() -> list[Row]:
 
 
 def run(row: Row, shared: Path, home: Path, out: Path) -> dict:
-    from searchtrace.evals import EvalSettings
-    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals import EvalSettings, RunFolder, run_eval
     from searchtrace.retriever.settings import resolve_config
 
     metrics = SCIFACT_METRICS if row.dataset == "scifact" else MUSIQUE_METRICS
     config = resolve_config(home=home, search=row.search, environ={})
     key = hashlib.sha256(json.dumps([row.label, row.mode, row.search], sort_keys=True).encode()).hexdigest()[:10]
     folder = out / f"{row.dataset}-{row.mode}-{key}"
-    if not (folder / "run.json").exists():
+    if not RunFolder(folder).is_complete:
         settings = EvalSettings(dataset=str(shared / row.dataset), mode=row.mode, metrics=metrics, top_k=100)
         run_eval(settings, config, out=folder, progress=False)
-    summary = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    return {"row": row, "folder": folder, "metrics": summary["metrics"],
-            "p50": summary["latency_ms"]["total"]["p50"]}
+    summary = RunFolder(folder).summary()
+    return {"row": row, "folder": folder, "metrics": dict(summary.metrics), "p50": summary.latency_ms["total"].p50}
 
 
 def table(results: list[dict], dataset: str) -> str:

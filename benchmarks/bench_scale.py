@@ -136,16 +136,15 @@ def main() -> None:
     folder = run_eval(EvalSettings(dataset=str(root)), config, out=home / "runs" / "scale", embedder=embedder,
                       progress=False)
     eval_s = time.perf_counter() - started
-    run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    lat = run["latency_ms"]
+    run = folder.summary()
     report["eval"] = {
-        "seconds_incl_open": round(eval_s, 2), "run_wall_s": run["timings"]["wall_s"],
-        "queries_per_s": run["timings"]["queries_per_s"], "evaluated_queries": run["evaluated_queries"],
-        "errors": run["errors"], "mode": run["retriever"]["mode"], "metrics": run["metrics"],
-        "latency_ms_p50_p95": {k: [v["p50"], v["p95"]] for k, v in lat.items()
+        "seconds_incl_open": round(eval_s, 2), "run_wall_s": run.timings.wall_s,
+        "queries_per_s": run.timings.queries_per_s, "evaluated_queries": run.evaluated_queries,
+        "errors": run.errors, "mode": run.retriever.mode, "metrics": dict(run.metrics),
+        "latency_ms_p50_p95": {k: [v.p50, v.p95] for k, v in run.latency_ms.items()
                                if k in ("total", "dense", "keyword", "graph", "fuse", "shape")},
         "model_loaded": embedder._model is not None,
-        "run_folder": str(folder),
+        "run_folder": str(folder.path),
     }
     report["peak_rss_mib"] = {"index_and_eval_process": round(maxrss_mib(), 1),
                               "synth_and_vectors_child": report["prepare"]["maxrss_mib"]}

@@ -17,9 +17,9 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sized
 from datetime import timedelta
 from pathlib import Path
-from typing import Callable
 
 from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.sdk.resources import Resource
@@ -203,19 +203,20 @@ def main() -> None:
     print(f"\nreads at {store.count():,} traces, median of {args.repeats} (ms): same connection | new connection")
     for label, fn in reads.items():
         warm, fresh, result = timed(fn, store.path, args.repeats)
-        n = result if isinstance(result, int) else len(result)
+        n = result if isinstance(result, int) else len(result) if isinstance(result, Sized) else 0
         print(f"  {label:<36} {warm:8.2f} | {fresh:8.2f}  ({n} rows)")
 
-    warm, fresh = [], []
+    warm_ms: list[float] = []
+    fresh_ms: list[float] = []
     for trace_id in random.Random(1).sample(ids, 50):
-        for runs, reader in ((warm, store), (fresh, TraceStore(store.path).open())):
+        for runs, reader in ((warm_ms, store), (fresh_ms, TraceStore(store.path).open())):
             t = time.perf_counter()
             detail = reader.load_trace(trace_id)
             runs.append((time.perf_counter() - t) * 1000)
             assert detail is not None and len(detail.spans) == 11
         reader.close()
-    print(f"  {'load_trace (50 random ids)':<36} {statistics.median(warm):8.2f} | {statistics.median(fresh):8.2f}  "
-          f"(max {max(warm):.2f} | {max(fresh):.2f})")
+    print(f"  {'load_trace (50 random ids)':<36} {statistics.median(warm_ms):8.2f} | "
+          f"{statistics.median(fresh_ms):8.2f}  (max {max(warm_ms):.2f} | {max(fresh_ms):.2f})")
 
     if not args.no_prune:
         prune(store, len(ids))

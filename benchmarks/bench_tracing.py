@@ -97,7 +97,7 @@ def main() -> None:
     export_s = export_cpu_s() - export_before + flush_s
     handles.shutdown()
     wall = {k: np.array([w for w, _ in v]) for k, v in runs.items()}
-    cpu = {k: np.array([c for _, c in v]) for k, v in runs.items()}
+    cpu_ms = {k: np.array([c for _, c in v]) for k, v in runs.items()}
     p50_u, p50_t = float(np.median(wall["untraced"])), float(np.median(wall["traced"]))
     searches = len(runs["traced"])
     print(json.dumps({
@@ -109,7 +109,7 @@ def main() -> None:
         "traced_p95_ms": round(float(np.percentile(wall["traced"], 95)), 3),
         "overhead_p50_pct": round(100 * (p50_t - p50_u) / p50_u, 2),
         "paired_median_diff_ms": round(float(np.median(wall["traced"] - wall["untraced"])), 3),
-        "search_thread_cpu_p50_ms": {k: round(float(np.median(c)), 3) for k, c in cpu.items()},
+        "search_thread_cpu_p50_ms": {k: round(float(np.median(c)), 3) for k, c in cpu_ms.items()},
         "export_thread_cpu_per_search_ms": round(1000 * export_s / searches, 3),
         "spans_exported": {k: s.exported_spans for k, s in handles.stats().items()},
     }, indent=2))

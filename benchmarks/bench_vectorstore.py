@@ -84,7 +84,8 @@ def main() -> None:
             reqs = [qe.QueryRequest(limit=args.limit, query=q, with_payload=False) for q in queries]
             return lambda: store.shard.query_batch(qe.QueryBatchRequest(reqs))
 
-        cases: list[tuple[str, Callable[[int, int], Callable[[], object]], Callable[[int, int], Callable[[], object]]]] = [
+        Maker = Callable[[int, int], Callable[[], object]]
+        cases: list[tuple[str, Maker, Maker | None]] = [
             ("dense",
              lambda a, b: lambda: store.search_dense(q_dense[a:b], args.limit),
              lambda a, b: raw(_dense_queries(q_dense[a:b]))),

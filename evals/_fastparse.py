@@ -12,13 +12,9 @@ import re
 from typing import NamedTuple
 
 import numpy as np
-
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
-except ImportError:  # pragma: no cover - pyarrow is optional
-    pa = None
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
 __all__ = ["Columns", "parse_columns", "parse_tsv"]
 
@@ -45,7 +41,8 @@ def _normalize(data: bytes) -> bytes:
     return _LINE_EDGES.sub(b"\n", data).strip(b" ")
 
 
-def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], value: tuple[str, object]):
+def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], value: tuple[str, object]
+          ) -> pa.Table | None:
     types = {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
     try:
         return pcsv.read_csv(
@@ -65,7 +62,7 @@ def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], v
         return None
 
 
-def _encode(column) -> tuple[np.ndarray, np.ndarray] | None:
+def _encode(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
     """Vocabulary (object array, first-seen order) and int32 codes; None if an id is empty."""
     encoded = pc.dictionary_encode(column.combine_chunks())
     vocab = encoded.dictionary
@@ -75,7 +72,7 @@ def _encode(column) -> tuple[np.ndarray, np.ndarray] | None:
     return vocab.to_numpy(zero_copy_only=False), codes
 
 
-def _columns(table, ids: tuple[str, str], value: str) -> Columns | None:
+def _columns(table: pa.Table, ids: tuple[str, str], value: str) -> Columns | None:
     queries = _encode(table.column(ids[0]))
     docs = _encode(table.column(ids[1]))
     if queries is None or docs is None:
@@ -99,8 +96,6 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     Returns:
         The columns, or None when the fast path cannot vouch for the input.
     """
-    if pa is None:
-        return None
     names = [f"c{i}" for i in range(width)]
     ids = (names[id_columns[0]], names[id_columns[1]])
     value = (names[value_column], pa.float64() if kind == "float" else pa.int64())
@@ -121,7 +116,7 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
 
     Returns None when a field may carry whitespace to strip.
     """
-    if pa is None or any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
+    if any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
         return None
     names = ["c0", "c1", "c2"]
     ids = (names[id_columns[0]], names[id_columns[1]])

@@ -11,8 +11,10 @@ and 0/1 relevance labels. The outputs are the JSON-ready dicts ``load_calibratio
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
@@ -25,7 +27,7 @@ LOGISTIC_C = 1.0  # inverse L2 strength of sklearn's LogisticRegression (its def
 MAX_KNOTS = 100
 
 
-def _check(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _check(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(FEATURES):
@@ -41,7 +43,7 @@ def _check(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str] = FEATURES) -> dict:
+def fit_logistic(x: ArrayLike, y: ArrayLike, features: Sequence[str] = FEATURES) -> dict[str, Any]:
     """Logistic regression of the labels on ``features`` (L2, ``C = LOGISTIC_C``, lbfgs).
 
     Raises:
@@ -84,7 +86,7 @@ def compact_knots(
     return x[keep], y[keep]
 
 
-def fit_isotonic(x: np.ndarray, y: np.ndarray, feature: str = "dense", max_knots: int = MAX_KNOTS) -> dict:
+def fit_isotonic(x: ArrayLike, y: ArrayLike, feature: str = "dense", max_knots: int = MAX_KNOTS) -> dict[str, Any]:
     """Isotonic (increasing) regression of the labels on one feature, clipped outside the data.
 
     Knots are sklearn's thresholds (unique ``x``), compacted by

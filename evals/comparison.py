@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from rich.table import Table
@@ -84,7 +85,8 @@ def _side(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else 0.0, 0.0)
 
 
-def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regressed: int, **resampling) -> dict:
+def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regressed: int,
+         **resampling: Any) -> dict[str, Any]:
     diff = b - a
     worst = sorted((i for i in range(len(ids)) if diff[i] <= -TIE), key=lambda i: (diff[i], ids[i]))[:n_regressed]
     return dict(

@@ -46,8 +46,8 @@ def percentiles(per_query: Iterable[Mapping[str, float]], qs: tuple[int, ...] = 
     for row in per_query:
         for stage, ms in row.items():
             values[stage].append(ms)
-    out = {}
-    for stage, ms in sorted(values.items()):
-        arr = np.asarray(ms)
+    out: dict[str, dict[str, float]] = {}
+    for stage, stage_ms in sorted(values.items()):
+        arr = np.asarray(stage_ms)
         out[stage] = {f"p{q}": round(float(np.percentile(arr, q)), 3) for q in qs} | {"n": len(arr)}
     return out

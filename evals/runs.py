@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,8 @@ def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, names: np.ndarr
         order[big] = order[big][np.lexsort((-rank, group))]
 
 
-def _interned(query_ids: Iterable[str], doc_ids: Iterable[str], values: Sequence, what: str, value_name: str):
+def _interned(query_ids: Iterable[str], doc_ids: Iterable[str], values: Sequence[object] | np.ndarray, what: str,
+              value_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Intern both id columns and check them against the values: lengths, ids, no repeated pair."""
     queries, query_index = intern(query_ids)
     docs, doc_index = intern(doc_ids)
@@ -123,9 +125,10 @@ def _columns(nested: Mapping[str, Mapping[str, object]]) -> tuple[list, list, li
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
-def _nested(queries, docs, query_index, doc_index, values: list) -> dict[str, dict]:
+def _nested(queries: np.ndarray, docs: np.ndarray, query_index: np.ndarray, doc_index: np.ndarray,
+            values: list[Any]) -> dict[str, dict[str, Any]]:
     """Rows back to ``{query: {doc: value}}``, dicts in row order."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for q, d, v in zip(queries[query_index], docs[doc_index], values):
         out.setdefault(q, {})[d] = v
     return out

@@ -8,15 +8,22 @@ plain context-manager object rather than a generator.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from types import TracebackType
+from typing import Any, Literal
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.names import Stage
+from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
+
+Builder = Callable[..., Mapping[str, Any]]
+"""A pure attribute builder (``searchtrace.traces.attributes``)."""
 
 
 @dataclass
@@ -31,11 +38,12 @@ class StageSpans:
     """
 
     tracer: trace.Tracer
-    parent: object
-    deferred: object = None
+    parent: Context
+    deferred: DeferredAttributes | None = None
     degraded: list[str] = field(default_factory=list)
 
-    def record(self, span: trace.Span, builder, *args) -> None:
+    def record(self, span: trace.Span, builder: Builder, *args: Any) -> None:
+        """Set the attributes ``builder(*args)`` builds on ``span`` (now, or at export when deferred)."""
         record(span, builder, *args, deferred=self.deferred)
 
     def stage(self, name: Stage, attributes: Mapping[str, Any] | None = None) -> _Stage:
@@ -61,7 +69,8 @@ class _Stage:
                                                    set_status_on_exception=False)
         return self._span
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         span = self._span
         if isinstance(exc, Exception):
             span.record_exception(exc)
@@ -70,7 +79,7 @@ class _Stage:
         return False
 
 
-def record(span: trace.Span, builder, *args, deferred=None) -> None:
+def record(span: trace.Span, builder: Builder, *args: Any, deferred: DeferredAttributes | None = None) -> None:
     """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced).
 
     With ``deferred`` the builder runs at export time instead (``traces.deferred``).
@@ -82,7 +91,8 @@ def record(span: trace.Span, builder, *args, deferred=None) -> None:
             span.set_attributes(builder(*args))
 
 
-def record_snapshot(span: trace.Span, builder, *args, deferred=None) -> None:
+def record_snapshot(span: trace.Span, builder: Builder, *args: Any,
+                    deferred: DeferredAttributes | None = None) -> None:
     """Build the attributes now (of something the caller may change later), set them now or at export.
 
     With ``deferred`` only the SDK's per-value checks move to export time, off the search's path.
@@ -95,5 +105,6 @@ def record_snapshot(span: trace.Span, builder, *args, deferred=None) -> None:
 
 
 def trace_id(span: trace.Span) -> str:
+    """The span's trace id as 32 hex digits ("" for a non-recording span)."""
     ctx = span.get_span_context()
     return format(ctx.trace_id, "032x") if ctx.is_valid else ""

@@ -103,8 +103,17 @@ def features(fused: Fused, evidence: QueryEvidence) -> np.ndarray:
 
 
 class RelevanceModel(Protocol):
-    name: str
-    rank_only: bool
+    """Maps feature rows (columns in :class:`Feature` order) to relevance in 0-1."""
+
+    @property
+    def name(self) -> str:
+        """How relevance is computed: similarity, rank, logistic or isotonic."""
+        ...
+
+    @property
+    def rank_only(self) -> bool:
+        """True when relevance rests on ranks alone (it then never claims ``high``)."""
+        ...
 
     def predict(self, x: np.ndarray) -> np.ndarray: ...
 

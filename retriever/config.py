@@ -197,11 +197,11 @@ class GraphConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 problems.append(f"graph {name} must be an integer {low}-{high}, got {value!r}")
-        for name, low, high in (("damping", 0.0, 0.95), ("unnamed_seed_weight", 0.0, 1.0), ("hop_decay", 0.0, 1.0),
-                                ("seed_docs_weight", 0.0, 10.0)):
-            value = getattr(self, name)
-            if not _finite_at_least(value, low) or value > high:
-                problems.append(f"graph {name} must be a number {low}-{high}, got {value!r}")
+        for name, lowest, highest in (("damping", 0.0, 0.95), ("unnamed_seed_weight", 0.0, 1.0),
+                                      ("hop_decay", 0.0, 1.0), ("seed_docs_weight", 0.0, 10.0)):
+            number = getattr(self, name)
+            if not _finite_at_least(number, lowest) or number > highest:
+                problems.append(f"graph {name} must be a number {lowest}-{highest}, got {number!r}")
         if not _finite_at_least(self.timeout_s, 0.0) or self.timeout_s == 0:
             problems.append(f"graph timeout_s must be a number > 0, got {self.timeout_s!r}")
         if problems:

@@ -194,9 +194,21 @@ class EmbeddingCache:
 
 
 class DocumentEncoder(Protocol):
-    model_id: str
+    """What builds embeddings for the cache: passages (and queries) in batches."""
+
+    @property
+    def model_id(self) -> str: ...
 
     def encode_documents(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> np.ndarray: ...
+
+
+class Encoder(DocumentEncoder, Protocol):
+    """What the retriever embeds with: batches, and one query at a time."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
 
 
 class CachedEmbeddings(NamedTuple):

@@ -18,7 +18,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from searchtrace.retriever.graph.base import GraphStore
 from searchtrace.retriever.types import Document
 from searchtrace.retriever.vectorstore.base import PointRow, VectorStore
 from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
+
+if TYPE_CHECKING:
+    from searchtrace.retriever.embedding import Encoder
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +172,7 @@ def existing_index(dataset_dir: Path, config: RetrieverConfig, model_id: str) ->
     return path, dataset_fp, (path / "manifest.json").exists()
 
 
-def build_index(dataset: Dataset, config: RetrieverConfig, embedder, *, progress: bool = True,
+def build_index(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, *, progress: bool = True,
                 force: bool = False, make_store: StoreFactory | None = None) -> Path:
     """Index ``dataset`` unless an identical index exists; returns its folder.
 
@@ -244,7 +247,7 @@ def open_index(path: Path, config: RetrieverConfig, *, make_store: StoreFactory 
                      {d: i for i, d in enumerate(doc_ids)}, TermStats.load(path / "term_stats.npz"), vectors)
 
 
-def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder, *, progress: bool = True,
+def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder: Encoder, *, progress: bool = True,
                  force: bool = False) -> OpenIndex:
     """Load the dataset, build its index if needed, and open it."""
     path, _, complete = existing_index(dataset_dir, config, embedder.model_id)

@@ -22,6 +22,7 @@ from searchtrace.names import Mode, Stage
 from searchtrace.retriever import confidence as conf
 from searchtrace.retriever._spans import StageSpans, record, record_snapshot, trace_id
 from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.embedding import Encoder
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest
 from searchtrace.retriever.results import Answer, SearchDetail, filter_stage, query_evidence, shape_stage
@@ -32,6 +33,7 @@ from searchtrace.retriever.stages.rerank import IdentityReranker, Reranker
 from searchtrace.retriever.stages.validate import validate_request
 from searchtrace.retriever.traced_stages import TracedStages, payloads
 from searchtrace.retriever.types import FusionMethod
+from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -56,17 +58,17 @@ class Retriever:
             (``TraceHandles.deferred``): heavy attributes are then built at export.
     """
 
-    def __init__(self, index: OpenIndex, embedder, config: RetrieverConfig | None = None, *,
+    def __init__(self, index: OpenIndex, embedder: Encoder, config: RetrieverConfig | None = None, *,
                  tracer: trace.Tracer | None = None, relevance: conf.RelevanceModel | None = None,
                  reranker: Reranker | None = None, capture: attrs.CaptureConfig | None = None,
-                 deferred=None) -> None:
+                 deferred: DeferredAttributes | None = None) -> None:
         self.index = index
         self.embedder = embedder
         self.config = config or RetrieverConfig()
         self.tracer = tracer or trace.get_tracer("searchtrace")
         if relevance is None and self.config.confidence.calibration_path:
             relevance = conf.load_calibration(self.config.confidence.calibration_path)
-        self.relevance = relevance or conf.SimilarityRelevance()
+        self.relevance: conf.RelevanceModel = relevance or conf.SimilarityRelevance()
         self.reranker = reranker or IdentityReranker()
         self.capture = capture or attrs.CaptureConfig()
         self.deferred = deferred
@@ -157,7 +159,8 @@ class Retriever:
         fusion = self.config.fusion
         return fusion.enabled(Stage.DENSE) or fusion.method is FusionMethod.KEYWORD_THEN_DENSE
 
-    def _traced(self, request, query_vector, run_id, query_id, with_detail: bool) -> tuple[dict, SearchDetail | None]:
+    def _traced(self, request: Mapping[str, Any] | SearchRequest, query_vector: np.ndarray | None,
+                run_id: str | None, query_id: str | None, with_detail: bool) -> tuple[dict, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=attrs.span_kind(v.SEARCH_SPAN),
                                                record_exception=False, set_status_on_exception=False) as root:
@@ -194,7 +197,8 @@ class Retriever:
 
     # -- composition -------------------------------------------------------
 
-    def _search(self, request, root: trace.Span, query_vector, with_detail: bool) -> tuple[dict, SearchDetail | None]:
+    def _search(self, request: Mapping[str, Any] | SearchRequest, root: trace.Span, query_vector: np.ndarray | None,
+                with_detail: bool) -> tuple[dict, SearchDetail | None]:
         spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
         with spans.stage(Stage.VALIDATE):
             req = validate_request(request)
@@ -206,16 +210,16 @@ class Retriever:
 
         rw = run.rewrite(req, use_graph)
         vector = run.embed(rw, query_vector)
-        flt = payload_filter(req)
-        flt = None if flt.is_empty() else flt
+        requested = payload_filter(req)
+        flt = None if requested.is_empty() else requested
         dense_found = run.dense(vector, req.candidates, flt)
         keyword_found = run.keyword(rw, req.candidates, flt, use_graph)
-        first = [dense_found, keyword_found and keyword_found.candidates]  # the graph's seed passages come from these
-        g = run.graph(rw, depth if use_graph else 0, req.candidates, first)
+        keyword_list = keyword_found.candidates if keyword_found is not None else None
+        g = run.graph(rw, depth if use_graph else 0, req.candidates, [dense_found, keyword_list])  # seed passages
         if dense_found is None and keyword_found is None:
             raise BackendUnavailable("no dense or keyword search ran: " + ", ".join(spans.degraded) + " failed")
-        lists = [c for c in (dense_found, keyword_found and keyword_found.candidates, g.docs) if c is not None and len(c)]
-        if self.config.feedback.enabled and dense_found is not None and len(dense_found):
+        lists = [c for c in (dense_found, keyword_list, g.docs) if c is not None and len(c)]
+        if self.config.feedback.enabled and vector is not None and dense_found is not None and len(dense_found):
             dense_found, lists = run.feedback(vector, dense_found, lists, req.candidates, flt)
         evidence = query_evidence(dense_found, keyword_found)
         reranked = run.rerank(self.reranker, rw.query, run.fuse(lists, vector), req.top_k)

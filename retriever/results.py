@@ -16,13 +16,14 @@ from searchtrace.retriever import confidence as conf
 from searchtrace.retriever._spans import StageSpans
 from searchtrace.retriever.config import ConfidenceConfig
 from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.response import Result
 from searchtrace.retriever.retry_hints import retry_hints
 from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
 from searchtrace.retriever.stages.graph import GraphResult
 from searchtrace.retriever.stages.keyword import KeywordResult
 from searchtrace.retriever.stages.rewrite import Rewrite
-from searchtrace.retriever.types import Candidates
+from searchtrace.retriever.types import Candidates, Fused
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -87,7 +88,7 @@ def query_evidence(dense_found: Candidates | None, keyword_found: KeywordResult 
     )
 
 
-def relevance_of(model: conf.RelevanceModel, reranked: Candidates, lists: list[Candidates],
+def relevance_of(model: conf.RelevanceModel, reranked: Fused, lists: list[Candidates],
                  evidence: conf.QueryEvidence) -> tuple[np.ndarray, conf.RelevanceModel, np.ndarray]:
     """Relevance (0-1) of each reranked candidate, the model that gave it, and its features.
 
@@ -100,7 +101,7 @@ def relevance_of(model: conf.RelevanceModel, reranked: Candidates, lists: list[C
     return (model.predict(x) if len(reranked) else np.empty(0)), model, x
 
 
-def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchRequest, reranked: Candidates,
+def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchRequest, reranked: Fused,
                  lists: list[Candidates], evidence: conf.QueryEvidence, payloads: Payloads,
                  capture: attrs.CaptureConfig) -> Filtered:
     """Score relevance, then drop what the request's filters exclude."""
@@ -113,7 +114,7 @@ def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchReque
 
 
 def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
-                reranked: Candidates, lists: list[Candidates], kept: Filtered, payloads: Payloads,
+                reranked: Fused, lists: list[Candidates], kept: Filtered, payloads: Payloads,
                 confidence: ConfidenceConfig, trace_id: str) -> dict:
     """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
     with spans.stage(Stage.SHAPE):
@@ -141,14 +142,14 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         }
 
 
-def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> list[dict]:
+def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> list[Result]:
     rel = np.array([h.score for h in g.relations]) / max(h.score for h in g.relations)
     rel_scores = np.minimum(rel * best, best)  # a relation is never more relevant than the best chunk
     rel_bands = conf.bands(rel_scores, confidence, True)
     return [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
 
 
-def detail(lists: list[Candidates], reranked: Candidates, kept: Filtered,
+def detail(lists: list[Candidates], reranked: Fused, kept: Filtered,
            confidence: ConfidenceConfig) -> SearchDetail:
     """What an evaluation needs of one search (see :class:`SearchDetail`)."""
     keep = kept.outcome.keep

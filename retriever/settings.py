@@ -153,7 +153,8 @@ def merge(base: Sections, overrides: Mapping[str, Mapping[str, Any]] | None) -> 
     return out
 
 
-def _build(section: str, values: dict[str, Any], problems: list[str]):
+def _build(section: str, values: dict[str, Any], problems: list[str]) -> object | None:
+    """One section's config object, or None after noting its problems."""
     values = dict(values)
     try:
         if section == "fusion":
@@ -212,7 +213,7 @@ def config_json(value: Any) -> Any:
     return getattr(value, "value", value)
 
 
-def search_fingerprint(config) -> str:
+def search_fingerprint(config: RetrieverConfig) -> str:
     """A short hash of a ``RetrieverConfig``'s search settings (dense, fusion, feedback, graph, confidence)."""
     spec = {name: config_json(getattr(config, name)) for name in _ALLOWED}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]

@@ -8,8 +8,9 @@ others still answer. The retrieval logic itself lives in ``retriever.stages``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from opentelemetry import trace
@@ -28,7 +29,8 @@ from searchtrace.retriever.stages.graph import GraphResult, graph
 from searchtrace.retriever.stages.keyword import KeywordResult, keyword
 from searchtrace.retriever.stages.rerank import Reranker
 from searchtrace.retriever.stages.rewrite import Rewrite, rewrite
-from searchtrace.retriever.types import Candidates, FusionMethod, GraphMethod
+from searchtrace.retriever.types import Candidates, Fused, FusionMethod, GraphMethod
+from searchtrace.retriever.vectorstore.base import PayloadFilter
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -85,8 +87,8 @@ class TracedStages:
                 return query_vector
             return embed(self.embedder, rw.query)
 
-    def dense(self, vector: np.ndarray | None, limit: int, flt) -> Candidates | None:
-        if not self.config.fusion.enabled(Stage.DENSE):
+    def dense(self, vector: np.ndarray | None, limit: int, flt: PayloadFilter | None) -> Candidates | None:
+        if not self.config.fusion.enabled(Stage.DENSE) or vector is None:
             with self.spans.skipped(Stage.DENSE, SKIP_REASON):
                 return None
         with self.spans.stage(Stage.DENSE) as span:
@@ -94,12 +96,13 @@ class TracedStages:
                 found = dense(self.index.store, vector, limit, self.index.doc_ids, flt, self.parts_weight,
                               self.config.dense.parts_depth, self.index.vectors)
             except Exception as exc:
-                return self._degrade(span, Stage.DENSE, exc)
+                self._degrade(span, Stage.DENSE, exc)
+                return None
             span.set_attribute(v.DENSE_PARTS_WEIGHT, self.parts_weight)
             self._record_candidates(span, found)
             return found
 
-    def keyword(self, rw: Rewrite, limit: int, flt, use_graph: bool) -> KeywordResult | None:
+    def keyword(self, rw: Rewrite, limit: int, flt: PayloadFilter | None, use_graph: bool) -> KeywordResult | None:
         if not self.config.fusion.enabled(Stage.KEYWORD):
             with self.spans.skipped(Stage.KEYWORD, SKIP_REASON):
                 return None
@@ -109,18 +112,19 @@ class TracedStages:
                 found = keyword(self.index.store, self.index.bm25, self.index.term_stats, text, limit,
                                 self.index.doc_ids, flt)
             except Exception as exc:
-                return self._degrade(span, Stage.KEYWORD, exc)
+                self._degrade(span, Stage.KEYWORD, exc)
+                return None
             self._record_candidates(span, found.candidates)
             return found
 
-    def graph(self, rw: Rewrite, depth: int, limit: int, first: list[Candidates] = ()) -> GraphResult:
+    def graph(self, rw: Rewrite, depth: int, limit: int, first: Sequence[Candidates | None] = ()) -> GraphResult:
         """The graph stage; ``first``: the dense and keyword lists, whose fusion names the seed passages."""
         if depth > 0 and not self.config.fusion.enabled(Stage.GRAPH):
             with self.spans.skipped(Stage.GRAPH, SKIP_REASON):
                 return GraphResult.empty()
         with self.spans.stage(Stage.GRAPH, {v.DEPTH: depth}) as span:
             seed_docs = self._seed_docs(first) if depth > 0 else []
-            if depth == 0 or not (rw.entities or seed_docs):
+            if depth == 0 or self.index.graph is None or not (rw.entities or seed_docs):
                 return GraphResult.empty()
             span.set_attribute(v.GRAPH_METHOD, self.config.graph.method.value)
             span.set_attribute(v.GRAPH_SEED_DOCS, seed_docs)
@@ -134,7 +138,7 @@ class TracedStages:
             span.set_attribute(v.GRAPH_HITS, len(g.hits))
             return g
 
-    def _seed_docs(self, first: list[Candidates]) -> list[str]:
+    def _seed_docs(self, first: Sequence[Candidates | None]) -> list[str]:
         """The best ``graph.seed_docs`` ids of the dense and keyword lists fused (ppr, weight > 0 only)."""
         g = self.config.graph
         lists = [c for c in first if c is not None and len(c)]
@@ -151,7 +155,7 @@ class TracedStages:
         return best_ids(lists, f, n)
 
     def feedback(self, vector: np.ndarray, first: Candidates, lists: list[Candidates], limit: int,
-                 flt) -> tuple[Candidates, list[Candidates]]:
+                 flt: PayloadFilter | None) -> tuple[Candidates, list[Candidates]]:
         """Pseudo-relevance feedback: a second dense search from the first fusion's top documents.
 
         Returns the dense list now in force and the lists to fuse; a failure keeps the first ones.
@@ -171,7 +175,7 @@ class TracedStages:
         kept = [found if c.stage is Stage.DENSE else c for c in lists]
         return found, [c for c in kept if len(c)]
 
-    def fuse(self, lists: list[Candidates], vector: np.ndarray | None) -> Candidates:
+    def fuse(self, lists: list[Candidates], vector: np.ndarray | None) -> Fused:
         with self.spans.stage(Stage.FUSE) as span:
             fused = fuse(lists, self.config.fusion, self._dense_of(lists, vector))
             f = self.config.fusion
@@ -179,18 +183,18 @@ class TracedStages:
             self.spans.record(span, attrs.candidates, fused.ids, fused.scores, self.capture)
         return fused
 
-    def rerank(self, reranker: Reranker, query: str, fused: Candidates, top_k: int) -> Candidates:
+    def rerank(self, reranker: Reranker, query: str, fused: Fused, top_k: int) -> Fused:
         with self.spans.stage(Stage.RERANK) as span:
             reranked = reranker.rerank(query, fused, top_k)
             self.spans.record(span, attrs.rerank, reranker.name, top_k, fused.ids, fused.scores,
                               reranked.ids, reranked.scores, self.capture)
         return reranked
 
-    def _dense_of(self, lists: list[Candidates], vector) -> dict[str, float] | None:
+    def _dense_of(self, lists: list[Candidates], vector: np.ndarray | None) -> dict[str, float] | None:
         """Cosines of the keyword candidates, for keyword-then-dense fusion only."""
         if self.config.fusion.method is not FusionMethod.KEYWORD_THEN_DENSE or vector is None:
             return None
-        keyword_ids = next((c.ids for c in lists if c.stage is Stage.KEYWORD), [])
+        keyword_ids: Sequence[str] | np.ndarray = next((c.ids for c in lists if c.stage is Stage.KEYWORD), [])
         points = [self.index.point_of[i] for i in keyword_ids]
         rows = self.index.store.retrieve(points, with_vectors=True)
         return {p["id"]: float(vec @ vector) for _, p, vec in rows if vec is not None}
@@ -198,7 +202,7 @@ class TracedStages:
     def _record_candidates(self, span: trace.Span, found: Candidates) -> None:
         self.spans.record(span, attrs.candidates, found.ids, found.scores, self.capture, self._contents(found.ids))
 
-    def _contents(self, ids) -> list[str] | None:
+    def _contents(self, ids: Sequence[str] | np.ndarray) -> list[str] | None:
         """Texts of the recorded candidates, fetched only when content capture is on."""
         if not self.capture.capture_content:
             return None
@@ -207,8 +211,8 @@ class TracedStages:
         return [found.get(i, {}).get("text", "") for i in head]
 
     def _degrade(self, span: trace.Span, stage: Stage, exc: Exception) -> None:
+        """Record a failed stage on its span and in ``degraded``; the search goes on without it."""
         log.warning("%s stage failed, skipped: %s", stage.value, exc)
         span.record_exception(exc)
         span.set_status(Status(StatusCode.ERROR, str(exc)))
         self.spans.degraded.append(stage.value)
-        return None

@@ -272,14 +272,14 @@ def assert_matches_pytrec_eval(qrels: Qrels, run: Run, ks=(1, 3, 5, 10, 100)) ->
     ev = evaluate(qrels, run, metrics)
     qd, rd = qrels.to_dict(), run.to_dict()
     compared = [i for i, ok in enumerate(ev.retrieved) if ok]  # pytrec_eval skips queries without results
-    theirs = pytrec_eval.RelevanceEvaluator(qd, {m.trec_eval for m in ev.metrics}).evaluate(rd)
+    theirs = pytrec_eval.RelevanceEvaluator(qd, {str(m.trec_eval) for m in ev.metrics}).evaluate(rd)
     for metric in ev.metrics:
         got = ev[metric][compared]
-        want = np.array([theirs[ev.query_ids[i]][metric.trec_eval] for i in compared])
+        want = np.array([theirs[ev.query_ids[i]][str(metric.trec_eval)] for i in compared])
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-9, err_msg=str(metric))
     for k in ks:
         cut = pytrec_eval.RelevanceEvaluator(qd, {"recip_rank"}).evaluate(cut_run(run, k))
-        got = evaluate(qrels, run, [f"mrr@{k}"]).per_query[Metric("mrr", k)][compared]
+        got = evaluate(qrels, run, [f"mrr@{k}"]).per_query[Metric.parse(f"mrr@{k}")][compared]
         want = np.array([cut[ev.query_ids[i]]["recip_rank"] for i in compared])
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-9, err_msg=f"mrr@{k}")
     return len(compared)

@@ -24,6 +24,7 @@ from searchtrace.traces.setup import TraceSettings, make_tracer_provider
 
 def _value(any_value: AnyValue):
     kind = any_value.WhichOneof("value")
+    assert kind is not None
     if kind == "array_value":
         return tuple(_value(x) for x in any_value.array_value.values)
     return getattr(any_value, kind)

@@ -75,6 +75,7 @@ def test_files_and_readme_exist() -> None:
 
 def test_build_script_reproduces_the_committed_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = importlib.util.spec_from_file_location("build_sample", ROOT / "build_sample.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "build_sample", module)  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -176,7 +177,7 @@ def test_multi_hop_second_hop_is_lexically_hidden_but_linked(test_split, all_qre
 
 
 def test_triples_name_entities_as_written(test_split: Dataset, text_of: dict[str, str]) -> None:
-    spelled = collections.defaultdict(set)
+    spelled: collections.defaultdict[str, set[str]] = collections.defaultdict(set)
     for name, aliases in test_split.aliases.items():
         spelled[name] |= {name, *aliases}
         for alias in aliases:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Callable
 
 import numpy as np
@@ -55,7 +56,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path) -> Callable[[], VectorS
 
 
 @pytest.fixture
-def store(make_store) -> VectorStore:
+def store(make_store) -> Iterator[VectorStore]:
     s = make_store()
     s.create(DIM)
     s.upsert(_rows())

@@ -92,7 +92,8 @@ def fusion(method: str, k0: int, weights: Mapping[str, float]) -> dict[str, Attr
     }
 
 
-def rerank(name: str, top_k: int, in_ids, in_scores, out_ids, out_scores, capture: CaptureConfig) -> dict[str, AttributeValue]:
+def rerank(name: str, top_k: int, in_ids: Sequence[str], in_scores: Sequence[float], out_ids: Sequence[str],
+           out_scores: Sequence[float], capture: CaptureConfig) -> dict[str, AttributeValue]:
     """The reranker's input and output lists, compact like :func:`candidates`."""
     n = capture.max_candidates
     return {

@@ -22,7 +22,11 @@ from searchtrace.names import Band
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
 
-if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK: imported only by the subcommands
+if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
+    from rich.console import Console
+    from rich.text import Text
+    from rich.tree import Tree
+
     from searchtrace.traces.store import TraceStore
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
@@ -133,7 +137,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
 # -- rendering -------------------------------------------------------------------
 
 
-def span_tree(detail: TraceDetail):
+def span_tree(detail: TraceDetail) -> Tree:
     """A rich Tree of the trace's spans, children in start order."""
     from rich.tree import Tree
 
@@ -155,7 +159,7 @@ def span_tree(detail: TraceDetail):
     return tree
 
 
-def _span_label(span: SpanRecord):
+def _span_label(span: SpanRecord) -> Text:
     from rich.text import Text
 
     label = Text.assemble((span.name, "bold red" if span.status == "ERROR" else "bold"), f"  {span.duration_ms:.1f} ms")
@@ -204,7 +208,7 @@ _HIGHLIGHTS: list[tuple[str, Callable[[Any], str]]] = [
 ]
 
 
-def _console():
+def _console() -> Console:
     from rich.console import Console
 
     # Piped output is not cut to 80 columns: a line per span or trace, for grep and less.

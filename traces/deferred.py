@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Span
 
-Builder = Callable[..., dict]
+Builder = Callable[..., Mapping[str, Any]]
+"""A pure attribute builder (``searchtrace.traces.attributes``)."""
 
 
 class DeferredAttributes:
@@ -46,7 +48,7 @@ class DeferredAttributes:
                     self._pending.popitem(last=False)
             entry[1].append((builder, args))
 
-    def attributes(self, span_id: int) -> dict:
+    def attributes(self, span_id: int) -> dict[str, Any]:
         """Build the parked attributes of a span (once per consumer)."""
         with self._lock:
             entry = self._pending.get(span_id)
@@ -56,7 +58,7 @@ class DeferredAttributes:
             if entry[0] <= 0:
                 del self._pending[span_id]
             builders = list(entry[1])
-        out: dict = {}
+        out: dict[str, Any] = {}
         for builder, args in builders:
             out.update(builder(*args))
         return out
@@ -92,5 +94,5 @@ class MaterializingExporter(SpanExporter):
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)
 
-    def __getattr__(self, name: str):  # counters and names of the wrapped exporter
+    def __getattr__(self, name: str) -> Any:  # counters and names of the wrapped exporter
         return getattr(self.inner, name)

@@ -56,7 +56,7 @@ class TraceStore:
         self._inherited: list[sqlite3.Connection] = []
         if hasattr(os, "register_at_fork"):
             ref = weakref.ref(self)
-            os.register_at_fork(after_in_child=lambda: (store := ref()) is not None and store._after_fork())
+            os.register_at_fork(after_in_child=lambda: _after_fork(ref()))
 
     def open(self) -> TraceStore:
         """Create the folder and schema now rather than on first use."""
@@ -168,3 +168,8 @@ class TraceStore:
             conn.close()
             raise
         return conn
+
+
+def _after_fork(store: TraceStore | None) -> None:
+    if store is not None:
+        store._after_fork()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 import pandas as pd
 
 from searchtrace.dashboard.data.runs import load_run, per_query
+
+if TYPE_CHECKING:
+    from searchtrace.evals import Evaluation
 
 __all__ = ["RunComparison", "compare_runs", "evaluation_of"]
 
@@ -38,7 +41,7 @@ class RunComparison:
     same_dataset: bool
 
 
-def evaluation_of(frame: pd.DataFrame, metrics: list[str]):
+def evaluation_of(frame: pd.DataFrame, metrics: list[str]) -> Evaluation:
     """An :class:`searchtrace.evals.Evaluation` from a per-query table (its evaluated queries only)."""
     from searchtrace.evals import Evaluation
 

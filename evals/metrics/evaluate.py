@@ -61,12 +61,12 @@ def _evaluation(query_ids: np.ndarray, per_query: dict[Metric, np.ndarray], retr
     return Evaluation(query_ids, MappingProxyType(per_query), MappingProxyType(means), retrieved)
 
 
-def _depths(metrics: tuple[Metric, ...]) -> tuple[int | None, int]:
+def _depths(metrics: tuple[Metric, ...]) -> tuple[int | None, int | None]:
     """Ranks and ideal grades the metrics read (None: all)."""
     ks = [m.k for m in metrics]
-    depth = None if None in ks else max(ks, default=0)
+    depth = None if None in ks else max((k for k in ks if k is not None), default=0)
     ideal = [m.k for m in metrics if m.name is MetricName.NDCG]
-    return depth, (None if None in ideal else max(ideal, default=0))
+    return depth, (None if None in ideal else max((k for k in ideal if k is not None), default=0))
 
 
 def evaluate(qrels: Qrels, run: Run, metrics: Iterable[Metric | str] = DEFAULT_METRICS) -> Evaluation:

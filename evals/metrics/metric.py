@@ -81,6 +81,13 @@ _ALLOWED = ", ".join(
 )
 
 
+def _metric_name(name: object) -> MetricName:
+    try:
+        return MetricName(name)
+    except ValueError:
+        raise ValidationError(f"unknown metric {name!r}; allowed: {_ALLOWED}", field="metric") from None
+
+
 @dataclass(frozen=True, repr=False)
 class Metric:
     """A metric family and its cutoff; ``k=None`` means full depth."""
@@ -89,10 +96,7 @@ class Metric:
     k: int | None = None
 
     def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "name", MetricName(self.name))
-        except ValueError:
-            raise ValidationError(f"unknown metric {self.name!r}; allowed: {_ALLOWED}", field="metric") from None
+        object.__setattr__(self, "name", _metric_name(self.name))  # also accepts the name as a string
         cutoff = REGISTRY[self.name].cutoff
         if self.k is not None and (isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1):
             message = f"cutoff of {self.name.value} must be a positive integer, got {self.k!r}"
@@ -111,7 +115,7 @@ class Metric:
         if match is None:
             raise ValidationError(f"cannot parse metric {text!r}; allowed: {_ALLOWED}", field="metric")
         name, k = match.groups()
-        return cls(name.lower(), None if k is None else int(k))
+        return cls(_metric_name(name.lower()), None if k is None else int(k))
 
     @property
     def spec(self) -> MetricSpec:

@@ -14,12 +14,6 @@ import numpy as np
 
 from searchtrace.evals.runs import Qrels, Run
 
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-except ImportError:  # pragma: no cover - pyarrow is optional
-    pa = None
-
 __all__ = ["Ranking", "build_ranking"]
 
 
@@ -46,8 +40,11 @@ class Ranking:
 
 
 def lookup(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
-    """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join when present)."""
-    if pa is not None and len(values) > 1000:
+    """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join past 1,000 values)."""
+    if len(values) > 1000:
+        import pyarrow as pa  # imported here: a small run never pays for it
+        import pyarrow.compute as pc
+
         found = pc.index_in(pa.array(values, type=pa.string()), value_set=pa.array(vocab, type=pa.string()))
         return found.fill_null(-1).to_numpy().astype(np.int64)
     index = {v: i for i, v in enumerate(vocab.tolist())}

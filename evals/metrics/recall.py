@@ -11,9 +11,10 @@ __all__ = ["hit", "recall"]
 
 def recall(ranking: Ranking, k: int | None) -> np.ndarray:
     """Relevant documents in the top ``k`` (all ranks when None) over all relevant ones."""
-    return ranking.relevant[:, :k].sum(axis=1) / ranking.n_rel
+    found: np.ndarray = ranking.relevant[:, :k].sum(axis=1)
+    return np.asarray(found / ranking.n_rel, dtype=np.float64)
 
 
 def hit(ranking: Ranking, k: int | None) -> np.ndarray:
     """1.0 when a relevant document is in the top ``k``, else 0.0 (trec_eval ``success_k``)."""
-    return ranking.relevant[:, :k].any(axis=1).astype(np.float64)
+    return np.asarray(ranking.relevant[:, :k].any(axis=1), dtype=np.float64)

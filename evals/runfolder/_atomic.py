@@ -9,7 +9,7 @@ from pathlib import Path
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """Call ``write(tmp)`` for a temporary file beside ``path``, fsync it, and rename it over ``path``.
 
     On any failure the temporary file is removed and ``path`` is left as it was.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from searchtrace.errors import DataError
 
@@ -14,7 +14,6 @@ FORMAT_VERSION = 2
 """The run-folder format this code writes. Version 1 is the format before it carried a
 version (same files and keys, features as a list): read, never written."""
 
-T = TypeVar("T")
 _MISSING: Any = object()
 
 
@@ -50,33 +49,34 @@ class Fields:
             raise self.error(key, f"expected {kind}, got {value!r:.80}")
         return value
 
-    def str(self, key: str, default: Any = _MISSING) -> Any:
-        return self.get(key, lambda v: isinstance(v, str), "a string", default)
+    def text(self, key: str, default: Any = _MISSING) -> str:
+        return str(self.get(key, lambda v: isinstance(v, str), "a string", default))
 
-    def opt_str(self, key: str, default: str | None = None) -> str | None:
-        return self.get(key, lambda v: v is None or isinstance(v, str), "a string or null", default)  # type: ignore[no-any-return]
+    def opt_text(self, key: str, default: str | None = None) -> str | None:
+        value = self.get(key, lambda v: v is None or isinstance(v, str), "a string or null", default)
+        return None if value is None else str(value)
 
-    def int(self, key: str, default: Any = _MISSING) -> Any:
-        return self.get(key, _is_int, "an integer", default)
+    def integer(self, key: str, default: Any = _MISSING) -> int:
+        return int(self.get(key, _is_int, "an integer", default))
 
-    def float(self, key: str, default: Any = _MISSING) -> Any:
+    def number(self, key: str, default: Any = _MISSING) -> float:
         return float(self.get(key, _is_number, "a number", default))
 
-    def opt_float(self, key: str, default: float | None = None) -> float | None:
+    def opt_number(self, key: str, default: float | None = None) -> float | None:
         value = self.get(key, lambda v: v is None or _is_number(v), "a number or null", default)
         return None if value is None else float(value)
 
-    def bool(self, key: str, default: Any = _MISSING) -> Any:
-        return self.get(key, lambda v: isinstance(v, bool), "true or false", default)
+    def flag(self, key: str, default: Any = _MISSING) -> bool:
+        return bool(self.get(key, lambda v: isinstance(v, bool), "true or false", default))
 
-    def list(self, key: str, default: Any = _MISSING) -> list[Any]:
-        return self.get(key, lambda v: isinstance(v, list), "a list", default)  # type: ignore[no-any-return]
+    def array(self, key: str, default: Any = _MISSING) -> list[Any]:
+        return list(self.get(key, lambda v: isinstance(v, list), "a list", default))
 
-    def object(self, key: str, default: Any = _MISSING) -> Fields:
+    def obj(self, key: str, default: Any = _MISSING) -> Fields:
         value = self.get(key, lambda v: isinstance(v, dict), "an object", default)
         return Fields(value, self.path, self.line, f"{self.prefix}{key}.")
 
-    def opt_object(self, key: str) -> Fields | None:
+    def opt_obj(self, key: str) -> Fields | None:
         value = self.get(key, lambda v: v is None or isinstance(v, dict), "an object or null", None)
         return None if value is None else Fields(value, self.path, self.line, f"{self.prefix}{key}.")
 
@@ -85,6 +85,10 @@ class Fields:
         value = self.get(key, lambda v: isinstance(v, dict) and all(x is None or _is_number(x) for x in v.values()),
                          "an object of numbers", default)
         return {str(k): None if x is None else float(x) for k, x in value.items()}
+
+    def finite(self, key: str, default: Any = _MISSING) -> dict[str, float]:
+        """An object of numbers, by key (nulls left out)."""
+        return {k: v for k, v in self.numbers(key, default).items() if v is not None}
 
     def strings(self, key: str, default: Any = _MISSING) -> tuple[str, ...]:
         value = self.get(key, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),

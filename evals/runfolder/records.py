@@ -52,13 +52,13 @@ class RankedResult:
                            f"a list of {len(V1_FEATURES)} numbers")
             features = {name: float(x) for name, x in zip(V1_FEATURES, values)}
         else:
-            features = {k: float(v) for k, v in f.numbers("features").items() if v is not None}
-        return cls(doc_id=f.str("doc_id"), relevance=f.float("relevance"), band=_band(f, "band"),
-                   grade=f.int("grade"), features=features)
+            features = f.finite("features")
+        return cls(doc_id=f.text("doc_id"), relevance=f.number("relevance"), band=_band(f, "band"),
+                   grade=f.integer("grade"), features=features)
 
 
 def _band(f: Fields, key: str) -> Band:
-    value = f.str(key)
+    value = f.text(key)
     try:
         return Band(value)
     except ValueError:
@@ -71,14 +71,14 @@ def _gold_to_json(t: GoldTrace) -> dict[str, Any]:
 
 
 def _gold_from_json(f: Fields) -> GoldTrace:
-    lost = f.str("lost_at")
+    lost = f.text("lost_at")
     try:
         lost_at = LostAt(lost)
     except ValueError:
         raise f.error("lost_at", f"expected one of {', '.join(x.value for x in LostAt)}, got {lost!r}") from None
-    return GoldTrace(query_id=f.str("query_id"), doc_id=f.str("doc_id"), grade=f.int("grade"),
+    return GoldTrace(query_id=f.text("query_id"), doc_id=f.text("doc_id"), grade=f.integer("grade"),
                      stages=f.strings("stages"), fused_rank=f.get("fused_rank", _opt_int, "an integer or null"),
-                     filtered=f.bool("filtered"), final_rank=f.get("final_rank", _opt_int, "an integer or null"),
+                     filtered=f.flag("filtered"), final_rank=f.get("final_rank", _opt_int, "an integer or null"),
                      lost_at=lost_at)
 
 
@@ -151,18 +151,18 @@ class QueryOutcome:
         kg = f.get("kg", lambda v: v is None or (isinstance(v, list) and all(isinstance(t, dict) for t in v)),
                    "a list of triples", None)
         return cls(
-            query_id=f.str("query_id"), category=f.str("category", ""),
-            latency_ms={k: v for k, v in f.numbers("latency_ms", {}).items() if v is not None},
+            query_id=f.text("query_id"), category=f.text("category", ""),
+            latency_ms=f.finite("latency_ms", {}),
             ranking=_ranking(f, "ranking"),
             results=tuple(RankedResult.from_json(Fields(r, f.path, f.line, "results[]."), version)
-                          for r in f.list("results")),
-            best_score=f.float("bestScore"), no_confident=f.bool("noConfidentResults"),
-            bands=tuple(_band(Fields({"band": b}, f.path, f.line, "bands[]."), "band") for b in f.list("bands")),
-            weak=f.bool("weak", False), retry_hints=hints, kg=None if kg is None else tuple(kg), rewrite_terms=f.strings("rewrite_terms", ()),
-            degraded=f.strings("degraded", ()), trace_id=f.str("trace_id", ""),
+                          for r in f.array("results")),
+            best_score=f.number("bestScore"), no_confident=f.flag("noConfidentResults"),
+            bands=tuple(_band(Fields({"band": b}, f.path, f.line, "bands[]."), "band") for b in f.array("bands")),
+            weak=f.flag("weak", False), retry_hints=hints, kg=None if kg is None else tuple(kg), rewrite_terms=f.strings("rewrite_terms", ()),
+            degraded=f.strings("degraded", ()), trace_id=f.text("trace_id", ""),
             attribution=tuple(_gold_from_json(Fields(t, f.path, f.line, "attribution[]."))
-                              for t in f.list("attribution")),
-            error=f.opt_str("error"),
+                              for t in f.array("attribution")),
+            error=f.opt_text("error"),
         )
 
 
@@ -180,7 +180,7 @@ class RetryAttempt:
 
     @classmethod
     def from_json(cls, f: Fields) -> RetryAttempt:
-        return cls(f.str("variant"), f.str("text"), f.float("bestScore"), f.float("ms"))
+        return cls(f.text("variant"), f.text("text"), f.number("bestScore"), f.number("ms"))
 
 
 @dataclass(frozen=True)
@@ -212,9 +212,9 @@ class CorrectiveOutcome:
 
     @classmethod
     def from_json(cls, f: Fields) -> CorrectiveOutcome:
-        return cls(corrective_of=f.str("corrective_of"), chosen=f.str("chosen"), ranking=_ranking(f, "ranking"),
-                   best_score=f.float("bestScore"), added_ms=f.float("added_ms"),
-                   tried=tuple(RetryAttempt.from_json(Fields(t, f.path, f.line, "tried[].")) for t in f.list("tried")))
+        return cls(corrective_of=f.text("corrective_of"), chosen=f.text("chosen"), ranking=_ranking(f, "ranking"),
+                   best_score=f.number("bestScore"), added_ms=f.number("added_ms"),
+                   tried=tuple(RetryAttempt.from_json(Fields(t, f.path, f.line, "tried[].")) for t in f.array("tried")))
 
 
 JournalRecord = QueryOutcome | CorrectiveOutcome
@@ -228,7 +228,7 @@ def record_from_json(data: object, path: str, line: int) -> JournalRecord:
     """
     f = Fields(data, path, line)
     version = check_version(f.data, path, line)
-    kind = f.str("kind") if version >= 2 else ("corrective" if f.has("corrective_of") else "query")
+    kind = f.text("kind") if version >= 2 else ("corrective" if f.has("corrective_of") else "query")
     if kind == CorrectiveOutcome.kind:
         return CorrectiveOutcome.from_json(f)
     if kind == QueryOutcome.kind:

@@ -70,7 +70,7 @@ class EvalSettings:
         """
         f = Fields(data, path)
         check_version(f.data, path)
-        return cls(dataset=f.str("dataset"), split=f.opt_str("split"), mode=f.opt_str("mode"), top_k=f.int("top_k"),
-                   metrics=f.strings("metrics"), corrective=f.bool("corrective"), batch_size=f.int("batch_size"),
-                   attribution_k=f.int("attribution_k"), results_per_query=f.int("results_per_query"),
-                   retriever=f.str("retriever", ""))
+        return cls(dataset=f.text("dataset"), split=f.opt_text("split"), mode=f.opt_text("mode"), top_k=f.integer("top_k"),
+                   metrics=f.strings("metrics"), corrective=f.flag("corrective"), batch_size=f.integer("batch_size"),
+                   attribution_k=f.integer("attribution_k"), results_per_query=f.integer("results_per_query"),
+                   retriever=f.text("retriever", ""))

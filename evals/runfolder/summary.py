@@ -35,7 +35,7 @@ class DatasetInfo:
 
     @classmethod
     def from_json(cls, f: Fields) -> DatasetInfo:
-        return cls(f.str("name"), f.str("path", ""), f.opt_str("split"), f.str("fingerprint", ""), f.int("queries"))
+        return cls(f.text("name"), f.text("path", ""), f.opt_text("split"), f.text("fingerprint", ""), f.integer("queries"))
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class RetrieverInfo:
     @classmethod
     def from_json(cls, f: Fields) -> RetrieverInfo:
         config = {k: v for k, v in f.data.items() if k not in ("mode", "index")}
-        return cls(f.str("mode"), f.str("index", ""), config)
+        return cls(f.text("mode"), f.text("index", ""), config)
 
     def setting(self, *path: str) -> Any:
         """One value of the configuration, e.g. ``setting("fusion", "method")`` (None when absent)."""
@@ -75,7 +75,7 @@ class Timings:
 
     @classmethod
     def from_json(cls, f: Fields) -> Timings:
-        return cls(f.float("wall_s"), f.bool("resumed"), f.opt_float("queries_per_s"))
+        return cls(f.number("wall_s"), f.flag("resumed"), f.opt_number("queries_per_s"))
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,8 @@ class Attribution:
     def from_json(cls, f: Fields) -> Attribution:
         lost = f.get("lost_at", lambda v: isinstance(v, dict) and all(
             isinstance(x, int) and not isinstance(x, bool) for x in v.values()), "an object of counts")
-        recall = {k: float(v) for k, v in f.numbers("candidate_recall").items() if v is not None}
-        return cls(f.int("gold_documents"), recall, dict(lost))
+        recall = f.finite("candidate_recall")
+        return cls(f.integer("gold_documents"), recall, dict(lost))
 
 
 @dataclass(frozen=True)
@@ -144,14 +144,14 @@ class ConfidenceReport:
 
     @classmethod
     def from_json(cls, f: Fields) -> ConfidenceReport:
-        bp = f.object("band_precision")
+        bp = f.obj("band_precision")
         bands = {}
         for band in Band:
-            one = bp.object(band.value)
-            bands[band] = BandPrecision(one.opt_float("precision"), one.int("count"))
-        return cls(f.int("results"), bands, bp.bool("ordered"), f.opt_float("ece"), f.opt_float("brier"),
-                   f.opt_float("auroc"), f.opt_float("best_score_auroc_no_relevant"),
-                   f.opt_float("best_score_kendall_tau_ndcg10"))
+            one = bp.obj(band.value)
+            bands[band] = BandPrecision(one.opt_number("precision"), one.integer("count"))
+        return cls(f.integer("results"), bands, bp.flag("ordered"), f.opt_number("ece"), f.opt_number("brier"),
+                   f.opt_number("auroc"), f.opt_number("best_score_auroc_no_relevant"),
+                   f.opt_number("best_score_kendall_tau_ndcg10"))
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ class Abstention:
 
     @classmethod
     def from_json(cls, f: Fields) -> Abstention:
-        return cls(f.int("unanswerable"), f.int("flagged"), f.opt_float("precision"), f.float("recall"))
+        return cls(f.integer("unanswerable"), f.integer("flagged"), f.opt_number("precision"), f.number("recall"))
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ class Percentiles:
 
     @classmethod
     def from_json(cls, f: Fields) -> Percentiles:
-        return cls(f.float("p50"), f.float("p95"), f.float("p99"), f.int("n"))
+        return cls(f.number("p50"), f.number("p95"), f.number("p99"), f.integer("n"))
 
 
 @dataclass(frozen=True)
@@ -218,11 +218,8 @@ class CorrectiveReport:
     def from_json(cls, f: Fields) -> CorrectiveReport:
         chosen = f.get("chosen", lambda v: isinstance(v, dict), "an object of counts")
 
-        def numbers(key: str) -> dict[str, float]:
-            return {k: float(v) for k, v in f.numbers(key).items() if v is not None}
-
-        return cls(f.int("weak_queries"), f.int("changed_answers"), dict(chosen), numbers("metrics"),
-                   numbers("gain"), numbers("added_latency_ms"))
+        return cls(f.integer("weak_queries"), f.integer("changed_answers"), dict(chosen), f.finite("metrics"),
+                   f.finite("gain"), f.finite("added_latency_ms"))
 
 
 @dataclass(frozen=True)
@@ -291,26 +288,26 @@ class RunSummary:
         f = Fields(data, path)
         check_version(f.data, path)
         packages = f.get("packages", lambda v: isinstance(v, dict), "an object", {})
-        latency = f.object("latency_ms", {})
-        abstention = f.opt_object("abstention")
-        corrective = f.opt_object("corrective")
-        created = f.opt_str("created_at")
+        latency = f.obj("latency_ms", {})
+        abstention = f.opt_obj("abstention")
+        corrective = f.opt_obj("corrective")
+        created = f.opt_text("created_at")
         try:
             created_at = datetime.fromisoformat(created) if created else None
         except ValueError:
             raise f.error("created_at", f"expected an ISO 8601 time, got {created!r}") from None
         return cls(
-            run_id=f.str("run_id"), dataset=DatasetInfo.from_json(f.object("dataset")),
-            settings=EvalSettings.from_json(f.object("settings").data, path),
-            retriever=RetrieverInfo.from_json(f.object("retriever")),
+            run_id=f.text("run_id"), dataset=DatasetInfo.from_json(f.obj("dataset")),
+            settings=EvalSettings.from_json(f.obj("settings").data, path),
+            retriever=RetrieverInfo.from_json(f.obj("retriever")),
             packages={str(k): v if isinstance(v, str) else None for k, v in packages.items()},
-            python=f.str("python", ""), git_commit=f.opt_str("git_commit"),
-            timings=Timings.from_json(f.object("timings")), metrics=f.numbers("metrics"),
-            evaluated_queries=f.int("evaluated_queries"), attribution=Attribution.from_json(f.object("attribution")),
-            confidence=ConfidenceReport.from_json(f.object("confidence")),
+            python=f.text("python", ""), git_commit=f.opt_text("git_commit"),
+            timings=Timings.from_json(f.obj("timings")), metrics=f.numbers("metrics"),
+            evaluated_queries=f.integer("evaluated_queries"), attribution=Attribution.from_json(f.obj("attribution")),
+            confidence=ConfidenceReport.from_json(f.obj("confidence")),
             abstention=Abstention.from_json(abstention) if abstention else None,
-            latency_ms={stage: Percentiles.from_json(latency.object(stage)) for stage in latency.data},
-            errors=f.int("errors"),
+            latency_ms={stage: Percentiles.from_json(latency.obj(stage)) for stage in latency.data},
+            errors=f.integer("errors"),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
             created_at=created_at,
         )

@@ -48,7 +48,7 @@ def key_list(values: Iterable[str], field: str) -> list[str]:
     return out
 
 
-def build_rows(triples: Iterable[Triple], aliases: dict[str, Iterable[str]] | None = None) -> Rows:
+def build_rows(triples: Iterable[Triple], aliases: Mapping[str, Iterable[str]] | None = None) -> Rows:
     """Validate and key the input of ``GraphStore.load``.
 
     A triple whose subject or object normalizes to ``""`` or whose relation is

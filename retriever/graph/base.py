@@ -5,7 +5,7 @@ The same contract test suite (``tests/graph/test_contract.py``) runs on every ba
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol, runtime_checkable
+from typing import Iterable, Mapping, Protocol, runtime_checkable
 
 from searchtrace.retriever.types import Entity, GraphHit, Triple
 
@@ -31,7 +31,7 @@ class GraphStore(Protocol):
     def clear(self) -> None:
         """Remove every entity and relation this store owns."""
 
-    def load(self, triples: Iterable[Triple], aliases: dict[str, Iterable[str]] | None = None) -> int:
+    def load(self, triples: Iterable[Triple], aliases: Mapping[str, Iterable[str]] | None = None) -> int:
         """Add triples (batched); ``aliases`` maps an entity name to extra names. Returns triples written."""
 
     def match_entities(self, names: Iterable[str]) -> list[Entity]:

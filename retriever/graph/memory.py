@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +116,7 @@ class MemoryGraph:
     def clear(self) -> None:
         self._reset()
 
-    def load(self, triples: Iterable[Triple], aliases: dict[str, Iterable[str]] | None = None) -> int:
+    def load(self, triples: Iterable[Triple], aliases: Mapping[str, Iterable[str]] | None = None) -> int:
         """Add triples and aliases; returns the distinct valid triples given (see ``build_rows``)."""
         rows = build_rows(triples, aliases)
         for e in rows.entities:

@@ -15,7 +15,7 @@ lookups use the unique constraint's index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, LiteralString
 
 import neo4j
@@ -188,7 +188,7 @@ class Neo4jGraph:
         while self._run(DELETE_BATCH, {"n": self.batch_size}, write=True)[0]["n"] >= self.batch_size:
             pass
 
-    def load(self, triples: Iterable[Triple], aliases: dict[str, Iterable[str]] | None = None) -> int:
+    def load(self, triples: Iterable[Triple], aliases: Mapping[str, Iterable[str]] | None = None) -> int:
         """Merge entities, then relations, ``batch_size`` rows per query.
 
         Returns:

@@ -21,7 +21,7 @@ order of the input lists.
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -54,7 +54,8 @@ def _union(lists: Sequence[Candidates]) -> tuple[np.ndarray, dict[Stage, np.ndar
     return ids, rows
 
 
-def _components(lists: Sequence[Candidates], n: int, rows: dict[Stage, np.ndarray]):
+def _components(lists: Sequence[Candidates], n: int, rows: dict[Stage, np.ndarray]
+                ) -> tuple[dict[Stage, np.ndarray], dict[Stage, np.ndarray]]:
     components: dict[Stage, np.ndarray] = {}
     ranks: dict[Stage, np.ndarray] = {}
     for c in lists:
@@ -67,7 +68,8 @@ def _components(lists: Sequence[Candidates], n: int, rows: dict[Stage, np.ndarra
     return components, ranks
 
 
-def _ordered(ids: np.ndarray, scores: np.ndarray, components, ranks) -> Fused:
+def _ordered(ids: np.ndarray, scores: np.ndarray, components: dict[Stage, np.ndarray],
+             ranks: dict[Stage, np.ndarray]) -> Fused:
     # ids are sorted ascending, so a stable sort on -score breaks ties by id.
     order = np.argsort(-scores, kind="stable")
     return Fused(ids, scores, components, ranks).take(order)
@@ -120,7 +122,8 @@ def zscore(scores: np.ndarray) -> np.ndarray:
 NORMALIZERS = {FusionMethod.DBSF: dbsf, FusionMethod.ZSCORE: zscore, FusionMethod.WEIGHTED: minmax}
 
 
-def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float], normalize=minmax) -> Fused:
+def weighted_sum(lists: Sequence[Candidates], weights: dict[Stage, float],
+                 normalize: Callable[[np.ndarray], np.ndarray] = minmax) -> Fused:
     """Weighted sum of normalized scores; a stage that missed a document adds 0."""
     lists = canonical(lists)
     ids, rows = _union(lists)

@@ -11,7 +11,7 @@ from searchtrace.names import Stage
 from searchtrace.retriever.stages.dense import to_candidates
 from searchtrace.retriever.types import Candidates
 from searchtrace.retriever.vectorstore.base import PayloadFilter, VectorStore
-from searchtrace.retriever.vectorstore.bm25 import TermStats
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def name_words(text: str) -> list[str]:
     return [m.group() for m in words if m.start() > 0 or any(ch.isdigit() for ch in m.group())]
 
 
-def unknown_name_share(text: str, bm25, stats: TermStats) -> float:
+def unknown_name_share(text: str, bm25: Bm25Encoder, stats: TermStats) -> float:
     """IDF-weighted share of the query's name tokens that no document contains.
 
     A question about an entity the corpus has no record of cannot be answered
@@ -44,7 +44,7 @@ def unknown_name_share(text: str, bm25, stats: TermStats) -> float:
     return stats.unknown_share(bm25.encode_query(" ".join(names))) if names else 0.0
 
 
-def keyword(store: VectorStore, bm25, stats: TermStats, text: str, limit: int, doc_ids: np.ndarray,
+def keyword(store: VectorStore, bm25: Bm25Encoder, stats: TermStats, text: str, limit: int, doc_ids: np.ndarray,
             flt: PayloadFilter | None = None) -> KeywordResult:
     sparse = bm25.encode_query(text)
     if not sparse.indices:

@@ -117,12 +117,12 @@ def pagerank(graph: Subgraph, restart: np.ndarray, damping: float) -> np.ndarray
     degree[degree == 0] = 1.0  # a node no edge reaches sends nothing: any divisor will do
     base = (1.0 - damping) * s
     share, gap = np.empty(n), np.empty(n)
-    x = s
+    x: np.ndarray = s
     for _ in range(MAX_ITERATIONS):
         # Written with out= buffers and ufunc.reduce for speed; the arithmetic, and so every
         # bit of the result, is that of the formula in the module docstring, step by step.
         np.divide(x, degree, out=share)
-        nxt = np.bincount(src, weights=share[dst], minlength=n) if len(src) else np.zeros(n)
+        nxt: np.ndarray = np.bincount(src, weights=share[dst], minlength=n) if len(src) else np.zeros(n)
         np.multiply(nxt, damping, out=nxt)
         np.add(base, nxt, out=nxt)
         np.multiply(s, 1.0 - np.add.reduce(nxt), out=gap)

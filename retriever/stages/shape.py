@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from searchtrace.names import FUSED_STAGES, Band
+from searchtrace.names import FUSED_STAGES, Band, Stage
 from searchtrace.retriever.response import KgTriple, Metadata, Result
 from searchtrace.retriever.stages.graph import RelationHit
 from searchtrace.retriever.types import ComponentType, Fused, GraphHit
@@ -24,7 +24,7 @@ def metadata(payload: Mapping[str, Any]) -> Metadata:
     }
 
 
-def _num(x: float) -> float | None:
+def _num(x: float | None) -> float | None:
     return None if x is None or math.isnan(x) else round(float(x), 6)
 
 
@@ -40,8 +40,9 @@ def chunk_result(doc_id: str, payload: Mapping[str, Any], relevance: float, band
         "metadata": metadata(payload),
     }
     if debug and fused is not None:
-        comps = {s.value: _num(fused.components[s][row]) if s in fused.components else None for s in FUSED_STAGES}
-        result["score_components"] = {**comps, "fused": _num(fused.scores[row])}
+        comps = {s: _num(fused.components[s][row]) if s in fused.components else None for s in FUSED_STAGES}
+        result["score_components"] = {"dense": comps[Stage.DENSE], "keyword": comps[Stage.KEYWORD],
+                                      "graph": comps[Stage.GRAPH], "fused": _num(fused.scores[row])}
         result["ranks"] = {s.value: (int(fused.ranks[s][row]) or None) if s in fused.ranks else None
                            for s in FUSED_STAGES}
         result["ranks"]["fused"] = row + 1

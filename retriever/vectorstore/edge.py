@@ -51,7 +51,7 @@ def _point(row: PointRow) -> qe.Point:
 
 
 def _hits(points: list[qe.ScoredPoint]) -> list[Hit]:
-    return [Hit(p.id, p.score) for p in points]
+    return [Hit(int(p.id), p.score) for p in points]
 
 
 class EdgeStore:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from contextlib import contextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import httpx
@@ -42,10 +43,16 @@ _UNREACHABLE = (ResponseHandlingException, httpx.TransportError, ConnectionError
 to_server_filter = translator(Builders(
     match_value=lambda key, value: models.FieldCondition(key=key, match=models.MatchValue(value=value)),
     match_any=lambda key, values: models.FieldCondition(key=key, match=models.MatchAny(any=values)),
-    datetime_range=lambda key, gte, lt: models.FieldCondition(key=key, range=models.DatetimeRange(gte=gte, lt=lt)),
+    datetime_range=lambda key, gte, lt: models.FieldCondition(key=key, range=models.DatetimeRange(
+        gte=_instant(gte), lt=_instant(lt))),
     all_of=lambda must: models.Filter(must=must),
 ))
 """Translate a :class:`PayloadFilter` into a ``qdrant_client`` filter (``None`` if empty)."""
+
+
+def _instant(iso: str | None) -> datetime | None:
+    """An ISO 8601 bound of a date filter as the datetime the client's model expects."""
+    return None if iso is None else datetime.fromisoformat(iso)
 
 
 def _point(row: PointRow) -> models.PointStruct:
@@ -125,7 +132,8 @@ class ServerStore:
                 self.collection,
                 vectors_config=vectors,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-                **self._layout,
+                shard_number=self._layout.get("shard_number"),
+                replication_factor=self._layout.get("replication_factor"),
             )
             with warnings.catch_warnings():  # local mode warns that indexes are no-ops
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
@@ -168,7 +176,7 @@ class ServerStore:
     def _run(self, requests: list[models.QueryRequest]) -> list[list[Hit]]:
         with self._calling("searching"):
             responses = self.client.query_batch_points(self.collection, requests=requests)
-        return [[Hit(p.id, p.score) for p in r.points] for r in responses]
+        return [[Hit(int(p.id), p.score) for p in r.points] for r in responses]
 
     def search_dense(self, vectors: np.ndarray, limit: int, flt: PayloadFilter | None = None) -> list[list[Hit]]:
         """Nearest neighbours by cosine for each row of ``vectors`` (one request)."""

@@ -8,13 +8,14 @@ Folder names carry the UTC stamps the dashboard dates runs by.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
 
-RUNS = {
+RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "base": ("sample-graph-20250101T090000-base", {"mode": "graph"}),
     "fast": ("sample-fast-20250102T090000-fast", {"mode": "fast"}),
     "top20": ("sample-graph-20250103T090000-top20", {"mode": "graph", "top_k": 20}),

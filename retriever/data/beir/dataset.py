@@ -67,7 +67,8 @@ def load_dataset(root: str | Path, split: str | None = None) -> Dataset:
     queries = load_queries(root / "queries.jsonl")
     doc_ids = {d.id for d in docs}
     chosen = _choose_split(root, split)
-    qrels, report = ({}, QrelsReport())
+    qrels: dict[str, dict[str, int]] = {}
+    report = QrelsReport()
     if chosen is not None:
         qrels, report = filter_qrels(root / "qrels" / f"{chosen}.tsv", {q.id for q in queries}, doc_ids)
     triples: list[Triple] = []
