@@ -14,9 +14,9 @@ from searchtrace._lazy import exports
 if TYPE_CHECKING:
     from searchtrace.evals.calibration import fit_isotonic, fit_logistic
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
+    from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
     from searchtrace.evals.metrics import DEFAULT_METRICS, Evaluation, Metric, MetricName, evaluate, parse_metrics
-    from searchtrace.evals.run_eval import run_eval
     from searchtrace.evals.runfolder import (
         FORMAT_VERSION,
         Abstention,
@@ -61,7 +61,7 @@ _EXPORTS = {
     "MetricName": "searchtrace.evals.metrics",
     "evaluate": "searchtrace.evals.metrics",
     "parse_metrics": "searchtrace.evals.metrics",
-    "run_eval": "searchtrace.evals.run_eval",
+    "run_eval": "searchtrace.evals.evaluator",
     "Abstention": "searchtrace.evals.runfolder",
     "Attribution": "searchtrace.evals.runfolder",
     "BandPrecision": "searchtrace.evals.runfolder",

@@ -16,7 +16,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-__all__ = ["Columns", "parse_columns", "parse_tsv"]
+__all__ = ["ENABLED", "Columns", "parse_columns", "parse_tsv"]
+
+ENABLED = True
+"""False sends every file to the exact line reader (the tests compare the two paths)."""
 
 _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _SPACES = re.compile(rb" {2,}")
@@ -96,6 +99,8 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     Returns:
         The columns, or None when the fast path cannot vouch for the input.
     """
+    if not ENABLED:
+        return None
     names = [f"c{i}" for i in range(width)]
     ids = (names[id_columns[0]], names[id_columns[1]])
     value = (names[value_column], pa.float64() if kind == "float" else pa.int64())
@@ -116,6 +121,8 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
 
     Returns None when a field may carry whitespace to strip.
     """
+    if not ENABLED:
+        return None
     if any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
         return None
     names = ["c0", "c1", "c2"]

@@ -73,8 +73,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
+    from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.metrics import parse_metrics
-    from searchtrace.evals.run_eval import run_eval
     from searchtrace.evals.runfolder import EvalSettings
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
@@ -220,5 +220,5 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             bp = r["band_precision"]
             console.print(f"{when:>6} on {report['evaluated_on']}: ECE {r['ece']:.3f}  Brier {r['brier']:.3f}  "
                           + "  ".join(f"{b} {bp[b]['precision']:.2f} (n={bp[b]['count']})" if bp[b]["precision"]
-                                      is not None else f"{b} -" for b in ("high", "medium", "low")))
+                                      is not None else f"{b} -" for b in (band.value for band in Band)))
     return ExitCode.OK

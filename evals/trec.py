@@ -25,7 +25,7 @@ import numpy as np
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals import _fastparse
 from searchtrace.evals.runs import Qrels, Run, duplicate_row, intern
-from searchtrace.retriever.data.beir import load_qrels as load_beir_qrels
+from searchtrace.retriever import load_qrels as load_beir_qrels
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 

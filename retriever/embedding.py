@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
+from searchtrace import environment as env_names
 from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class Embedder:
     def load(self) -> SentenceTransformer:
         """Load the model (once) and return it."""
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers reads it
+            os.environ.setdefault(env_names.HF_HUB_OFFLINE, "1")  # before transformers reads it
             from sentence_transformers import SentenceTransformer
 
             path = self.model_path

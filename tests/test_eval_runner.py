@@ -20,7 +20,7 @@ SAMPLE = REPO / "datasets" / "sample"
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals.evaluator import run_eval
     from searchtrace.traces import TraceSettings
 
     out = tmp_path_factory.mktemp("runs") / "r1"

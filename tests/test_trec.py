@@ -35,7 +35,7 @@ def test_read_run_ranks_by_score_then_doc_id_descending(tmp_path):
 def test_fast_and_exact_paths_agree(tmp_path, monkeypatch):
     text = RUN + "q3 Q0 d9 1 -1e3 sys\n"
     fast = read_run(write(tmp_path, text))
-    monkeypatch.setattr(_fastparse, "pa", None)
+    monkeypatch.setattr(_fastparse, "ENABLED", False)
     exact = read_run(write(tmp_path, text))
     assert fast.to_dict() == exact.to_dict()
     assert list(fast.to_dict()["q1"]) == list(exact.to_dict()["q1"])
@@ -44,7 +44,7 @@ def test_fast_and_exact_paths_agree(tmp_path, monkeypatch):
 @pytest.mark.parametrize("fast", [True, False])
 def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, monkeypatch, fast):
     if not fast:
-        monkeypatch.setattr(_fastparse, "pa", None)
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
     text = "q1\tQ0\td1\t1\t3.0\tsys\r\n\n  q1  Q0 d2 2 2.0 sys  \r\n"
     assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"d1": 3.0, "d2": 2.0}}
 
@@ -65,7 +65,7 @@ def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, monkeypatch, fast):
 )
 def test_malformed_run_names_file_and_line(tmp_path, monkeypatch, fast, text, line, what):
     if not fast:
-        monkeypatch.setattr(_fastparse, "pa", None)
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
     path = write(tmp_path, text)
     with pytest.raises(DataError) as info:
         read_run(path)
@@ -105,7 +105,7 @@ def test_trec_qrels(tmp_path):
 )
 def test_malformed_trec_qrels(tmp_path, monkeypatch, fast, text, line, what):
     if not fast:
-        monkeypatch.setattr(_fastparse, "pa", None)
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
     with pytest.raises(DataError) as info:
         read_qrels(write(tmp_path, text))
     assert info.value.line == line and what in str(info.value)

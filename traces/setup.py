@@ -17,6 +17,7 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
+from searchtrace import environment as names
 from searchtrace.errors import ConfigError
 from searchtrace.home import Home
 from searchtrace.traces.attributes import CaptureConfig
@@ -25,14 +26,9 @@ from searchtrace.traces.exporter import ExportStats, SafeExporter, StoreSpanExpo
 from searchtrace.traces.openinference import OpenInferenceExporter
 from searchtrace.traces.store import TraceStore
 
-ENV_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
-ENV_OTLP = "SEARCHTRACE_OTLP"
-ENV_CAPTURE_QUERY = "SEARCHTRACE_CAPTURE_QUERY"
-ENV_CAPTURE_CONTENT = "SEARCHTRACE_CAPTURE_CONTENT"
-ENV_MAX_CANDIDATES = "SEARCHTRACE_MAX_CANDIDATES"
-OTLP_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
-OTLP_PROTOCOL_VARS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
-ATTRIBUTE_LIMIT_VARS = ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT")
+OTLP_ENDPOINT_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, names.OTEL_EXPORTER_OTLP_ENDPOINT)
+OTLP_PROTOCOL_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, names.OTEL_EXPORTER_OTLP_PROTOCOL)
+ATTRIBUTE_LIMIT_VARS = (names.OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, names.OTEL_ATTRIBUTE_COUNT_LIMIT)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 T = TypeVar("T")
 
@@ -77,23 +73,23 @@ class TraceSettings:
                 environ: Mapping[str, str] | None = None) -> TraceSettings:
         """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable."""
         env = os.environ if environ is None else environ
-        sdk_off = _flag(env, "OTEL_SDK_DISABLED") is True
+        sdk_off = _flag(env, names.OTEL_SDK_DISABLED) is True
         capture = CaptureConfig(
-            capture_query=_pick(capture_query, _flag(env, ENV_CAPTURE_QUERY), True),
-            capture_content=_pick(capture_content, _flag(env, ENV_CAPTURE_CONTENT), False),
-            max_candidates=_pick(max_candidates, _count(env, ENV_MAX_CANDIDATES), 100),
+            capture_query=_pick(capture_query, _flag(env, names.SEARCHTRACE_CAPTURE_QUERY), True),
+            capture_content=_pick(capture_content, _flag(env, names.SEARCHTRACE_CAPTURE_CONTENT), False),
+            max_candidates=_pick(max_candidates, _count(env, names.SEARCHTRACE_MAX_CANDIDATES), 100),
         )
         limit_from_env = any(env.get(k) for k in ATTRIBUTE_LIMIT_VARS)
-        queue = _pick(None, _count(env, "OTEL_BSP_MAX_QUEUE_SIZE"), 16_384)
+        queue = _pick(None, _count(env, names.OTEL_BSP_MAX_QUEUE_SIZE), 16_384)
         if queue < 1:
             raise ConfigError(f"OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1; got {queue}")
         return cls(
-            store=_pick(store, _flag(env, ENV_TRACE_STORE), not sdk_off),
-            otlp=_pick(otlp, _flag(env, ENV_OTLP), _otlp_default(env) and not sdk_off),
+            store=_pick(store, _flag(env, names.SEARCHTRACE_TRACE_STORE), not sdk_off),
+            otlp=_pick(otlp, _flag(env, names.SEARCHTRACE_OTLP), _otlp_default(env) and not sdk_off),
             protocol=_protocol(protocol or next((env[k] for k in OTLP_PROTOCOL_VARS if env.get(k)), None)),
             capture=capture,
-            service_name=service_name or env.get("OTEL_SERVICE_NAME") or "searchtrace",
-            schedule_delay_ms=_pick(None, _count(env, "OTEL_BSP_SCHEDULE_DELAY"), 1000),
+            service_name=service_name or env.get(names.OTEL_SERVICE_NAME) or "searchtrace",
+            schedule_delay_ms=_pick(None, _count(env, names.OTEL_BSP_SCHEDULE_DELAY), 1000),
             max_queue_size=queue,
             max_span_attributes=None if limit_from_env else attribute_limit(capture),
         )
@@ -180,7 +176,7 @@ def _pick(explicit: T | None, from_env: T | None, default: T) -> T:
 
 
 def _otlp_default(env: Mapping[str, str]) -> bool:
-    exporters = env.get("OTEL_TRACES_EXPORTER")
+    exporters = env.get(names.OTEL_TRACES_EXPORTER)
     if exporters:  # the standard switch, when set, decides
         return "otlp" in [e.strip().lower() for e in exporters.split(",")]
     return any(env.get(k) for k in OTLP_ENDPOINT_VARS)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from searchtrace.names import Band
+
 __all__ = ["band_precision", "best_vs_ndcg", "funnel", "latency_boxes", "latency_trend", "pair_scatter",
            "reliability", "risk_coverage", "trend", "waterfall"]
 
-BAND_COLORS = alt.Scale(domain=["high", "medium", "low"], range=["#2e7d32", "#f9a825", "#c62828"])
+BAND_ORDER = [b.value for b in Band]  # best first
+BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
 OUTCOME_COLORS = alt.Scale(domain=["win", "tie", "loss"], range=["#2e7d32", "#9e9e9e", "#c62828"])
 MAX_POINTS = 20_000  # larger tables are sampled: the browser draws every mark
 
@@ -72,7 +75,7 @@ def reliability(frame: pd.DataFrame) -> alt.Chart:
 def band_precision(frame: pd.DataFrame) -> alt.Chart:
     """Share of relevant results in each confidence band."""
     return alt.Chart(frame).mark_bar().encode(
-        x=alt.X("band:N", sort=["high", "medium", "low"]), y=alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("band:N", sort=BAND_ORDER), y=alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("band:N", scale=BAND_COLORS, legend=None),
         tooltip=["band", alt.Tooltip("precision:Q", format=".3f"), "count"]).properties(height=320)
 

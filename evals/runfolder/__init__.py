@@ -19,8 +19,7 @@ from searchtrace.evals.runfolder.records import (
     RetryAttempt,
     record_from_json,
 )
-from searchtrace.evals.runfolder.settings import EvalSettings
-from searchtrace.evals.runfolder.summary import (
+from searchtrace.evals.runfolder.sections import (
     Abstention,
     Attribution,
     BandPrecision,
@@ -29,9 +28,10 @@ from searchtrace.evals.runfolder.summary import (
     DatasetInfo,
     Percentiles,
     RetrieverInfo,
-    RunSummary,
     Timings,
 )
+from searchtrace.evals.runfolder.settings import EvalSettings
+from searchtrace.evals.runfolder.summary import RunSummary
 from searchtrace.evals.runfolder.tables import (
     RESULT_COLUMNS,
     feature_column,

@@ -31,7 +31,7 @@ def run_ids() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def dashboard_home(tmp_path_factory, model) -> Path:
     """The home folder: ``runs/`` with the three runs, ``traces.sqlite`` with their 300 traces."""
-    from searchtrace.evals.run_eval import run_eval
+    from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.runfolder import EvalSettings
     from searchtrace.retriever.settings import resolve_config
     from searchtrace.traces import TraceSettings

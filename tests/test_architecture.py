@@ -1,0 +1,206 @@
+"""The shape of the package, checked from its source: layers, no cycles, APIs through ``__init__``, one definition each.
+
+Imports are read with ``ast`` from every module of ``searchtrace`` (those inside
+functions and under ``TYPE_CHECKING`` too), so a lazy import cannot hide a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import typing
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "searchtrace"
+PACKAGES = ("retriever", "traces", "evals", "dashboard")
+FLOOR = "floor"  # the modules directly in searchtrace/ but the CLI root
+ROOF = "roof"  # searchtrace.cli and __main__
+
+#: What each layer may import; nothing imports the roof, so the layers cannot form a cycle.
+ALLOWED = {
+    FLOOR: {FLOOR},
+    "traces": {FLOOR, "traces"},
+    "retriever": {FLOOR, "traces", "retriever"},
+    "evals": {FLOOR, "traces", "retriever", "evals"},
+    "dashboard": {FLOOR, "traces", "retriever", "evals", "dashboard"},
+    ROOF: {FLOOR, ROOF, *PACKAGES},
+}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (the subpackages through their symlinks)."""
+    out = {}
+    paths = [Path(folder) / f for folder, _, files in os.walk(PACKAGE, followlinks=True) for f in files]
+    for path in sorted(p for p in paths if p.suffix == ".py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in PACKAGES:
+        return parts[1]
+    return ROOF if module in ("searchtrace.cli", "searchtrace.__main__") else FLOOR
+
+
+def _resolve(module: str, level: int, base: str | None, is_package: bool) -> str:
+    if level == 0:
+        return base or ""
+    anchor = module.split(".")
+    anchor = anchor[: len(anchor) - level + (1 if is_package else 0)]
+    return ".".join([*anchor, base] if base else anchor)
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, str | None, int]]:
+    """(imported module, name taken from it or None, line) of every import statement in the module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    out: list[tuple[str, str | None, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, None, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, node.level, node.module, is_package)
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                out.append((submodule, None, node.lineno) if submodule in MODULES else (target, alias.name, node.lineno))
+    return [(m, n, line) for m, n, line in out if m == "searchtrace" or m.startswith("searchtrace.")]
+
+
+EDGES = {module: _imports(module, path) for module, path in MODULES.items()}
+
+
+def test_every_import_of_ours_names_a_module_that_exists():
+    missing = [f"{m} line {line}: {target}" for m, edges in EDGES.items() for target, _, line in edges
+               if target not in MODULES]
+    assert not missing, missing
+
+
+def test_layers_import_only_downward():
+    wrong = [f"{m} ({_layer(m)}) line {line} imports {target} ({_layer(target)})"
+             for m, edges in EDGES.items() for target, _, line in edges
+             if _layer(target) not in ALLOWED[_layer(m)]]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_other_packages_import_only_what_a_package_exports():
+    """``from searchtrace.<pkg> import name`` with ``name`` in its ``__all__``; the roof alone may import ``<pkg>.cli``."""
+    wrong = []
+    for m, edges in EDGES.items():
+        for target, name, line in edges:
+            if _layer(target) in (_layer(m), FLOOR) or _layer(target) == ROOF:
+                continue
+            package = f"searchtrace.{_layer(target)}"
+            exported = importlib.import_module(package).__all__
+            if _layer(m) == ROOF and target == f"{package}.cli":
+                continue
+            if target == package and name in exported:
+                continue
+            if target.startswith(package + ".") and target.rsplit(".", 1)[1] in exported and name is None:
+                continue  # a submodule the package exports as API (searchtrace.traces.vocabulary)
+            wrong.append(f"{m} line {line}: {target}{'.' + name if name else ''} is not in {package}.__all__")
+    assert not wrong, "\n".join(wrong)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph``, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycle_between_or_inside_packages():
+    between: dict[str, set[str]] = defaultdict(set)
+    inside: dict[str, set[str]] = defaultdict(set)
+    for m, edges in EDGES.items():
+        for target, _, _ in edges:
+            if _layer(target) != _layer(m):
+                between[_layer(m)].add(_layer(target))
+            elif target != m:
+                inside[m].add(target)
+    assert _cycle(between) is None, _cycle(between)
+    assert _cycle(inside) is None, " -> ".join(_cycle(inside) or [])
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set(), "c": {"b"}}) is None
+
+
+@pytest.mark.parametrize("package", PACKAGES[:3])
+def test_lazy_exports_agree_and_resolve(package):
+    """Each name in ``__all__`` is in the lazy table and the ``TYPE_CHECKING`` imports, and loads."""
+    module = importlib.import_module(f"searchtrace.{package}")
+    path = MODULES[f"searchtrace.{package}"]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    checked = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If)
+               for sub in ast.walk(node) if isinstance(sub, ast.ImportFrom) for alias in sub.names}
+    table = module._EXPORTS
+    assert set(module.__all__) == checked, set(module.__all__) ^ checked
+    assert set(table) <= set(module.__all__) and set(module.__all__) - set(table) <= {
+        n for n in module.__all__ if f"searchtrace.{package}.{n}" in MODULES}
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+        assert f"searchtrace.{package}.{name}" not in MODULES or name not in table, f"{name} shadows a submodule"
+
+
+def _constants(path: Path) -> list[object]:
+    """Every constant in a module's code (docstrings, and the strings that document attributes, left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    prose = {id(node.value) for node in ast.walk(tree)
+             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and id(node) not in prose]
+
+
+def _defined_in(predicate: typing.Callable[[object], bool]) -> list[str]:
+    return sorted({name for name, path in MODULES.items() if any(predicate(c) for c in _constants(path))})
+
+
+def test_each_concept_is_defined_in_one_module():
+    """The home default, the embedding cache's path, the stage list and the band thresholds: once each."""
+    assert _defined_in(lambda c: isinstance(c, str) and ".searchtrace" in c and "://" not in c) == ["searchtrace.home"]
+    assert _defined_in(lambda c: c == "embeddings.sqlite") == ["searchtrace.home"]
+    assert _defined_in(lambda c: c in ("rewrite", "rerank", "validate")) == ["searchtrace.names"]
+    assert _defined_in(lambda c: c in (0.65, 0.35)) == ["searchtrace.retriever.config"]
+    # the response's TypedDict spells the labels as a Literal: pinned to the enum by the next test
+    assert _defined_in(lambda c: c == "medium") == ["searchtrace.names", "searchtrace.retriever.response"]
+
+
+def test_the_response_type_names_the_bands_of_the_enum():
+    from searchtrace.names import Band
+    from searchtrace.retriever.response import Result
+
+    band = typing.get_type_hints(Result)["confidenceBand"]
+    assert typing.get_args(band) == tuple(b.value for b in Band)
+
+
+def test_the_cli_roof_is_imported_by_nothing():
+    importers = [m for m, edges in EDGES.items() for target, _, _ in edges if target == "searchtrace.cli"
+                 and m != "searchtrace.__main__"]
+    assert importers == []
