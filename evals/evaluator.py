@@ -102,7 +102,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
             from searchtrace.evals.corrective import run_corrective
             run_corrective(ctx, progress)
     finally:
-        handles.shutdown()
+        handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     return finalize(ctx, time.perf_counter() - started, resuming)
 

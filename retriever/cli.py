@@ -106,7 +106,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         response = retriever.search(request)
     finally:
         retriever.index.close()
-        handles.shutdown()  # flushes the trace to the local store (and OTLP when configured)
+        handles.close(trace_settings.exit_timeout_s)  # the store in full; a collector for a bounded time
     if args.json:
         print(json.dumps(response, indent=2, ensure_ascii=False))
     else:

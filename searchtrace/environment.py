@@ -35,6 +35,7 @@ __all__ = [
     "SEARCHTRACE_HOME",
     "SEARCHTRACE_MAX_CANDIDATES",
     "SEARCHTRACE_OTLP",
+    "SEARCHTRACE_OTLP_EXIT_TIMEOUT",
     "SEARCHTRACE_RETRIEVER_CONFIG",
     "SEARCHTRACE_TRACE_STORE",
     "TOKENIZERS_PARALLELISM",
@@ -62,6 +63,10 @@ SEARCHTRACE_CAPTURE_CONTENT = "SEARCHTRACE_CAPTURE_CONTENT"
 
 SEARCHTRACE_MAX_CANDIDATES = "SEARCHTRACE_MAX_CANDIDATES"
 """Most candidates recorded per stage span (default 100)."""
+
+SEARCHTRACE_OTLP_EXIT_TIMEOUT = "SEARCHTRACE_OTLP_EXIT_TIMEOUT"
+"""Seconds a command waits, as it exits, for an OTLP collector to take its last spans (default 1);
+what is not sent by then is counted and reported, never waited for."""
 
 # --- backends ---------------------------------------------------------------
 

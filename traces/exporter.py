@@ -3,7 +3,9 @@
 Exports run on the BatchSpanProcessor's worker thread, off the search's path.
 Here every failure (a locked store, a full disk, a dead collector, a bug) is
 caught, counted and logged once per kind, and the batch is reported as
-``FAILURE`` so the SDK drops it.
+``FAILURE`` so the SDK drops it. A store locked by another process is waited
+for (the write is retried for up to ``retry_s``) before that; a damaged store
+is set aside and a new one started, once.
 """
 
 from __future__ import annotations
@@ -124,21 +126,52 @@ class StoreSpanExporter(_CountingExporter):
 
     Args:
         store: the store; it connects on the first export, in the exporting thread.
+        retry_s: how long a batch keeps retrying while another process holds the store's lock.
     """
 
-    def __init__(self, store: TraceStore) -> None:
+    def __init__(self, store: TraceStore, *, retry_s: float = 30.0) -> None:
         super().__init__(f"store {store.path}")
         self.store = store
+        self.retry_s = retry_s
         self._shutdown = False
+        self._set_aside = False
+        self.last_failure: FailureKind | None = None
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
             return self._counters.dropped(len(spans))
+        deadline, pause = time.monotonic() + self.retry_s, 0.05
+        while True:
+            try:
+                self.store.write(spans)
+            except Exception as exc:  # noqa: BLE001 - telemetry never breaks the work it observes
+                kind = failure_kind(exc)
+                if kind is FailureKind.LOCKED and time.monotonic() < deadline:
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
+                    continue
+                if kind is FailureKind.CORRUPT and not self._set_aside and self._replace_damaged(exc):
+                    continue
+                self.last_failure = kind
+                return self._counters.failed(kind, len(spans), exc)
+            return self._counters.ok(len(spans))
+
+    def _replace_damaged(self, exc: BaseException) -> bool:
+        """Move a damaged store aside and start a new one (once per exporter); True when done."""
+        from searchtrace.traces.repair import set_aside
+
+        self._set_aside = True
         try:
-            self.store.write(spans)
-        except Exception as exc:  # noqa: BLE001 - telemetry never breaks the work it observes
-            return self._counters.failed(failure_kind(exc), len(spans), exc)
-        return self._counters.ok(len(spans))
+            self.store.close()
+            aside = set_aside(self.store.path)
+        except OSError as err:
+            log.warning("the trace store %s is damaged (%s) and cannot be moved aside: %s", self.store.path, exc, err)
+            return False
+        self.store.reset()
+        log.warning("the trace store %s was damaged (%s): moved to %s and a new one started; "
+                    "`searchtrace traces repair` copies what it can of the old one into the new",
+                    self.store.path, exc, aside)
+        return True
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True  # every export commits before returning
@@ -188,7 +221,8 @@ class SafeExporter(_CountingExporter):
         else:
             if result is SpanExportResult.SUCCESS:
                 return self._counters.ok(len(spans))
-            kind, detail = FailureKind.REJECTED, "the exporter reported FAILURE"
+            said = self._quiet.first_message()
+            kind, detail = FailureKind.REJECTED, f"the exporter gave up{f' ({said})' if said else ''}"
         self._resume_at = now + self.cooldown_s
         return self._counters.failed(kind, len(spans), detail)
 
@@ -197,6 +231,10 @@ class SafeExporter(_CountingExporter):
             return bool(self.inner.force_flush(timeout_millis))
         except Exception:  # noqa: BLE001
             return False
+
+    def stop_waiting(self) -> None:
+        """Drop every batch from now on, at once: the process is exiting and waits for no collector."""
+        self._resume_at = float("inf")
 
     def shutdown(self) -> None:
         try:
@@ -209,14 +247,20 @@ class SafeExporter(_CountingExporter):
 
 
 class _RepeatFilter(logging.Filter):
-    """While active on a thread, lets each message of an exporter's loggers through once."""
+    """While active on a thread, keeps an exporter's own log records off the log.
+
+    Its retries and their backoff, then its final error, would be several lines for
+    one cause; the first message is kept, for the one warning ``SafeExporter`` writes.
+    """
 
     def __init__(self, exporter_type: type) -> None:
         super().__init__()
         self._active = threading.local()
-        self._seen: set[tuple[str, object]] = set()
-        modules = {c.__module__ for c in exporter_type.__mro__ if c.__module__.startswith("opentelemetry.exporter")}
-        self._loggers = [logging.getLogger(m) for m in sorted(modules)]
+        self._first: str | None = None
+        # The exporter logs through its modules' loggers (and their helpers'), all imported by now.
+        modules = {c.__module__ for c in exporter_type.__mro__} | {
+            name for name in logging.root.manager.loggerDict if name.startswith("opentelemetry.exporter")}
+        self._loggers = [logging.getLogger(m) for m in sorted(modules) if m.startswith("opentelemetry.exporter")]
         for logger in self._loggers:
             logger.addFilter(self)
 
@@ -229,11 +273,14 @@ class _RepeatFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not getattr(self._active, "on", False):
             return True
-        key = (record.name, record.msg)
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
+        if self._first is None and record.levelno >= logging.WARNING:
+            self._first = record.getMessage()[:300]
+        return False
+
+    def first_message(self) -> str | None:
+        """The first warning the exporter logged since the last call (then forgotten)."""
+        first, self._first = self._first, None
+        return first
 
     def remove(self) -> None:
         for logger in self._loggers:

@@ -8,13 +8,16 @@ OTLP exporters read the standard ``OTEL_EXPORTER_OTLP_*`` variables themselves
 from __future__ import annotations
 
 import enum
+import logging
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Mapping, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from opentelemetry.context import Context
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
-from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from searchtrace import environment as names
@@ -31,6 +34,7 @@ OTLP_PROTOCOL_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, names.OTEL_EXPOR
 ATTRIBUTE_LIMIT_VARS = (names.OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, names.OTEL_ATTRIBUTE_COUNT_LIMIT)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class OtlpProtocol(str, enum.Enum):
@@ -55,6 +59,10 @@ class TraceSettings:
             spans when an eval ran searches back to back on a loaded machine).
         max_span_attributes: the SDK's attribute cap per span; None leaves it to the
             OTEL_*ATTRIBUTE_COUNT_LIMIT variables (SDK default 128, too few for 100 candidates).
+        exit_timeout_s: how long a command waits at exit for an OTLP collector
+            (SEARCHTRACE_OTLP_EXIT_TIMEOUT, else 1 s); see :meth:`TraceHandles.close`.
+        store_retry_s: how long a batch keeps retrying while another process holds the
+            store's write lock, before its spans are dropped (and counted).
     """
 
     store: bool = True
@@ -65,6 +73,8 @@ class TraceSettings:
     schedule_delay_ms: int = 1000
     max_queue_size: int = 16_384
     max_span_attributes: int | None = None
+    exit_timeout_s: float = 1.0
+    store_retry_s: float = 30.0
 
     @classmethod
     def resolve(cls, *, store: bool | None = None, otlp: bool | None = None, protocol: str | None = None,
@@ -92,25 +102,105 @@ class TraceSettings:
             schedule_delay_ms=_pick(None, _count(env, names.OTEL_BSP_SCHEDULE_DELAY), 1000),
             max_queue_size=queue,
             max_span_attributes=None if limit_from_env else attribute_limit(capture),
+            exit_timeout_s=_seconds(env, names.SEARCHTRACE_OTLP_EXIT_TIMEOUT, 1.0),
         )
+
+
+class CountedProcessor(SpanProcessor):
+    """A span processor in front of another, counting the spans that ended (were handed to it)."""
+
+    def __init__(self, inner: BatchSpanProcessor) -> None:
+        self.inner = inner
+        self.ended = 0
+        self._lock = threading.Lock()
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        self.inner.on_start(span, parent_context)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        with self._lock:
+            self.ended += 1
+        self.inner.on_end(span)
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+
+@dataclass(frozen=True)
+class CloseReport:
+    """What :meth:`TraceHandles.close` could not deliver: spans per exporter, by name (none: empty)."""
+
+    unsent: Mapping[str, int]
 
 
 @dataclass(frozen=True)
 class TraceHandles:
-    """What make_tracer_provider built, to flush, stop and report on it."""
+    """What make_tracer_provider built, to flush, stop and report on it.
+
+    Attributes:
+        provider: the tracer provider.
+        store: the local store, when on.
+        exporters: the store exporter and/or the OTLP exporter.
+        deferred: pass to the Retriever: heavy attributes built at export.
+        processors: each exporter's processor, in the order of ``exporters``.
+    """
 
     provider: TracerProvider
     store: TraceStore | None
     exporters: tuple[StoreSpanExporter | SafeExporter, ...]
-    deferred: DeferredAttributes | None = None  # pass to the Retriever: heavy attributes built at export
+    deferred: DeferredAttributes | None = None
+    processors: tuple[CountedProcessor, ...] = ()
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        """Export every finished span now (the store commits before this returns)."""
+        """Export every finished span now, to the store and to a collector (see :meth:`flush_store`)."""
         return self.provider.force_flush(timeout_millis)
 
+    def flush_store(self) -> bool:
+        """Write every finished span to the local store now; True when all of them were stored.
+
+        False when a write failed (its spans are dropped: see :meth:`stats`, and
+        the store exporter's ``last_failure`` says why). A collector is not waited for.
+        """
+        for exporter, processor in zip(self.exporters, self.processors):
+            if isinstance(exporter, StoreSpanExporter):
+                before = exporter.stats().dropped_spans
+                processor.force_flush()
+                return exporter.stats().dropped_spans == before
+        return True
+
     def shutdown(self) -> None:
-        """Flush, then close the exporters and the store."""
+        """Flush everything, however long it takes, then close the exporters and the store."""
         self.provider.shutdown()
+
+    def close(self, remote_timeout_s: float = 1.0) -> CloseReport:
+        """Flush and stop at the end of a command, waiting at most ``remote_timeout_s`` for a collector.
+
+        The local store is always flushed in full. What an OTLP collector has not
+        taken within the timeout (it is down, or slow) is given up, counted, and
+        reported once on the log; the process then exits without waiting on it.
+        """
+        unsent: dict[str, int] = {}
+        for exporter, processor in zip(self.exporters, self.processors):
+            if isinstance(exporter, StoreSpanExporter):
+                processor.shutdown()
+                continue
+            # The SDK's flush blocks until the exporter returns, whatever the timeout (a dead
+            # collector: its retries); it runs in a daemon thread the process need not wait for.
+            flushing = threading.Thread(target=processor.force_flush, name="otlp-final-flush", daemon=True)
+            flushing.start()
+            flushing.join(remote_timeout_s)
+            stats = exporter.stats()
+            missing = processor.ended - stats.exported_spans - stats.dropped_spans
+            lost = max(missing, 0) + stats.dropped_spans
+            if lost:
+                unsent[exporter.name] = lost
+                log.warning("%d spans were not sent to %s (gave up after %.1f s at exit)", lost, exporter.name,
+                            remote_timeout_s)
+            exporter.stop_waiting()
+        return CloseReport(unsent)
 
     def stats(self) -> dict[str, ExportStats]:
         """Counters of each exporter, by name."""
@@ -130,17 +220,20 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
     Nothing is opened here: the store connects on its first export, in the processor's thread.
     """
     settings = settings or TraceSettings.resolve()
+    # No shutdown at interpreter exit: it would wait on a dead collector; commands call close().
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
-                              span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes))
+                              span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes),
+                              shutdown_on_exit=False)
     store = TraceStore(home.traces) if settings.store else None
     deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
     exporters: list[StoreSpanExporter | SafeExporter] = []
+    processors: list[CountedProcessor] = []
     if store is not None:
-        exporters.append(StoreSpanExporter(store))
-        provider.add_span_processor(BatchSpanProcessor(MaterializingExporter(exporters[-1], deferred),
-                                                       schedule_delay_millis=settings.schedule_delay_ms,
-                                                       max_queue_size=settings.max_queue_size,
-                                                       export_timeout_millis=store.busy_timeout_ms + 1000))
+        exporters.append(StoreSpanExporter(store, retry_s=settings.store_retry_s))
+        processors.append(CountedProcessor(BatchSpanProcessor(
+            MaterializingExporter(exporters[-1], deferred), schedule_delay_millis=settings.schedule_delay_ms,
+            max_queue_size=settings.max_queue_size, export_timeout_millis=store.busy_timeout_ms + 1000)))
+        provider.add_span_processor(processors[-1])
     if settings.otlp:
         endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
                         "default endpoint")
@@ -148,9 +241,10 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
         exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
         # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
         # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
-        provider.add_span_processor(BatchSpanProcessor(exporters[-1], max_queue_size=settings.max_queue_size,
-                                                       export_timeout_millis=10_000))
-    return provider, TraceHandles(provider, store, tuple(exporters), deferred)
+        processors.append(CountedProcessor(BatchSpanProcessor(exporters[-1], max_queue_size=settings.max_queue_size,
+                                                              export_timeout_millis=10_000)))
+        provider.add_span_processor(processors[-1])
+    return provider, TraceHandles(provider, store, tuple(exporters), deferred, tuple(processors))
 
 
 def _otlp_exporter(protocol: OtlpProtocol) -> SpanExporter:
@@ -198,6 +292,19 @@ def _count(env: Mapping[str, str], name: str) -> int | None:
     if not value.isdigit():
         raise ConfigError(f"{name} must be a whole number >= 0; got {value!r}")
     return int(value)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(f"{name} must be a number of seconds >= 0; got {value!r}")
+    return seconds
 
 
 def _protocol(value: str | None) -> OtlpProtocol:

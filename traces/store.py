@@ -10,6 +10,13 @@ gap at the cost of one fsync per export batch.
 Spans of one trace may arrive in different export batches (children usually
 before their root). Every span upserts its trace's row; the root fills the
 timing columns and the ``search`` span the search columns, whenever they come.
+
+Several processes share one store. A write waits up to ``busy_timeout_ms`` for
+another writer; reads never take the write lock (WAL readers see the last
+commit), and only a writer creates the schema. ``prune`` deletes in bounded
+batches, each its own short transaction, then gives the freed pages back to the
+file system the same way, so searches writing their traces meanwhile wait for
+one batch at most.
 """
 
 from __future__ import annotations
@@ -27,10 +34,14 @@ from opentelemetry.sdk.trace import ReadableSpan
 from searchtrace.traces import _sqlite as sql
 from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary, to_ns
 
-__all__ = ["EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
+__all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
            "TraceSummary", "to_ns"]
 
 _NS_PER_DAY = 86_400 * 10**9
+BUSY_TIMEOUT_MS = 5_000
+"""How long a write waits for another process's write (a prune batch, another search's export)."""
+PRUNE_BATCH = 500  # traces deleted per transaction
+VACUUM_PAGES = 2_000  # pages given back per step (8 MB with 4 KB pages)
 
 
 class TraceStore:
@@ -38,11 +49,13 @@ class TraceStore:
 
     Args:
         path: the database file (created with its folder on first use, not here).
-        busy_timeout_ms: how long a write waits for another writer before failing.
+        busy_timeout_ms: how long a write waits for another writer before failing (the
+            exporter retries a failed write, see ``traces.exporter``).
         synchronous: SQLite ``synchronous`` level, NORMAL or FULL (see the module docstring).
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 200, synchronous: str = "NORMAL") -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+                 synchronous: str = "NORMAL") -> None:
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
         self.path = Path(path)
@@ -59,9 +72,14 @@ class TraceStore:
             os.register_at_fork(after_in_child=lambda: _after_fork(ref()))
 
     def open(self) -> TraceStore:
-        """Create the folder and schema now rather than on first use."""
-        self._conn()
+        """Create the folder and schema now rather than on first write."""
+        self._writer()
         return self
+
+    def reset(self) -> None:
+        """Forget connections and schema: the next use opens (and a write sets up) the file afresh."""
+        self.close()
+        self._ready = False
 
     def close(self) -> None:
         """Close every thread's connection; the store reconnects if used again."""
@@ -74,7 +92,7 @@ class TraceStore:
     def write(self, spans: Sequence[ReadableSpan]) -> int:
         """Store finished spans in one transaction; returns how many were written."""
         p = sql.plan(spans)
-        conn = self._conn()
+        conn = self._writer()
         with sql.write_transaction(conn):
             conn.executemany(sql.INSERT_SPAN, p.spans)
             conn.executemany(sql.UPSERT_PARTIAL, p.partial)
@@ -88,53 +106,100 @@ class TraceStore:
         where, params = sql.where(flt)
         query = (f"SELECT {sql.SUMMARY_COLUMNS} FROM traces{where} ORDER BY start_ns DESC, trace_id DESC "
                  "LIMIT ? OFFSET ?")
-        rows = self._conn().execute(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
+        rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
         where, params = sql.where(flt) if flt else ("", [])
-        return self._conn().execute(f"SELECT count(*) FROM traces{where}", params).fetchone()[0]
+        rows = self._read(f"SELECT count(*) FROM traces{where}", params)
+        return int(rows[0][0]) if rows else 0
+
+    def stored(self, trace_ids: Sequence[str]) -> dict[str, int]:
+        """How many spans each of ``trace_ids`` has stored, for those whose root span is stored."""
+        out: dict[str, int] = {}
+        ids = [t.lower() for t in trace_ids]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self._read(f"SELECT trace_id, n_spans FROM traces WHERE has_root = 1 AND trace_id IN ({marks})",
+                                  chunk))
+        return out
 
     def load_trace(self, trace_id: str) -> TraceDetail | None:
         """One trace with all its spans in start order, or None for an unknown id."""
-        conn = self._conn()
         trace_id = trace_id.lower()
-        row = conn.execute(f"SELECT {sql.SUMMARY_COLUMNS}, resource FROM traces WHERE trace_id = ?",
-                           (trace_id,)).fetchone()
-        if row is None:
+        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS}, resource FROM traces WHERE trace_id = ?", (trace_id,))
+        if not rows:
             return None
-        spans = conn.execute("SELECT * FROM spans WHERE trace_id = ? ORDER BY start_ns, span_id", (trace_id,))
+        row = rows[0]
+        spans = self._read("SELECT * FROM spans WHERE trace_id = ? ORDER BY start_ns, span_id", (trace_id,))
         return TraceDetail(sql.summary(row[:-1]), tuple(sql.span_record(s) for s in spans),
                            sql.tuples(sql.unpack(row[-1] or "{}")))
 
     def prune(self, older_than_days: float | None = None, keep_last: int | None = None, *,
-              now_ns: int | None = None) -> int:
-        """Delete traces that started over N days ago and/or all but the newest N; returns how many."""
+              now_ns: int | None = None, reclaim: bool = True) -> int:
+        """Delete traces that started over N days ago and/or all but the newest N; returns how many.
+
+        Deletes in batches of :data:`PRUNE_BATCH` traces, each its own transaction,
+        then (with ``reclaim``) gives the freed space back to the file system.
+        """
         if older_than_days is None and keep_last is None:
             raise ValueError("prune needs older_than_days and/or keep_last")
         if (older_than_days or 0) < 0 or (keep_last or 0) < 0:
             raise ValueError("older_than_days and keep_last must be >= 0")
+        conn = self._writer()
         conds, params = [], []
         if older_than_days is not None:
             conds.append("start_ns < ?")
             params.append((now_ns if now_ns is not None else time.time_ns()) - int(older_than_days * _NS_PER_DAY))
         if keep_last is not None:
-            conds.append("trace_id IN (SELECT trace_id FROM traces ORDER BY start_ns DESC, trace_id DESC "
-                         "LIMIT -1 OFFSET ?)")
-            params.append(keep_last)
-        doomed = f"SELECT trace_id FROM traces WHERE {' OR '.join(conds)}"
-        conn = self._conn()
-        with sql.write_transaction(conn):
-            conn.execute(f"DELETE FROM spans WHERE trace_id IN ({doomed})", params)
-            deleted = conn.execute(f"DELETE FROM traces WHERE trace_id IN ({doomed})", params).rowcount
-        conn.execute("PRAGMA incremental_vacuum")
+            boundary = conn.execute("SELECT start_ns, trace_id FROM traces ORDER BY start_ns DESC, trace_id DESC "
+                                    "LIMIT 1 OFFSET ?", (max(keep_last - 1, 0),)).fetchone()
+            if keep_last == 0:
+                conds.append("1")
+            elif boundary is not None:
+                conds.append("(start_ns < ? OR (start_ns = ? AND trace_id < ?))")
+                params += [boundary[0], boundary[0], boundary[1]]
+        doomed = f"SELECT trace_id FROM traces WHERE {' OR '.join(conds)} LIMIT {PRUNE_BATCH}" if conds else ""
+        deleted = 0
+        while doomed:
+            with sql.write_transaction(conn):
+                ids = [r[0] for r in conn.execute(doomed, params)]
+                marks = ",".join("?" * len(ids))
+                if ids:
+                    conn.execute(f"DELETE FROM spans WHERE trace_id IN ({marks})", ids)
+                    conn.execute(f"DELETE FROM traces WHERE trace_id IN ({marks})", ids)
+            deleted += len(ids)
+            if len(ids) < PRUNE_BATCH:
+                break
+        if reclaim:
+            self.reclaim()
         return deleted
+
+    def reclaim(self) -> int:
+        """Give free pages back to the file system, a bounded step at a time; returns the pages freed."""
+        conn = self._writer()
+        if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:  # a store made before incremental vacuum
+            before = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            conn.execute("VACUUM")  # once: from now on the store vacuums incrementally
+            return int(before - conn.execute("PRAGMA page_count").fetchone()[0])
+        freed = 0
+        while (free := conn.execute("PRAGMA freelist_count").fetchone()[0]) > 0:
+            # each step is its own transaction, and must be stepped to the end to free anything
+            conn.execute(f"PRAGMA incremental_vacuum({VACUUM_PAGES})").fetchall()
+            after = conn.execute("PRAGMA freelist_count").fetchone()[0]
+            if after >= free:
+                break
+            freed += free - after
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        return freed
 
     def integrity_check(self) -> bool:
         """True when SQLite's ``PRAGMA integrity_check`` finds nothing wrong."""
         try:
-            return self._conn().execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            return self._read("PRAGMA integrity_check", ()) == [("ok",)]
         except sqlite3.DatabaseError:  # too damaged to check ("file is not a database", "malformed")
             return False
 
@@ -153,6 +218,25 @@ class TraceStore:
             local.generation = self._generation
         return local.conn
 
+    def _writer(self) -> sqlite3.Connection:
+        """This thread's connection, the schema created first if this store has not yet done so."""
+        conn = self._conn()
+        if not self._ready:
+            with self._lock:
+                if not self._ready:
+                    sql.create_schema(conn)
+                    self._ready = True
+        return conn
+
+    def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
+        """Rows of a read; a store no writer has set up yet reads as empty."""
+        try:
+            return self._conn().execute(query, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
+
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None,
@@ -160,9 +244,6 @@ class TraceStore:
         try:
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             with self._lock:
-                if not self._ready:
-                    sql.create_schema(conn)
-                    self._ready = True
                 self._conns.append(conn)
         except BaseException:
             conn.close()

@@ -1,0 +1,125 @@
+"""A damaged trace store: set aside, replaced by a new one, and salvaged into it.
+
+SQLite cannot always read a damaged file whole, but it can often read most of
+its rows: :func:`salvage` copies every row it can reach, a range of rowids at a
+time, skipping ranges that fail, into a healthy store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from searchtrace.traces import _sqlite as sql
+from searchtrace.traces.store import TraceStore
+
+__all__ = ["SIDECARS", "Salvage", "damaged_copies", "is_damaged", "repair", "salvage", "set_aside"]
+
+SIDECARS = ("", "-wal", "-shm", "-journal")
+_ASIDE = ".damaged-"
+_STEP = 1_000  # rowids read at a time
+
+
+@dataclass(frozen=True)
+class Salvage:
+    """What a salvage copied, and how many rowid ranges it could not read."""
+
+    source: Path
+    traces: int
+    spans: int
+    unreadable_ranges: int
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a store and its WAL and shared-memory files to ``<name>.damaged-<UTC time>``; returns the new name."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}{_ASIDE}{stamp}")
+    for suffix in SIDECARS:
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            source.rename(target.with_name(target.name + suffix))
+    return target
+
+
+def damaged_copies(path: Path) -> list[Path]:
+    """Stores set aside beside ``path``, oldest first."""
+    return sorted(p for p in path.parent.glob(f"{path.name}{_ASIDE}*") if not p.name.endswith(SIDECARS[1:]))
+
+
+def is_damaged(path: Path) -> bool:
+    """True when SQLite cannot open the store or finds it inconsistent."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return True
+
+
+def _rows(conn: sqlite3.Connection, table: str) -> tuple[list[tuple], int]:
+    try:
+        top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+    except sqlite3.DatabaseError:
+        top = 10**9  # no index to ask: walk until ranges stop yielding
+    rows: list[tuple] = []
+    failed = 0
+    empty_run = 0
+    for start in range(1, top + 1, _STEP):
+        try:
+            got = conn.execute(f"SELECT * FROM {table} WHERE rowid BETWEEN ? AND ?", (start, start + _STEP - 1))
+            chunk = got.fetchall()
+        except sqlite3.DatabaseError:
+            failed += 1
+            continue
+        rows += chunk
+        empty_run = 0 if chunk else empty_run + 1
+        if top == 10**9 and empty_run > 100:
+            break
+    return rows, failed
+
+
+def salvage(source: Path, store: TraceStore) -> Salvage:
+    """Copy every readable trace and span of ``source`` into ``store`` (existing rows kept)."""
+    try:
+        conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return Salvage(source, 0, 0, 1)
+    try:
+        traces, bad_traces = _rows(conn, "traces")
+        spans, bad_spans = _rows(conn, "spans")
+    except sqlite3.DatabaseError:
+        return Salvage(source, 0, 0, 1)
+    finally:
+        conn.close()
+    target = store._writer()
+    with sql.write_transaction(target):
+        if traces:
+            target.executemany(f"INSERT OR IGNORE INTO traces VALUES ({','.join('?' * len(traces[0]))})", traces)
+        if spans:
+            target.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+    return Salvage(source, len(traces), len(spans), bad_traces + bad_spans)
+
+
+def repair(path: Path) -> list[Salvage]:
+    """Set a damaged store aside, then salvage every set-aside store into the (new) one.
+
+    A salvaged copy is renamed ``<name>.salvaged``; returns what each salvage copied.
+    """
+    if path.exists() and is_damaged(path):
+        set_aside(path)
+    store = TraceStore(path)
+    out = []
+    try:
+        for copy in damaged_copies(path):
+            out.append(salvage(copy, store))
+            for suffix in SIDECARS:
+                part = copy.with_name(copy.name + suffix)
+                if part.exists():
+                    part.rename(part.with_name(part.name.replace(_ASIDE, ".salvaged-")))
+    finally:
+        store.close()
+    return out
