@@ -61,7 +61,8 @@ def run_corrective(ctx: RunContext, progress: bool) -> None:
     weak = [r for r in records if isinstance(r, QueryOutcome) and r.weak and r.query_id not in done]
     for outcome in tqdm(weak, desc="corrective", unit="query", disable=not progress):
         fixed = correct(ctx, outcome, by_id[outcome.query_id])
-        ctx.flush()
+        if ctx.traces is not None:
+            ctx.traces.flush_store()
         ctx.folder.append([fixed])
 
 

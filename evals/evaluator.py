@@ -17,7 +17,6 @@ from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import (
     DatasetInfo,
     EvalSettings,
-    QueryOutcome,
     RetrieverInfo,
     RunFolder,
     RunSummary,
@@ -26,7 +25,6 @@ from searchtrace.evals.runfolder import (
     results_table,
 )
 from searchtrace.evals.runner import RunContext, execute, load_for_run, run_folder
-from searchtrace.evals.trec import write_run
 from searchtrace.retriever import (
     FEATURES,
     RetrieverConfig,
@@ -91,7 +89,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
                                tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
                                deferred=handles.deferred)
-    ctx = RunContext(retriever, timer, handles.force_flush, folder.run_id, dataset, settings, folder)
+    ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
     gc.freeze()
@@ -111,9 +109,10 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
     records = folder.records()
-    outcomes = [r for r in records if isinstance(r, QueryOutcome)]
+    order = {q.id: i for i, q in enumerate(dataset.queries)}
+    outcomes = sorted(folder.outcomes(), key=lambda o: order.get(o.query_id, len(order)))
     ev = report.evaluation(outcomes, dataset.qrels, settings.metrics)
-    write_run(folder.run_file, report.run_of(outcomes), tag=folder.run_id)
+    folder.write_run_file(report.run_of(outcomes), tag=folder.run_id)
     folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))
     corrective = None
     if settings.corrective:
@@ -138,6 +137,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
         abstention=report.abstention_section(outcomes, dataset.qrels),
         latency_ms=report.latency_section(outcomes),
         errors=sum(1 for o in outcomes if o.error),
+        untraced=sum(1 for o in outcomes if not o.traced),
         corrective=corrective,
         created_at=datetime.now(UTC).replace(microsecond=0),
     )

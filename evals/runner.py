@@ -9,18 +9,21 @@ and no ``run.json``, the runner skips the queries already done.
 
 from __future__ import annotations
 
+import errno
+import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from searchtrace.errors import ValidationError
+from searchtrace.errors import SearchtraceError, ValidationError
 from searchtrace.evals.attribution import attribute
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import EvalSettings, QueryOutcome, RankedResult, RunFolder
 from searchtrace.retriever import FEATURES, Dataset, Query, Retriever, RetrieverConfig, SearchDetail, load_dataset
+from searchtrace.traces import FailureKind, TraceHandles
 
 __all__ = ["RESPONSE_TOP_K", "RunContext", "execute", "load_for_run", "outcome_of", "run_folder", "search_batch", "search_one"]
 
@@ -29,11 +32,11 @@ RESPONSE_TOP_K = 10  # results a caller would see: bands and noConfidentResults 
 
 @dataclass
 class RunContext:
-    """The live objects a run uses."""
+    """The live objects a run uses (``traces``: None when nothing is stored locally)."""
 
     retriever: Retriever
     timer: StageTimer
-    flush: Callable[[], object]
+    traces: TraceHandles | None
     run_id: str
     dataset: Dataset
     settings: EvalSettings
@@ -63,11 +66,20 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
     if runs.exists():
         for path in sorted(runs.iterdir(), reverse=True):
             candidate = RunFolder(path)
-            if candidate.is_interrupted and candidate.settings() == settings:
+            if candidate.is_interrupted and _settings_or_none(candidate) == settings:
                 return candidate, True
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     name = Path(settings.dataset).resolve().name
     return RunFolder(runs / f"{name}-{settings.mode or 'default'}-{stamp}-{settings.key()}"), False
+
+
+def _settings_or_none(folder: RunFolder) -> EvalSettings | None:
+    """An interrupted run's settings; None (and a warning) when its settings file is damaged."""
+    try:
+        return folder.settings()
+    except SearchtraceError as exc:
+        print(f"warning: skipping the interrupted run {folder.path}: {exc.message}", file=sys.stderr)
+        return None
 
 
 def _request(settings: EvalSettings, text: str) -> dict[str, Any]:
@@ -136,16 +148,43 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
     """
     from tqdm import tqdm
 
-    done = {o.query_id for o in ctx.folder.outcomes()}
+    done = {o.query_id for o in ctx.folder.outcomes() if o.traced}
+    for problem in ctx.folder.journal.problems:
+        print(f"warning: {problem.message}; that query is searched again", file=sys.stderr)
     todo = [q for q in queries if q.id not in done]
-    bar = tqdm(total=len(queries), initial=len(done), desc="eval", unit="query", disable=not progress)
-    for start in range(0, len(todo), ctx.settings.batch_size):
-        batch = todo[start:start + ctx.settings.batch_size]
-        records = search_batch(ctx, batch)
-        ctx.flush()  # traces first, so a journaled query always has its trace
-        ctx.folder.append(records)
-        bar.update(len(batch))
+    bar = tqdm(total=len(queries), initial=len(queries) - len(todo), desc="eval", unit="query",
+               disable=not progress)
+    _search_and_journal(ctx, todo, bar.update)
     bar.close()
+    by_id = {q.id: q for q in queries}
+    untraced = [by_id[o.query_id] for o in ctx.folder.outcomes() if not o.traced and o.query_id in by_id]
+    if untraced:  # their traces were not stored (a store locked too long): once more, now
+        _search_and_journal(ctx, untraced, lambda n: None)
+
+
+def _search_and_journal(ctx: RunContext, queries: Sequence[Query], done: Callable[[int], object]) -> None:
+    for start in range(0, len(queries), ctx.settings.batch_size):
+        batch = queries[start:start + ctx.settings.batch_size]
+        ctx.folder.append(store_traces(ctx, search_batch(ctx, batch)))  # traces first: journaled => traced
+        done(len(batch))
+
+
+def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOutcome]:
+    """Write the batch's spans to the store and mark each outcome traced when all its spans are there.
+
+    Raises:
+        OSError: the disk is full (the run stops; started again it resumes where it stopped).
+    """
+    if ctx.traces is None or ctx.traces.store is None:
+        return outcomes
+    ctx.traces.flush_store()
+    expected = {o.trace_id: len(o.latency_ms) - 1 for o in outcomes if o.trace_id}  # a span per stage, "total"
+    stored = ctx.traces.store.stored(list(expected))
+    out = [replace(o, traced=stored.get(o.trace_id, -1) >= expected[o.trace_id]) if o.trace_id in expected else o
+           for o in outcomes]
+    if not all(o.traced for o in out) and ctx.traces.store_failure is FailureKind.DISK_FULL:
+        raise OSError(errno.ENOSPC, "no space left for the run's traces", str(ctx.traces.store.path))
+    return out
 
 
 def load_for_run(settings: EvalSettings) -> tuple[Dataset, list[Query]]:

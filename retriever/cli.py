@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("index", help="index a BEIR-layout dataset folder (reused while unchanged)")
     p.add_argument("dataset")
     p.add_argument("--force", action="store_true", help="rebuild even if an identical index exists")
+    p.add_argument("--verify", action="store_true",
+                   help="hash every file of the index against its manifest; rebuild it if any is damaged")
     p.add_argument("--json", action="store_true")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_index)
@@ -58,16 +60,31 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.embedding import Embedder
-    from searchtrace.retriever.index import build_index
+    from searchtrace.retriever.index import build_index, check, locate, published_problems, read_manifest
 
     dataset = load_dataset(Path(args.dataset))
     for line in dataset.report.messages():
         print(f"warning: {line}", file=sys.stderr)
-    path = build_index(dataset, config_from_arguments(args), Embedder(), progress=show_progress(args), force=args.force)
-    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    print(json.dumps({"index": str(path), **manifest}, indent=2) if args.json else
-          f"index {path}: {manifest['n_docs']} documents, {manifest['n_triples']} triples, "
-          f"{manifest['embedded_texts']} embedded, built in {manifest['build_seconds']:.1f}s")
+    config, embedder = config_from_arguments(args), Embedder()
+    where = locate(dataset.root, config, embedder.model_id)
+    before = read_manifest(where.path).built_at if published_problems(where.path) == [] else None
+    force = args.force
+    if args.verify and before is not None:
+        problems = check(where.path, read_manifest(where.path), deep=True)
+        for problem in problems:
+            print(f"damaged: {where.path / problem.file}: {problem.what}", file=sys.stderr)
+        force = force or bool(problems)
+    path = build_index(dataset, config, embedder, progress=show_progress(args), force=force)
+    manifest = read_manifest(path)
+    if args.json:
+        print(json.dumps({"index": str(path), "reused": manifest.built_at == before, **manifest.to_json()}, indent=2))
+    elif manifest.built_at == before:
+        verified = f", {len(manifest.files)} files verified" if args.verify else ""
+        print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples: up to date, "
+              f"reused{verified}")
+    else:
+        print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples, "
+              f"{manifest.embedded_texts} texts embedded, built in {manifest.build_seconds:.1f} s")
     return ExitCode.OK
 
 

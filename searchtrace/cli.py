@@ -12,6 +12,7 @@ failed search or eval, a regression), 2 invalid input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -43,6 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def os_error_message(exc: OSError) -> str:
+    """One line for an operating-system error: what failed, on which file, and what to do."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (f"{reason}{where}: free some space and run the same command again "
+                "(an interrupted eval resumes where it stopped)")
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"{reason}{where}: choose a writable place (--home, --out) or fix its permissions"
+    return f"{reason}{where}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code."""
     args = build_parser().parse_args(argv)
@@ -58,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return int(ExitCode.OK)
+    except OSError as exc:  # a full disk, a read-only or missing folder: one line, never a traceback
+        print(f"error: {os_error_message(exc)}", file=sys.stderr)
+        return int(ExitCode.FAILURE)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
 

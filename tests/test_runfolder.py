@@ -65,16 +65,27 @@ def test_torn_last_line_is_ignored_and_cut(tmp_path):
     assert [r.query_id for r in j.read()] == ["a", "b", "c"]
 
 
-def test_a_broken_line_is_named_with_file_and_line(tmp_path):
+def test_a_broken_line_is_skipped_and_named_with_file_and_line(tmp_path):
     j = Journal(tmp_path / "journal.jsonl")
     j.append([outcome("a")])
     with open(j.path, "ab") as fh:
-        fh.write(b'{"format": 2, "kind": "query"}\n')
-    with pytest.raises(DataError, match=r"journal\.jsonl:2: query_id: missing"):
-        j.read()
-    j.path.write_bytes(j.path.read_bytes().replace(b'{"format": 2, "kind": "query"}', b"not json"))
-    with pytest.raises(DataError, match=r"journal\.jsonl:2: not a JSON record"):
-        j.read()
+        fh.write(b'{"format": 2, "kind": "query"}\n')  # no query id
+        fh.write(b"not json\n")
+    j.append([outcome("b")])
+    assert [r.query_id for r in j.read()] == ["a", "b"]  # the damaged lines are skipped, the rest read
+    assert [p.message.rsplit("/", 1)[1] for p in j.problems] == [
+        "journal.jsonl:2: query_id: missing (expected a string)",
+        "journal.jsonl:3: not a JSON record: Expecting value: line 1 column 1 (char 0)"]
+
+
+def test_a_resumed_query_record_replaces_the_earlier_one(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.create(EvalSettings(dataset="d"))
+    folder.append([outcome("q1", traced=False), outcome("q2")])
+    folder.append([outcome("q1", best_score=0.5)])  # searched again on resume
+    assert [(o.query_id, o.traced, o.best_score) for o in folder.outcomes()] == [("q2", True, 0.81),
+                                                                                ("q1", True, 0.5)]
+    assert folder.query("q1").best_score == 0.5
 
 
 def test_a_newer_or_unknown_format_is_refused_by_name():

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from searchtrace.traces import attributes, vocabulary
     from searchtrace.traces.attributes import CaptureConfig
     from searchtrace.traces.deferred import DeferredAttributes
+    from searchtrace.traces.exporter import FailureKind
     from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.setup import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.store import TraceStore
@@ -30,6 +31,7 @@ _EXPORTS = {
     "TraceFilter": "searchtrace.traces.records",
     "TraceSummary": "searchtrace.traces.records",
     "TraceHandles": "searchtrace.traces.setup",
+    "FailureKind": "searchtrace.traces.exporter",
     "TraceSettings": "searchtrace.traces.setup",
     "make_tracer_provider": "searchtrace.traces.setup",
     "TraceStore": "searchtrace.traces.store",
@@ -41,6 +43,7 @@ __all__ = [
     "CaptureConfig",
     "DeferredAttributes",
     "EventRecord",
+    "FailureKind",
     "SEARCH_SPAN",
     "SpanKind",
     "SpanRecord",

@@ -25,7 +25,7 @@ from searchtrace.errors import ConfigError
 from searchtrace.home import Home
 from searchtrace.traces.attributes import CaptureConfig
 from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
-from searchtrace.traces.exporter import ExportStats, SafeExporter, StoreSpanExporter
+from searchtrace.traces.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
 from searchtrace.traces.openinference import OpenInferenceExporter
 from searchtrace.traces.store import TraceStore
 
@@ -170,6 +170,11 @@ class TraceHandles:
                 processor.force_flush()
                 return exporter.stats().dropped_spans == before
         return True
+
+    @property
+    def store_failure(self) -> FailureKind | None:
+        """Why the store's last failed write failed (None: none failed)."""
+        return next((e.last_failure for e in self.exporters if isinstance(e, StoreSpanExporter)), None)
 
     def shutdown(self) -> None:
         """Flush everything, however long it takes, then close the exporters and the store."""

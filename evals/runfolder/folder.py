@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from searchtrace.evals.metrics import Evaluation
+    from searchtrace.evals.runs import Run
 
 __all__ = ["RunFolder"]
 
@@ -156,12 +157,17 @@ class RunFolder:
         return RunSummary.from_json(self._json(self.summary_file), str(self.summary_file))
 
     def records(self) -> list[JournalRecord]:
-        """Every journal record, in order."""
+        """Every readable journal record, in order (unreadable lines: ``journal.problems``)."""
         return self.journal.read()
 
     def outcomes(self) -> list[QueryOutcome]:
-        """The journal's query records (corrective retries left out), in order."""
-        return [r for r in self.records() if isinstance(r, QueryOutcome)]
+        """The latest record of each query (corrective retries left out), in the order of the latest."""
+        latest: dict[str, QueryOutcome] = {}
+        for r in self.records():
+            if isinstance(r, QueryOutcome):
+                latest.pop(r.query_id, None)
+                latest[r.query_id] = r
+        return list(latest.values())
 
     def correctives(self) -> list[CorrectiveOutcome]:
         """The journal's corrective records, in order."""
@@ -174,12 +180,16 @@ class RunFolder:
         does not pay for decoding the whole journal.
         """
         needle = json.dumps(query_id, ensure_ascii=False).encode()
+        found = None
         for number, raw in self.journal.lines():
             if needle in raw:
-                record = self.journal.parse(number, raw)
+                try:
+                    record = self.journal.parse(number, raw)
+                except DataError:
+                    continue
                 if isinstance(record, QueryOutcome) and record.query_id == query_id:
-                    return record
-        return None
+                    found = record  # a resumed run's later record of the query wins
+        return found
 
     def created_at(self, summary: RunSummary | None = None) -> datetime:
         """When the run was made: the UTC stamp in a default run id, else the summary's time, else ``run.json``'s mtime.
@@ -256,6 +266,12 @@ class RunFolder:
         """Write ``per_query.parquet`` and ``results.parquet``."""
         write_atomic(self.per_query_file, lambda tmp: per_query.to_parquet(tmp, index=False))
         write_atomic(self.results_file, lambda tmp: results.to_parquet(tmp, index=False))
+
+    def write_run_file(self, run: Run, tag: str) -> None:
+        """Write ``run.trec`` (``tag`` in its last column)."""
+        from searchtrace.evals.trec import write_run
+
+        write_atomic(self.run_file, lambda tmp: write_run(tmp, run, tag))
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write ``run.json``: the run is complete once this returns."""

@@ -4,7 +4,10 @@ Each line is one record's JSON (:mod:`searchtrace.evals.runfolder.records`). A
 line is written only after the query's trace has been flushed, and the file is
 fsync'd after each batch, so after a ``kill -9`` every line present is a
 complete query with its trace. A torn last line (killed mid-write) is ignored
-on reading and cut before the next append.
+on reading and cut before the next append. A line that cannot be read
+anywhere else (a damaged disk block, a hand edit) is skipped and reported with
+its line number in :attr:`Journal.problems`: its query is searched again by a
+resumed run.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self.problems: list[DataError] = []
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
         """(1-based line number, raw line) of every complete line; a torn final line is left out."""
@@ -38,12 +42,18 @@ class Journal:
                     yield number, raw
 
     def read(self) -> list[JournalRecord]:
-        """Every complete record, in order.
+        """Every complete, readable record, in order.
 
-        Raises:
-            DataError: a line that is not a valid record, naming the file and line.
+        A line that is not a valid record is skipped; :attr:`problems` then holds a
+        :class:`DataError` naming the file and line of each (from this read).
         """
-        return [self.parse(number, raw) for number, raw in self.lines()]
+        records, self.problems = [], []
+        for number, raw in self.lines():
+            try:
+                records.append(self.parse(number, raw))
+            except DataError as exc:
+                self.problems.append(exc)
+        return records
 
     def parse(self, number: int, raw: bytes) -> JournalRecord:
         """The record on line ``number``."""

@@ -113,6 +113,8 @@ class QueryOutcome:
         trace_id: the search's trace.
         attribution: where each gold document of the query went.
         error: the error code when the search failed (everything else then empty).
+        traced: its trace was stored with all its spans when it was journaled (a resumed
+            run searches an untraced query again).
     """
 
     kind: ClassVar[str] = "query"
@@ -133,6 +135,7 @@ class QueryOutcome:
     trace_id: str = ""
     attribution: tuple[GoldTrace, ...] = ()
     error: str | None = None
+    traced: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +146,7 @@ class QueryOutcome:
             "retryHints": self.retry_hints, "kg": None if self.kg is None else [dict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
             "degraded": list(self.degraded), "trace_id": self.trace_id,
             "attribution": [_gold_to_json(t) for t in self.attribution], "error": self.error,
+            "traced": self.traced,
         }
 
     @classmethod
@@ -162,7 +166,7 @@ class QueryOutcome:
             degraded=f.strings("degraded", ()), trace_id=f.text("trace_id", ""),
             attribution=tuple(_gold_from_json(Fields(t, f.path, f.line, "attribution[]."))
                               for t in f.array("attribution")),
-            error=f.opt_text("error"),
+            error=f.opt_text("error"), traced=f.flag("traced", True),
         )
 
 

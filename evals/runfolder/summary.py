@@ -45,6 +45,8 @@ class RunSummary:
         evaluated_queries: judged queries scored.
         attribution, confidence, abstention, latency_ms: the analysis sections.
         errors: queries whose search failed.
+        untraced: queries whose trace could not be stored in full (the store was locked
+            for too long, or damaged); their results count as usual.
         corrective: the corrective loop's report (``--corrective`` only).
         created_at: when the run finished (None for format-1 runs; see ``RunFolder.created_at``).
     """
@@ -66,6 +68,7 @@ class RunSummary:
     errors: int
     corrective: CorrectiveReport | None = None
     created_at: datetime | None = None
+    untraced: int = 0
 
     def to_json(self) -> dict[str, Any]:
         settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
@@ -79,6 +82,7 @@ class RunSummary:
             "confidence": self.confidence.to_json(),
             "abstention": self.abstention.to_json() if self.abstention else None,
             "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
+            "untraced": self.untraced,
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
@@ -113,7 +117,7 @@ class RunSummary:
             confidence=ConfidenceReport.from_json(f.obj("confidence")),
             abstention=Abstention.from_json(abstention) if abstention else None,
             latency_ms={stage: Percentiles.from_json(latency.obj(stage)) for stage in latency.data},
-            errors=f.integer("errors"),
+            errors=f.integer("errors"), untraced=f.integer("untraced", 0),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
             created_at=created_at,
         )

@@ -1,10 +1,12 @@
 """``manifest.json``: what an index folder holds, every file with its size and sha256.
 
 The manifest is written last, so its presence marks a complete index. Opening
-checks every file's presence and size, and the hash of every file outside the
-Qdrant shard (a few megabytes: the ids, the BM25 statistics, the passage
-vectors, the graph); ``searchtrace index --verify`` and any failed check hash
-the shard's files too.
+checks every file's presence, size and modification time, and hashes a file
+whose time has changed since the build (a write, a copy that did not keep
+times): so a file truncated, deleted, replaced or rewritten in place is found
+at once, while an untouched index is opened without reading its hundreds of
+megabytes. ``searchtrace index --verify`` hashes every file whatever its time
+(a disk that flips bits keeps times).
 """
 
 from __future__ import annotations
@@ -23,16 +25,17 @@ __all__ = ["MANIFEST", "SHARD", "DamagedIndex", "FileEntry", "IndexManifest", "P
            "read_manifest", "sha256_of"]
 
 MANIFEST = "manifest.json"
-SHARD = "shard"  # the Qdrant Edge shard folder, hashed only by deep checks
+SHARD = "shard"  # the Qdrant Edge shard folder
 _CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One file of an index: its size in bytes and its sha256."""
+    """One file of an index: its size in bytes, its sha256 and its modification time (ns) when built."""
 
     size: int
     sha256: str
+    mtime_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,9 +128,10 @@ class IndexManifest:
         files = data.get("files")
         if not isinstance(files, dict) or not all(
                 isinstance(e, dict) and isinstance(e.get("size"), int) and isinstance(e.get("sha256"), str)
-                for e in files.values()):
-            raise bad("'files' must map each file to its size and sha256")
-        return cls(**values, files={str(k): FileEntry(e["size"], e["sha256"]) for k, e in files.items()})
+                and isinstance(e.get("mtime_ns", 0), int) for e in files.values()):
+            raise bad("'files' must map each file to its size, sha256 and time")
+        return cls(**values, files={str(k): FileEntry(e["size"], e["sha256"], e.get("mtime_ns", 0))
+                                    for k, e in files.items()})
 
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
@@ -155,7 +159,8 @@ def describe(folder: Path) -> dict[str, FileEntry]:
             path = Path(root) / name
             relative = path.relative_to(folder).as_posix()
             if relative != MANIFEST:
-                out[relative] = FileEntry(path.stat().st_size, sha256_of(path))
+                st = path.stat()
+                out[relative] = FileEntry(st.st_size, sha256_of(path), st.st_mtime_ns)
     return out
 
 
@@ -178,19 +183,19 @@ def read_manifest(folder: Path) -> IndexManifest:
 def check(folder: Path, manifest: IndexManifest, *, deep: bool = False) -> list[Problem]:
     """What is wrong with the folder's files against the manifest (nothing: an empty list).
 
-    Every file must exist with its recorded size; files outside the shard are
-    hashed always, the shard's only when ``deep``.
+    Every file must exist with its recorded size; a file is hashed when its
+    modification time differs from the build's, and every file when ``deep``.
     """
     problems = []
     for name, entry in sorted(manifest.files.items()):
         path = folder / name
         try:
-            size = path.stat().st_size
+            st = path.stat()
         except OSError:
             problems.append(Problem(name, "missing"))
             continue
-        if size != entry.size:
-            problems.append(Problem(name, f"{size} bytes, {entry.size} expected (truncated or replaced)"))
-        elif (deep or not name.startswith(SHARD + "/")) and sha256_of(path) != entry.sha256:
+        if st.st_size != entry.size:
+            problems.append(Problem(name, f"{st.st_size} bytes, {entry.size} expected (truncated or replaced)"))
+        elif (deep or st.st_mtime_ns != entry.mtime_ns) and sha256_of(path) != entry.sha256:
             problems.append(Problem(name, "content differs from the manifest's hash"))
     return problems

@@ -2,14 +2,16 @@
 
 Qdrant Edge takes an exclusive lock on a shard when it loads it, so a second
 process could not open an index another one had open. A published shard is
-therefore never loaded itself: each process loads its own folder of hard links
-to the shard's files (``<home>/indexes/.readers/<index>-<pid>-<n>/``), which
-costs a few milliseconds and no disk. Loading replaces two small JSON files by
-rename (a new inode: the published file stays as it was) and writes nothing
-in place; the write-ahead log, the one part an engine writes in place, is
-copied (keeping its holes, so a 32 MB preallocated segment stays sparse).
-Where hard links cannot be made (another filesystem, a read-only home) the
-whole shard is copied into a temporary folder instead.
+therefore never loaded itself: each process loads its own mirror of it
+(``<home>/indexes/.readers/<index>-<pid>-<n>/``). The bulk data files (vectors,
+payload pages, the sparse index, the HNSW links, the write-ahead log's
+segments) are hard links: an engine that only reads never writes them, which
+``tests/test_index_concurrency.py`` checks by their modification times. Every
+other file is copied, keeping its holes, because Qdrant Edge rewrites some of
+them in place as it loads and closes a shard (bitmaps of deleted points,
+trackers, status files): about a megabyte, a few milliseconds. Where hard links
+cannot be made (another filesystem, a read-only home) the whole shard is copied
+into a temporary folder instead.
 
 Each private folder holds a lock its process keeps while the shard is open;
 the next process to open an index removes folders whose owner has died.
@@ -21,6 +23,7 @@ import errno
 import itertools
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -33,7 +36,9 @@ __all__ = ["READERS", "PrivateShard", "sparse_copy"]
 log = logging.getLogger(__name__)
 
 READERS = ".readers"
-_COPIED = ("wal",)  # folders an engine may write in place: copied, never linked
+# Files an engine reading a shard never writes: linked. Anything else is copied.
+_LINKED = re.compile(r"^(chunk_\d+\.mmap|page_\d+\.dat|matrix\.dat|inverted_index\.dat|point_to_values\.bin|"
+                     r"values_to_points\.bin|links(_compressed)?\.bin|open-\d+|closed-\d+)$")
 _LOCK = ".owner.lock"
 _counter = itertools.count()
 
@@ -64,17 +69,15 @@ def sparse_copy(src: Path, dst: Path) -> None:
 
 
 def _mirror(src: Path, dst: Path, link: bool) -> None:
-    """Recreate ``src``'s tree at ``dst``: files hard-linked when ``link`` (copied under ``_COPIED``)."""
+    """Recreate ``src``'s tree at ``dst``: the bulk data files hard-linked when ``link``, the others copied."""
     for root, dirs, files in os.walk(src):
-        relative = Path(root).relative_to(src)
-        target = dst / relative
+        target = dst / Path(root).relative_to(src)
         target.mkdir(parents=True, exist_ok=True)
-        copy = not link or (relative.parts[:1] and relative.parts[0] in _COPIED)
         for name in files:
-            if copy:
-                sparse_copy(Path(root) / name, target / name)
-            else:
+            if link and _LINKED.match(name):
                 os.link(Path(root) / name, target / name)
+            else:
+                sparse_copy(Path(root) / name, target / name)
         dirs.sort()
 
 
