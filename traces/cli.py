@@ -54,12 +54,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     _add_filters(p, default_limit=None)
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("prune", help="delete old traces (give at least one option)")
+    p = sub.add_parser("prune", help="delete old traces and give the space back (give at least one option)")
     p.add_argument("--older-than-days", type=_non_negative(float), metavar="N",
                    help="traces that started over N days ago")
     p.add_argument("--keep-last", type=_non_negative(int), metavar="N", help="all but the newest N traces")
     add_home_argument(p)
     p.set_defaults(func=cmd_prune)
+
+    p = sub.add_parser("repair", help="set a damaged store aside, start a new one, and copy into it what "
+                                      "SQLite can still read of the damaged ones")
+    add_home_argument(p)
+    p.set_defaults(func=cmd_repair)
     return parser
 
 
@@ -74,7 +79,9 @@ def _store_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[arg
         try:
             return handler(args)
         except sqlite3.Error as exc:
-            print(f"error: trace store {_store_file(args)}: {exc}", file=sys.stderr)
+            fix = "; run `searchtrace traces repair`" if isinstance(exc, sqlite3.DatabaseError) and (
+                "malformed" in str(exc) or "not a database" in str(exc)) else ""
+            print(f"error: trace store {_store_file(args)}: {exc}{fix}", file=sys.stderr)
             return ExitCode.FAILURE
 
     return run
@@ -129,8 +136,28 @@ def cmd_prune(args: argparse.Namespace) -> int:
         print("error: prune needs --older-than-days N and/or --keep-last N", file=sys.stderr)
         return ExitCode.INVALID
     store = _open(args)
-    deleted = store.prune(args.older_than_days, args.keep_last) if store else 0
-    print(f"pruned {deleted} traces; {store.count() if store else 0} left")
+    if store is None:
+        print(f"no traces yet in {_store_file(args)}")
+        return ExitCode.OK
+    before = store.path.stat().st_size
+    deleted = store.prune(args.older_than_days, args.keep_last)
+    after = store.path.stat().st_size
+    print(f"pruned {deleted} traces; {store.count()} left; the store went from {before / 2**20:.1f} MiB "
+          f"to {after / 2**20:.1f} MiB")
+    return ExitCode.OK
+
+
+@_store_errors
+def cmd_repair(args: argparse.Namespace) -> int:
+    from searchtrace.traces.repair import repair
+
+    path = _store_file(args)
+    salvaged = repair(path)
+    if not salvaged:
+        print(f"{path}: nothing to repair")
+    for s in salvaged:
+        skipped = f", {s.unreadable_ranges} unreadable ranges skipped" if s.unreadable_ranges else ""
+        print(f"copied {s.traces} traces and {s.spans} spans of {s.source.name} into {path}{skipped}")
     return ExitCode.OK
 
 

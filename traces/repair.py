@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from searchtrace.traces import _sqlite as sql
 from searchtrace.traces.store import TraceStore
 
 __all__ = ["SIDECARS", "Salvage", "damaged_copies", "is_damaged", "repair", "salvage", "set_aside"]
@@ -61,24 +60,24 @@ def is_damaged(path: Path) -> bool:
 
 
 def _rows(conn: sqlite3.Connection, table: str) -> tuple[list[tuple], int]:
+    """Every row of ``table`` SQLite can read, a range of rowids at a time; and the ranges it could not."""
     try:
         top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
     except sqlite3.DatabaseError:
-        top = 10**9  # no index to ask: walk until ranges stop yielding
+        top = None  # the table's index is damaged: walk rowids until ranges stop yielding
     rows: list[tuple] = []
-    failed = 0
-    empty_run = 0
-    for start in range(1, top + 1, _STEP):
+    failed = misses = 0
+    start = 1
+    while (start <= top) if top is not None else misses < 100:
         try:
-            got = conn.execute(f"SELECT * FROM {table} WHERE rowid BETWEEN ? AND ?", (start, start + _STEP - 1))
-            chunk = got.fetchall()
+            chunk = conn.execute(f"SELECT * FROM {table} WHERE rowid BETWEEN ? AND ?",
+                                 (start, start + _STEP - 1)).fetchall()
         except sqlite3.DatabaseError:
             failed += 1
-            continue
+            chunk = []
         rows += chunk
-        empty_run = 0 if chunk else empty_run + 1
-        if top == 10**9 and empty_run > 100:
-            break
+        misses = 0 if chunk else misses + 1
+        start += _STEP
     return rows, failed
 
 
@@ -95,12 +94,7 @@ def salvage(source: Path, store: TraceStore) -> Salvage:
         return Salvage(source, 0, 0, 1)
     finally:
         conn.close()
-    target = store._writer()
-    with sql.write_transaction(target):
-        if traces:
-            target.executemany(f"INSERT OR IGNORE INTO traces VALUES ({','.join('?' * len(traces[0]))})", traces)
-        if spans:
-            target.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+    store.insert_rows(traces, spans)
     return Salvage(source, len(traces), len(spans), bad_traces + bad_spans)
 
 

@@ -177,6 +177,15 @@ class TraceStore:
             self.reclaim()
         return deleted
 
+    def insert_rows(self, traces: Sequence[tuple], spans: Sequence[tuple]) -> None:
+        """Insert rows read from another store of this schema (see ``traces.repair``); existing rows are kept."""
+        conn = self._writer()
+        with sql.write_transaction(conn):
+            if traces:
+                conn.executemany(f"INSERT OR IGNORE INTO traces VALUES ({','.join('?' * len(traces[0]))})", traces)
+            if spans:
+                conn.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+
     def reclaim(self) -> int:
         """Give free pages back to the file system, a bounded step at a time; returns the pages freed."""
         conn = self._writer()

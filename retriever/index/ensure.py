@@ -41,5 +41,5 @@ def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder: Encoder, 
     except DamagedIndex as exc:
         print(f"warning: {exc.message.split('; rebuild')[0]}; rebuilding it from the embedding cache",
               file=sys.stderr)
-    build_index(load_dataset(dataset_dir), config, embedder, progress=progress)
+    build_index(load_dataset(dataset_dir), config, embedder, progress=progress, force=True)
     return open_index(where.path, config)

@@ -118,6 +118,10 @@ def _graph(path: Path, config: RetrieverConfig, manifest: IndexManifest) -> Grap
         raise
     except SearchtraceError as exc:
         raise DamagedIndex(path, [Problem(GRAPH, exc.message)], _fix(manifest)) from None
+    if manifest.graph_backend == "neo4j" and manifest.n_triples and not graph.stats()["relations"]:
+        graph.close()  # someone cleared this index's graph on the server: searches would find nothing
+        raise DamagedIndex(path, [Problem("graph", f"the graph server holds none of this index's triples "
+                                                   f"(graph {manifest.key})")], _fix(manifest))
     return graph
 
 

@@ -1,0 +1,157 @@
+"""One trace store, several processes: reads never wait on a writer, prune works in short batches and gives
+the space back, a damaged store is set aside and salvaged, a flush says whether every span was stored."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+
+import pytest
+from opentelemetry.sdk.trace.export import SpanExportResult
+from trace_fixtures import MS, T0, FakeSearch, record
+
+from searchtrace.home import Home
+from searchtrace.traces import TraceSettings, TraceStore, make_tracer_provider
+from searchtrace.traces import _sqlite as sql
+from searchtrace.traces import store as store_module
+from searchtrace.traces.exporter import StoreSpanExporter
+from searchtrace.traces.repair import damaged_copies, is_damaged, salvage
+
+S = 1000 * MS
+
+
+def _fill(store: TraceStore, n: int, candidates: int = 100) -> list[str]:
+    spans, ids = record(*(FakeSearch(start_ns=T0 + i * S, candidates=candidates) for i in range(n)))
+    store.write(spans)
+    return ids
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = TraceStore(tmp_path / "traces.sqlite")
+    yield s
+    s.close()
+
+
+def test_reads_go_on_while_another_process_writes(store):
+    ids = _fill(store, 3)
+    writer = sqlite3.connect(store.path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    try:
+        reader = TraceStore(store.path, busy_timeout_ms=50)
+        assert reader.count() == 3 and len(reader.list_traces()) == 3
+        assert reader.load_trace(ids[0]) is not None and reader.stored(ids) == dict.fromkeys(ids, 11)
+        reader.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_reading_never_sets_up_a_store(tmp_path):
+    path = tmp_path / "traces.sqlite"
+    sqlite3.connect(path).close()  # an empty file: no schema yet
+    reader = TraceStore(path)
+    assert reader.count() == 0 and reader.list_traces() == [] and reader.load_trace("0" * 32) is None
+    reader.close()
+    assert path.stat().st_size == 0  # nothing was written
+
+
+def test_prune_deletes_in_short_transactions(store, monkeypatch):
+    _fill(store, 60, candidates=5)
+    transactions = []
+    real = sql.write_transaction
+
+    def counting(conn):
+        transactions.append(1)
+        return real(conn)
+
+    monkeypatch.setattr(store_module, "PRUNE_BATCH", 7)
+    monkeypatch.setattr(sql, "write_transaction", counting)
+    assert store.prune(keep_last=10, reclaim=False) == 50
+    assert len(transactions) == 8  # 7 batches of 7 and one of 1
+    assert store.count() == 10
+    newest = [t.start_ns for t in store.list_traces()]
+    assert newest == [T0 + i * S for i in range(59, 49, -1)]  # the newest ten kept
+
+
+def _checkpointed_size(store: TraceStore) -> int:
+    conn = sqlite3.connect(store.path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        conn.close()
+    return store.path.stat().st_size
+
+
+def test_prune_gives_the_space_back(store):
+    _fill(store, 400)
+    before = _checkpointed_size(store)
+    assert store.prune(keep_last=20) == 380
+    conn = sqlite3.connect(store.path)
+    try:
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    finally:
+        conn.close()
+    assert _checkpointed_size(store) < before * 0.2 and store.count() == 20 and store.integrity_check()
+
+
+def test_a_damaged_store_is_set_aside_and_a_new_one_started(tmp_path, caplog):
+    path = tmp_path / "traces.sqlite"
+    path.write_bytes(b"this is not a database" * 200)
+    exporter = StoreSpanExporter(TraceStore(path))
+    spans, _ = record(FakeSearch())
+    assert exporter.export(spans) is SpanExportResult.SUCCESS
+    [aside] = damaged_copies(path)
+    assert aside.read_bytes().startswith(b"this is not a database")
+    assert TraceStore(path).count() == 1
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.exporter"]
+    assert "was damaged" in warning and "searchtrace traces repair" in warning
+
+
+def test_repair_salvages_what_sqlite_can_read(tmp_path, capsys):
+    from searchtrace.cli import main
+
+    path = tmp_path / "traces.sqlite"
+    store = TraceStore(path)
+    _fill(store, 200)
+    store.close()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 4096] = b"\xff" * 4096  # one damaged page in the middle
+    path.write_bytes(bytes(data))
+    assert is_damaged(path)
+    assert main(["traces", "repair", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("copied ") and " traces and " in out
+    repaired = TraceStore(path)
+    assert not is_damaged(path) and 0 < repaired.count() <= 200 and repaired.integrity_check()
+    repaired.close()
+    assert not damaged_copies(path)  # salvaged copies are renamed, not salvaged twice
+
+
+def test_salvage_of_an_unreadable_file_copies_nothing(tmp_path):
+    garbage = tmp_path / "old.sqlite"
+    garbage.write_bytes(b"\x00" * 8192)
+    store = TraceStore(tmp_path / "traces.sqlite")
+    report = salvage(garbage, store)
+    assert (report.traces, report.spans) == (0, 0)
+    store.close()
+
+
+def test_flush_store_says_whether_every_span_was_stored(tmp_path, monkeypatch):
+    settings = replace(TraceSettings.resolve(environ={}), store_retry_s=0)
+    provider, handles = make_tracer_provider(Home(tmp_path), settings)
+    tracer = provider.get_tracer("t")
+    from trace_fixtures import emulate_search
+
+    trace_id = emulate_search(tracer, FakeSearch())
+    assert handles.flush_store() is True and handles.store.stored([trace_id]) == {trace_id: 11}
+
+    def full(_spans):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(handles.store, "write", full)
+    emulate_search(tracer, FakeSearch(start_ns=T0 + S))
+    assert handles.flush_store() is False
+    assert handles.store_failure is not None and handles.store_failure.value == "disk_full"
+    handles.shutdown()
