@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import random
+import sqlite3
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sized
 from datetime import timedelta
@@ -224,13 +226,67 @@ def main() -> None:
     print(f"(store left in {folder}; {timedelta(seconds=round(spent))} spent writing)")
 
 
+def _file_mib(store: TraceStore) -> float:
+    conn = sqlite3.connect(store.path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        conn.close()
+    return store.path.stat().st_size / 2**20
+
+
 def prune(store: TraceStore, n: int) -> None:
-    t = time.perf_counter()
-    deleted = store.prune(keep_last=n * 9 // 10)
-    print(f"\nprune keep_last={n * 9 // 10:,}: {deleted:,} traces in {time.perf_counter() - t:.2f} s")
-    t = time.perf_counter()
-    deleted = store.prune(older_than_days=25)
-    print(f"prune older_than_days=25: {deleted:,} traces in {time.perf_counter() - t:.2f} s")
+    """Prune as ``traces prune --keep-last 100`` would, while another thread writes traces:
+    the longest any transaction held the write lock, what the writer waited, the space given back."""
+    from contextlib import contextmanager
+
+    from searchtrace.traces import _sqlite as sql
+
+    held: list[float] = []
+    real = sql.write_transaction
+
+    @contextmanager
+    def timed_transaction(conn):  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        with real(conn):
+            yield
+        held.append(time.perf_counter() - t)
+
+    before = _file_mib(store)
+    writer_waits: list[float] = []
+    writer_failures: list[int] = []
+    stop = threading.Event()
+
+    def writer() -> None:  # a searching process's exporter: it retries a locked store for up to 30 s
+        other = TraceStore(store.path)
+        exporter = StoreSpanExporter(other)
+        synth = Synth(100)
+        i = 0
+        while not stop.is_set():
+            spans = synth.trace(10**7 + i)
+            t = time.perf_counter()
+            exporter.export(spans)
+            writer_waits.append(time.perf_counter() - t)
+            i += 1
+            time.sleep(0.05)
+        writer_failures.append(exporter.stats().dropped_spans)
+        other.close()
+
+    sql.write_transaction = timed_transaction  # type: ignore[assignment]
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        t = time.perf_counter()
+        deleted = store.prune(keep_last=100)
+        elapsed = time.perf_counter() - t
+    finally:
+        stop.set()
+        thread.join()
+        sql.write_transaction = real  # type: ignore[assignment]
+    print(f"\nprune keep_last=100: {deleted:,} traces in {elapsed:.2f} s, {len(held)} transactions, the longest "
+          f"holding the write lock {max(held) * 1000:.0f} ms; a writer beside it wrote {len(writer_waits)} traces, "
+          f"its slowest write {max(writer_waits) * 1000:.0f} ms, {writer_failures[0]} spans lost; "
+          f"file {before:,.1f} MiB -> {_file_mib(store):,.1f} MiB")
     t = time.perf_counter()
     ok = store.integrity_check()
     print(f"integrity_check: {ok} in {time.perf_counter() - t:.2f} s")

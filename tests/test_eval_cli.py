@@ -72,3 +72,18 @@ def test_calibrate_on_dev_improves_calibration_on_test(runs, tmp_path, capsys):
     assert report["held_out"] is True and report["fitted_on"]["split"] == "dev"
     assert report["after"]["ece"] < report["before"]["ece"]
     assert isinstance(load_calibration(out), LogisticRelevance)
+
+
+@pytest.mark.parametrize("damaged", ["per_query.parquet", "run.json"])
+def test_compare_and_gate_name_a_damaged_run_file(runs, tmp_path, capsys, damaged):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(runs["fast"], copy)
+    path = copy / damaged
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert main(["compare", str(runs["graph"]), str(copy)]) == 2
+    assert str(path) in capsys.readouterr().err
+    assert main(["gate", "--baseline", str(runs["graph"]), "--candidate", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "Traceback" not in err

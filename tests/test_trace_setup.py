@@ -113,3 +113,30 @@ def test_endpoint_credentials_stay_out_of_warnings(tmp_path, monkeypatch):
     _, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(store=False, otlp=True, protocol="http/protobuf"))
     assert handles.exporters[0].name == "otlp http/protobuf https://collector.example:4318"
     handles.shutdown()
+
+
+def test_close_flushes_the_store_and_gives_a_silent_collector_a_bounded_wait(tmp_path, monkeypatch, caplog):
+    """A collector that accepts connections and never answers: close() returns after its timeout, the
+    store holds every span, and one line says how many spans the collector did not get."""
+    import socket
+    import threading
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{silent.getsockname()[1]}")
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30")
+        provider, handles = make_tracer_provider(Home(tmp_path), TraceSettings.resolve(otlp=True,
+                                                                                        protocol="http/protobuf"))
+        trace_id = emulate_search(provider.get_tracer("t"), FakeSearch())
+        reports = []
+        closing = threading.Thread(target=lambda: reports.append(handles.close(remote_timeout_s=0.3)), daemon=True)
+        closing.start()
+        closing.join(10)  # the collector's own timeout is 30 s: close() must not wait for it
+        assert not closing.is_alive()
+    [report] = reports
+    assert list(report.unsent.values()) == [11]
+    assert TraceStore(tmp_path / "traces.sqlite").stored([trace_id]) == {trace_id: 11}
+    unsent = [r.getMessage() for r in caplog.records if "were not sent" in r.getMessage()]
+    assert unsent == [f"11 spans were not sent to {handles.exporters[1].name} (gave up after 0.3 s at exit)"]

@@ -121,9 +121,16 @@ def test_prune(home, capsys):
     assert run("prune", "--home", path) == 2
     assert "prune needs --older-than-days N and/or --keep-last N" in capsys.readouterr().err
     assert run("prune", "--home", path, "--keep-last", "1") == 0
-    assert capsys.readouterr().out.strip() == "pruned 2 traces; 1 left"
+    _assert_pruned(capsys.readouterr().out, "pruned 2 traces; 1 left")
     assert run("prune", "--home", path, "--older-than-days", "1") == 0  # the fixture's traces are from 2023
-    assert capsys.readouterr().out.strip() == "pruned 1 traces; 0 left"
+    _assert_pruned(capsys.readouterr().out, "pruned 1 traces; 0 left")
+
+
+def _assert_pruned(out: str, counts: str) -> None:
+    """The counts, then the store's size before and after: pruning never grows the file."""
+    found = re.fullmatch(re.escape(counts) + r"; the store went from ([\d.]+) MiB to ([\d.]+) MiB", out.strip())
+    assert found, out
+    assert float(found[2]) <= float(found[1])
 
 
 @pytest.mark.parametrize("argv", [["list", "--band", "top"], ["list", "--since", "yesterday"],

@@ -196,13 +196,16 @@ class TraceStore:
             return int(before - conn.execute("PRAGMA page_count").fetchone()[0])
         freed = 0
         while (free := conn.execute("PRAGMA freelist_count").fetchone()[0]) > 0:
-            # each step is its own transaction, and must be stepped to the end to free anything
+            # Each step is its own short transaction, and must be stepped to the end to free
+            # anything; a passive checkpoint after it moves the step's pages into the file
+            # without waiting on (or blocking) other writers.
             conn.execute(f"PRAGMA incremental_vacuum({VACUUM_PAGES})").fetchall()
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             after = conn.execute("PRAGMA freelist_count").fetchone()[0]
             if after >= free:
                 break
             freed += free - after
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # little left to copy: gives the WAL back
         return freed
 
     def integrity_check(self) -> bool:
