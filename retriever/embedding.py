@@ -7,6 +7,7 @@ downloaded: the loader forces ``HF_HUB_OFFLINE=1`` unless the caller set it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 from pathlib import Path
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DIM = 384
+
+log = logging.getLogger(__name__)
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -110,6 +113,16 @@ class Embedder:
         return (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32, copy=False)
 
 
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    """A file SQLite cannot read as a database; not a lock, a full disk or another operational error."""
+    return not isinstance(exc, sqlite3.OperationalError)
+
+
+def _row_sum(key: bytes, blob: bytes) -> bytes:
+    """A cache row's checksum: over its key and its vector, so a vector moved to another key fails too."""
+    return hashlib.blake2b(key + blob, digest_size=8).digest()
+
+
 def text_hash(text: str, model_id: str = MODEL_ID) -> bytes:
     """Cache key: sha256 of the model id and the text (so a new model never hits old vectors)."""
     return hashlib.sha256(f"{model_id}\x00{text}".encode()).digest()
@@ -138,13 +151,13 @@ class EmbeddingCache:
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: never corrupt, may drop the last commit on power loss
-            with conn:
-                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
+            try:
+                conn = self._connect()
+            except sqlite3.DatabaseError as exc:  # not a database, or damaged past opening: start afresh
+                if not _damaged(exc):
+                    raise
+                self._set_aside(exc)
+                conn = self._connect()
             stored = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
             if stored != self.dim:
                 conn.close()
@@ -152,19 +165,49 @@ class EmbeddingCache:
             self._conn = conn
         return self._conn
 
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: never corrupt, may drop the last commit on power loss
+            with conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(vec)")}
+                if "sum" not in columns:  # a cache written before checksums: its rows are checked by length only
+                    conn.execute("ALTER TABLE vec ADD COLUMN sum BLOB")
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
+        """Move a damaged cache file aside (it only saves work: nothing is lost but embedding time)."""
+        from searchtrace.traces import set_aside
+
+        self.close()
+        aside = set_aside(self.path)
+        log.warning("embedding cache %s is damaged (%s): moved to %s, starting a new one; texts are "
+                    "embedded again as needed", self.path, exc, aside.name)
+
     def __len__(self) -> int:
         return self._db().execute("SELECT COUNT(*) FROM vec").fetchone()[0]
 
     def get_many(self, hashes: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
-        """Look up hashes; returns (found mask (n,), float32 matrix (n, dim), zero rows where missing)."""
-        db = self._db()
+        """Look up hashes; returns (found mask (n,), float32 matrix (n, dim), zero rows where missing).
+
+        A row whose vector has the wrong length or fails its checksum counts as
+        missing (and is deleted), so it is embedded again rather than trusted.
+        """
+        try:
+            found = self._select(list(dict.fromkeys(hashes)))
+        except sqlite3.DatabaseError as exc:  # damaged after opening: every row is suspect
+            if not _damaged(exc):
+                raise
+            self._set_aside(exc)
+            found = {}
         keys = list(hashes)
-        found: dict[bytes, bytes] = {}
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), self._CHUNK):
-            chunk = unique[start:start + self._CHUNK]
-            marks = ",".join("?" * len(chunk))
-            found.update(db.execute(f"SELECT hash, v FROM vec WHERE hash IN ({marks})", chunk))
         mask = np.fromiter((k in found for k in keys), dtype=bool, count=len(keys))
         matrix = np.zeros((len(keys), self.dim), dtype=np.float32)
         hit = np.flatnonzero(mask)
@@ -178,9 +221,31 @@ class EmbeddingCache:
         rows = np.ascontiguousarray(matrix, dtype=np.float32)
         if rows.ndim != 2 or rows.shape[1] != self.dim or rows.shape[0] != len(hashes):
             raise ValidationError(f"expected ({len(hashes)}, {self.dim}) vectors, got {rows.shape}", field="matrix")
+        blobs = [r.tobytes() for r in rows]
         with self._db() as db:
-            db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)",
-                           zip(hashes, (r.tobytes() for r in rows)))
+            db.executemany("INSERT OR REPLACE INTO vec (hash, v, sum) VALUES (?, ?, ?)",
+                           ((h, b, _row_sum(h, b)) for h, b in zip(hashes, blobs)))
+
+    def _select(self, unique: list[bytes]) -> dict[bytes, bytes]:
+        """Rows for ``unique`` hashes that pass their checks; bad rows are deleted and counted in a warning."""
+        db = self._db()
+        found: dict[bytes, bytes] = {}
+        bad: list[bytes] = []
+        size = self.dim * 4
+        for start in range(0, len(unique), self._CHUNK):
+            chunk = unique[start:start + self._CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for key, blob, digest in db.execute(f"SELECT hash, v, sum FROM vec WHERE hash IN ({marks})", chunk):
+                if len(blob) == size and (digest is None or digest == _row_sum(key, blob)):
+                    found[key] = blob
+                else:
+                    bad.append(key)
+        if bad:
+            log.warning("embedding cache %s: %d vector(s) failed their checksum or length and will be embedded "
+                        "again", self.path, len(bad))
+            with db:
+                db.executemany("DELETE FROM vec WHERE hash = ?", ((k,) for k in bad))
+        return found
 
     def close(self) -> None:
         if self._conn is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import subprocess
 import sys
@@ -160,3 +161,66 @@ def test_crash_mid_write_keeps_earlier_entries(tmp_path):
         assert (matrix[:2] == 1).all()
         assert len(cache) == 10
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_a_vector_overwritten_in_place_is_embedded_again(tmp_path, caplog):
+    """A row whose bytes changed behind the cache's back (same length) fails its checksum: it is missing,
+    not wrong, and deleted."""
+    path = tmp_path / "c.sqlite"
+    hashes = [text_hash("a"), text_hash("b")]
+    vectors = np.eye(2, DIM, dtype=np.float32)
+    with EmbeddingCache(path) as cache:
+        cache.put_many(hashes, vectors)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE vec SET v = ? WHERE hash = ?", (vectors[1].tobytes(), hashes[0]))  # b's vector under a
+    conn.close()
+    with EmbeddingCache(path) as cache:
+        found, matrix = cache.get_many(hashes)
+        assert found.tolist() == [False, True]
+        assert np.array_equal(matrix[1], vectors[1]) and not matrix[0].any()
+        assert len(cache) == 1
+    assert "1 vector(s) failed their checksum or length" in caplog.text
+
+
+def test_a_vector_of_the_wrong_length_is_embedded_again(tmp_path):
+    path = tmp_path / "c.sqlite"
+    with EmbeddingCache(path) as cache:
+        cache.put_many([text_hash("a")], np.ones((1, DIM), dtype=np.float32))
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE vec SET v = ?, sum = NULL", (b"\0" * 12,))
+    conn.close()
+    with EmbeddingCache(path) as cache:
+        found, _ = cache.get_many([text_hash("a")])
+    assert not found.any()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage"])
+def test_a_damaged_cache_file_is_set_aside_and_replaced(tmp_path, caplog, damage):
+    path = tmp_path / "c.sqlite"
+    with EmbeddingCache(path) as cache:
+        cache.put_many([text_hash(str(i)) for i in range(300)], np.ones((300, DIM), dtype=np.float32))
+    size = path.stat().st_size
+    path.write_bytes(path.read_bytes()[: size // 3] if damage == "truncate" else os.urandom(size))
+    with EmbeddingCache(path) as cache:
+        found, _ = cache.get_many([text_hash("1"), text_hash("299")])
+        assert not found.any()  # nothing trusted from a damaged file
+        cache.put_many([text_hash("x")], np.ones((1, DIM), dtype=np.float32))
+        assert cache.get_many([text_hash("x")])[0].all()
+    assert "is damaged" in caplog.text and str(path) in caplog.text
+    assert list(tmp_path.glob("c.sqlite.damaged-*"))
+
+
+def test_a_cache_from_before_checksums_is_read(tmp_path):
+    path = tmp_path / "c.sqlite"
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("CREATE TABLE vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+        conn.execute("INSERT INTO meta VALUES ('dim', ?)", (str(DIM),))
+        conn.execute("INSERT INTO vec VALUES (?, ?)", (text_hash("a"), np.ones(DIM, dtype=np.float32).tobytes()))
+    conn.close()
+    with EmbeddingCache(path) as cache:
+        found, matrix = cache.get_many([text_hash("a")])
+    assert found.all() and matrix[0, 0] == 1.0

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from searchtrace.traces.deferred import DeferredAttributes
     from searchtrace.traces.exporter import FailureKind
     from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
+    from searchtrace.traces.repair import set_aside
     from searchtrace.traces.setup import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.store import TraceStore
     from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind
@@ -30,6 +31,7 @@ _EXPORTS = {
     "TraceDetail": "searchtrace.traces.records",
     "TraceFilter": "searchtrace.traces.records",
     "TraceSummary": "searchtrace.traces.records",
+    "set_aside": "searchtrace.traces.repair",
     "TraceHandles": "searchtrace.traces.setup",
     "FailureKind": "searchtrace.traces.exporter",
     "TraceSettings": "searchtrace.traces.setup",
@@ -55,6 +57,7 @@ __all__ = [
     "TraceSummary",
     "attributes",
     "make_tracer_provider",
+    "set_aside",
     "vocabulary",
 ]
 __getattr__, __dir__ = exports(__name__, _EXPORTS)
