@@ -83,7 +83,12 @@ def _checkpointed_size(store: TraceStore) -> int:
     return store.path.stat().st_size
 
 
-def test_prune_gives_the_space_back(store):
+@pytest.mark.parametrize("way", ["vacuum", "incremental"])
+def test_prune_gives_the_space_back(store, monkeypatch, way):
+    """Little left: one VACUUM; much left: incremental steps. Either way the free pages go back."""
+    if way == "incremental":
+        monkeypatch.setattr("searchtrace.traces.store.VACUUM_LIVE_PAGES", 0)
+        monkeypatch.setattr(TraceStore, "_vacuum", staticmethod(lambda conn: pytest.fail("VACUUM used")))
     _fill(store, 400)
     before = _checkpointed_size(store)
     assert store.prune(keep_last=20) == 380
