@@ -105,7 +105,7 @@ def main() -> None:
     from searchtrace.retriever.settings import resolve_config
 
     config = resolve_config(home=Path(args.home), environ={})
-    model = Embedder()
+    model = Embedder(config.home)
     st = model.load()
     musique = load_dataset(Path(args.shared) / "musique")
     retriever = Retriever(open_index(build_index(musique, config, model, progress=False), config), model, config)

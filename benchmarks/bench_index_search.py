@@ -136,11 +136,11 @@ def main() -> None:
     from searchtrace.retriever.settings import resolve_config
 
     shared = Path(args.shared)
-    model = Embedder()
-    model.load()
     report: dict = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"}
     home = Path(args.search_only or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})
+    model = Embedder(config.home)
+    model.load()
 
     scifact = load_dataset(shared / "scifact")
     if args.search_only:

@@ -62,7 +62,9 @@ def _quantize(fp32: bytes) -> bytes:
 
     with tempfile.TemporaryDirectory(prefix="searchtrace-quant-") as tmp:
         out = Path(tmp) / "int8.onnx"
-        quantize_dynamic(onnx.load_from_string(fp32), out, weight_type=QuantType.QInt8)
+        # contrib ops have no shape inference in onnx: their outputs are float32, said so
+        quantize_dynamic(onnx.load_from_string(fp32), out, weight_type=QuantType.QInt8,
+                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
         return out.read_bytes()
 
 
