@@ -17,6 +17,10 @@ In one process, every ratio from series that take turns:
   * warm search p50 with the query embedded inside, on datasets/sample, fast and
     graph mode, a retriever with the ONNX and one with the torch embedder on the
     same index taking turns query by query;
+  * with ``--quality N``, instead of all the above: int8 against fp32 on dense
+    retrieval alone (nDCG@10, recall@100 of the passage vectors) for the first
+    N queries of SciFact and MuSiQue over a corpus subset: every judged passage
+    of those queries and the first passages of the corpus, 1,000 at most;
   * ``searchtrace search`` on the warm sample index: CPU and wall of the whole
     command (``/usr/bin/time``), the median of 3 runs; with ``--before-src`` the
     same command on that source tree (the torch version) too.
@@ -95,6 +99,41 @@ def cli_seconds(src: Path, home: Path, runs: int = 3) -> dict[str, object]:
             "cpu_all": cpu, "wall_all": wall}
 
 
+def dense_quality(embedder, docs, queries, qrels) -> dict[str, float]:
+    """nDCG@10 (linear gain, as trec_eval) and recall@100 of dense retrieval over ``docs``."""
+    ids = [d.id for d in docs]
+    doc_vectors = embedder.encode_documents([d.content for d in docs])
+    query_vectors = embedder.encode_documents([q.text for q in queries])
+    ndcg, recall = [], []
+    for q, vector in zip(queries, query_vectors):
+        ranked = [ids[i] for i in np.argsort(-(doc_vectors @ vector), kind="stable")[:100]]
+        rel = {d: g for d, g in qrels.get(q.id, {}).items() if g > 0}
+        dcg = sum(rel.get(d, 0) / np.log2(i + 2) for i, d in enumerate(ranked[:10]))
+        ideal = sum(g / np.log2(i + 2) for i, g in enumerate(sorted(rel.values(), reverse=True)[:10]))
+        ndcg.append(dcg / ideal if ideal else 0.0)
+        recall.append(len(set(ranked) & set(rel)) / len(rel) if rel else 0.0)
+    return {"ndcg@10": round(float(np.mean(ndcg)), 4), "recall@100": round(float(np.mean(recall)), 4)}
+
+
+def quality(home, shared: Path, n: int) -> dict:
+    """int8 against fp32, dense retrieval alone, on a subset of SciFact and MuSiQue (see the module doc)."""
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.retriever.embedding import OnnxEmbedder
+
+    fp32, int8 = OnnxEmbedder(home), OnnxEmbedder(home, "int8")
+    out: dict = {}
+    for name in ("scifact", "musique"):
+        data = load_dataset(shared / name)
+        queries = [q for q in data.queries_for_split() if data.qrels.get(q.id)][:n]
+        judged = {d for q in queries for d in data.qrels[q.id]}
+        docs = [d for d in data.docs if d.id in judged]
+        docs += [d for d in data.docs if d.id not in judged][:max(0, 1000 - len(docs))]
+        out[name] = {"queries": len(queries), "passages": len(docs),
+                     "fp32": dense_quality(fp32, docs, queries, data.qrels),
+                     "int8": dense_quality(int8, docs, queries, data.qrels)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", required=True, help="searchtrace home (the ONNX graph and the sample index)")
@@ -103,6 +142,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, help="the first N sample queries only (a smoke run)")
     parser.add_argument("--cli-runs", type=int, default=3)
+    parser.add_argument("--quality", type=int, metavar="N", help="only int8 vs fp32 dense quality on N queries")
     parser.add_argument("--before-src", help="a source tree of the torch version, for the CLI figure")
     parser.add_argument("--before-home", help="its home (the sample index built by it)")
     args = parser.parse_args()
@@ -116,6 +156,9 @@ def main() -> None:
     from searchtrace.retriever.torch_embedder import TorchEmbedder
 
     config = resolve_config(home=Path(args.home), environ={})
+    if args.quality:
+        print(json.dumps(quality(config.home, Path(args.shared), args.quality), indent=2))
+        return
     report: dict = {"cores": os.cpu_count(), "load_average_start": [round(x, 2) for x in os.getloadavg()]}
     ort, ort1, int8, torch = (OnnxEmbedder(config.home), OnnxEmbedder(config.home, threads=1),
                               OnnxEmbedder(config.home, "int8"), TorchEmbedder())
