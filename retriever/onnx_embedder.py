@@ -132,6 +132,7 @@ class OnnxEmbedder:
             source = built.source if isinstance(built.source, bytes) else str(built.source)
             self._session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
             self._tokenizer, self._sha = tokenizer, built.weights_sha256
+            self._run([tokenizer.encode("warm up")])  # the first run allocates its buffers: not in a search
             self._info = LoadInfo(built.built, time.perf_counter() - started)
             return self._info
 
