@@ -17,6 +17,8 @@ In one process, every ratio from series that take turns:
   * warm search p50 with the query embedded inside, on datasets/sample, fast and
     graph mode, a retriever with the ONNX and one with the torch embedder on the
     same index taking turns query by query;
+  * cold build of the sample index (passages and parts, a fresh embedding cache)
+    against bare encoding of the same texts, one after the other;
   * with ``--quality N``, instead of all the above: int8 against fp32 on dense
     retrieval alone (nDCG@10, recall@100 of the passage vectors) for the first
     N queries of SciFact and MuSiQue over a corpus subset: every judged passage
@@ -97,6 +99,31 @@ def cli_seconds(src: Path, home: Path, runs: int = 3) -> dict[str, object]:
         wall.append(elapsed)
     return {"cpu_s": round(statistics.median(cpu), 2), "wall_s": round(statistics.median(wall), 2),
             "cpu_all": cpu, "wall_all": wall}
+
+
+def cold_build(home, sample) -> dict:
+    """Bare encoding of the texts the sample index embeds, then its cold build in a fresh home (same graph)."""
+    import shutil
+    import tempfile
+
+    from searchtrace.home import Home
+    from searchtrace.retriever.embedding import OnnxEmbedder
+    from searchtrace.retriever.index import build_index, read_manifest
+    from searchtrace.retriever.parts import passage_parts
+    from searchtrace.retriever.settings import resolve_config
+
+    fresh = Home(Path(tempfile.mkdtemp(prefix="searchtrace-bench-")))
+    shutil.copytree(home.models, fresh.models)
+    config = resolve_config(home=fresh.root, environ={})
+    texts = [d.content for d in sample.docs]
+    texts += [p for d in sample.docs for p in passage_parts(d.title, d.text, config.dense.max_parts)]
+    bare = timed(OnnxEmbedder(home).encode_documents, texts)
+    embedder = OnnxEmbedder(fresh)
+    embedder.load()
+    manifest = read_manifest(build_index(sample, config, embedder, progress=False))
+    shutil.rmtree(fresh.root, ignore_errors=True)
+    return {"texts": len(texts), "embedded_by_build": manifest.embedded_texts, "bare_encode_s": round(bare, 2),
+            "build_s": round(manifest.build_seconds, 2), "ratio_bare_vs_build": round(bare / manifest.build_seconds, 3)}
 
 
 def dense_quality(embedder, docs, queries, qrels) -> dict[str, float]:
@@ -198,6 +225,7 @@ def main() -> None:
         report[f"search_{mode}_ratio_onnx_vs_torch"] = round(
             report[f"search_{mode}_p50_ms"]["onnx"] / report[f"search_{mode}_p50_ms"]["torch"], 3)
     index.close()
+    report["cold_build_sample"] = cold_build(config.home, sample)
     report["cli_search"] = {"onnx": cli_seconds(REPO, config.home.root, args.cli_runs)}
     if args.before_src and args.before_home:
         report["cli_search"]["torch_before"] = cli_seconds(Path(args.before_src), Path(args.before_home),
