@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
@@ -155,6 +154,8 @@ class OnnxEmbedder:
         out = np.empty((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
+        from tqdm.auto import tqdm  # 80 ms of imports a search does not need
+
         self.load()
         assert self._tokenizer is not None  # set by load()
         encodings = self._tokenizer.encode_batch(items, add_special_tokens=True)
