@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_DATASETS
 
 from searchtrace.retriever.config import DenseConfig
 from searchtrace.retriever.parts import passage_parts
 
 pytestmark = pytest.mark.slow
+
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 TOLERANCE = 0.99999
 """The least cosine between the two runtimes' vectors of one text (the issue's bar)."""

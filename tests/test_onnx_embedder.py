@@ -7,10 +7,10 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,6 +27,8 @@ from searchtrace.retriever.embedding import (
 )
 from searchtrace.retriever.model_files import ModelFiles
 from searchtrace.retriever.onnx_embedder import length_batches
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 
 
 @given(st.lists(st.integers(min_value=1, max_value=300), max_size=200), st.integers(min_value=1, max_value=50))
