@@ -39,9 +39,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def bare_encode_seconds(model, texts: list[str]) -> float:
-    st = model.load()
+    model.load()
     start = time.perf_counter()
-    st.encode(texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True)
+    model.encode_documents(texts, batch_size=64)
     return time.perf_counter() - start
 
 
@@ -55,7 +55,7 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
     """Per query, bare embedding and a search in each mode, taking turns at going first, so
     load drifting over the run touches every series alike. p50 / p95 per round, then the
     median over rounds."""
-    st = model.load()
+    model.load()
 
     def search(q: str, mode: str) -> None:
         r = retriever.search({"query": q, "mode": mode, "top_k": 10})
@@ -64,7 +64,7 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
 
     series = ("embed", *modes)
     calls: dict[str, Callable[[str], object]] = {
-        "embed": lambda q: st.encode([q], convert_to_numpy=True, normalize_embeddings=True)}
+        "embed": model.encode_query}
     calls.update({m: functools.partial(search, mode=m) for m in modes})
     for q in queries[:10]:  # warm up
         for name in series:
@@ -136,11 +136,11 @@ def main() -> None:
     from searchtrace.retriever.settings import resolve_config
 
     shared = Path(args.shared)
-    model = Embedder()
-    model.load()
     report: dict = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"}
     home = Path(args.search_only or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})
+    model = Embedder(config.home)
+    model.load()
 
     scifact = load_dataset(shared / "scifact")
     if args.search_only:

@@ -173,7 +173,7 @@ def latency(shared: Path, home: Path, rounds: int = 3) -> str:
     from searchtrace.retriever.pipeline import Retriever
     from searchtrace.retriever.settings import resolve_config
 
-    model = Embedder()
+    model = Embedder(resolve_config(home=home, environ={}).home)
     model.load()
     lines = ["| dataset, mode | previous default (no parts) p50 / p95 | default p50 / p95 |", "| --- | ---: | ---: |"]
     for name, modes, n in (("scifact", ("fast",), 200), ("musique", ("fast", "graph"), 50)):

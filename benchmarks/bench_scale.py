@@ -54,7 +54,7 @@ def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts:
     from searchtrace.retriever.config import DenseConfig
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.data.synth import pseudo_embeddings, synthesize
-    from searchtrace.retriever.embedding import MODEL_ID, EmbeddingCache, seed_embedding_cache
+    from searchtrace.retriever.embedding import Embedder, EmbeddingCache, cache_identity, seed_embedding_cache
     from searchtrace.retriever.parts import passage_parts
 
     out: dict = {}
@@ -71,10 +71,11 @@ def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts:
         texts += [p for d in dataset.docs for p in passage_parts(d.title, d.text, DenseConfig().max_parts)]
     del dataset
     stored = 0
+    key = cache_identity(Embedder(Home(Path(home))))  # the default embedder's cache key
     with EmbeddingCache(Home(Path(home)).embedding_cache) as cache:
         for start in range(0, len(texts), CHUNK):
             chunk = texts[start:start + CHUNK]
-            stored += seed_embedding_cache(cache, chunk, pseudo_embeddings(chunk, seed=seed), MODEL_ID)
+            stored += seed_embedding_cache(cache, chunk, pseudo_embeddings(chunk, seed=seed), key)
     out["vectors_s"] = round(time.perf_counter() - started, 2)
     out["vectors_stored"] = stored
     out["maxrss_mib"] = round(maxrss_mib(), 1)
@@ -112,7 +113,7 @@ def main() -> None:
     from searchtrace.retriever.settings import resolve_config
 
     config = resolve_config(home=home, search={"dense": {"parts": not args.no_parts}})
-    embedder = Embedder()  # loads the model only if something misses the cache
+    embedder = Embedder(config.home)  # loads the model only if something misses the cache
 
     rss_before = rss_mib()
     started = time.perf_counter()
@@ -143,7 +144,7 @@ def main() -> None:
         "errors": run.errors, "mode": run.retriever.mode, "metrics": dict(run.metrics),
         "latency_ms_p50_p95": {k: [v.p50, v.p95] for k, v in run.latency_ms.items()
                                if k in ("total", "dense", "keyword", "graph", "fuse", "shape")},
-        "model_loaded": embedder._model is not None,
+        "model_loaded": embedder._session is not None,
         "run_folder": str(folder.path),
     }
     report["peak_rss_mib"] = {"index_and_eval_process": round(maxrss_mib(), 1),

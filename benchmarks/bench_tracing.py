@@ -66,7 +66,7 @@ def main() -> None:
 
     home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})
-    model = Embedder()
+    model = Embedder(config.home)
     dataset = load_dataset(Path(args.dataset))
     index = open_index(build_index(dataset, config, model, progress=False), config)
     texts = [q.text for q in dataset.queries][: args.queries]

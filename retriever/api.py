@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.encoder import Loadable
 from searchtrace.retriever.index import ensure_index
 from searchtrace.retriever.pipeline import Retriever
 from searchtrace.retriever.settings import resolve_config
+from searchtrace.traces import vocabulary as v
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
@@ -25,13 +27,34 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
     Args:
         dataset_dir: a BEIR-layout dataset folder.
         config: the retriever's configuration (default: flags-free ``resolve_config()``).
-        embedder: the text encoder (default: all-MiniLM-L6-v2, loaded on first use).
+        embedder: the text encoder (default: all-MiniLM-L6-v2 on ONNX Runtime); its model is loaded
+            here, before any search (:func:`warm_up`).
         progress: show progress bars while indexing.
         tracer, capture, deferred: tracing (see :class:`Retriever`).
     """
     from searchtrace.retriever.embedding import Embedder
 
     config = config or resolve_config()
-    embedder = embedder or Embedder()
+    embedder = embedder or Embedder(config.home, config.precision)
+    warm_up(embedder, tracer)
     index = ensure_index(Path(dataset_dir), config, embedder, progress=progress)
     return Retriever(index, embedder, config, tracer=tracer, capture=capture, deferred=deferred)
+
+
+def warm_up(embedder: object, tracer: Tracer | None = None) -> None:
+    """Load the embedder's model now, before any search, in a span of its own when traced.
+
+    An embedder without a ``load`` method (a test double) is left alone.
+    """
+    if not isinstance(embedder, Loadable):
+        return
+    if tracer is None:
+        embedder.load()
+        return
+    with tracer.start_as_current_span(v.EMBEDDER_LOAD_SPAN,
+                                      attributes={v.EMBEDDING_MODEL_NAME: getattr(embedder, "model_id", "unknown")}) as span:
+        info = embedder.load()
+        span.set_attribute(v.EMBEDDER_BUILT, bool(getattr(info, "built", False)))
+        identity = getattr(embedder, "identity", None)
+        if isinstance(identity, str):
+            span.set_attribute(v.EMBEDDER_IDENTITY, identity)

@@ -28,6 +28,9 @@ def add_retriever_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neo4j-password")
     p.add_argument("--neo4j-database")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.add_argument("--precision", choices=["fp32", "int8"],
+                   help="embedder weights (default: $SEARCHTRACE_EMBED_PRECISION or fp32; int8: faster, "
+                        "its own index)")
     g = p.add_argument_group("search settings", "each flag overrides the settings file, which overrides the default")
     g.add_argument("--retriever-config", metavar="FILE",
                    help="search settings (TOML: [dense], [fusion], [feedback], [graph], [confidence]); "
@@ -73,7 +76,8 @@ def config_from_arguments(args: argparse.Namespace) -> RetrieverConfig:
 
     return resolve_config(home=args.home, qdrant_url=args.qdrant_url, neo4j_uri=args.neo4j_uri,
                           neo4j_user=args.neo4j_user, neo4j_password=args.neo4j_password,
-                          neo4j_database=args.neo4j_database, settings_file=args.retriever_config,
+                          neo4j_database=args.neo4j_database, precision=args.precision,
+                          settings_file=args.retriever_config,
                           search=_search_overrides(args))
 
 

@@ -65,7 +65,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     dataset = load_dataset(Path(args.dataset))
     for line in dataset.report.messages():
         print(f"warning: {line}", file=sys.stderr)
-    config, embedder = config_from_arguments(args), Embedder()
+    config = config_from_arguments(args)
+    embedder = Embedder(config.home, config.precision)
     where = locate(dataset.root, config, embedder.model_id)
     before = read_manifest(where.path).built_at if published_problems(where.path) == [] else None
     force = args.force

@@ -16,6 +16,7 @@ from typing import Mapping
 from searchtrace.errors import ValidationError
 from searchtrace.home import DEFAULT_HOME, Home
 from searchtrace.names import FUSED_STAGES, Stage
+from searchtrace.retriever.encoder import Precision
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 
@@ -226,6 +227,7 @@ class RetrieverConfig:
         qdrant_api_key: the server's API key.
         qdrant_shards, qdrant_replication: a collection's layout on a cluster (None = the server's default).
         neo4j: a Neo4j server; None = the in-process graph.
+        precision: the embedder's weights, fp32 (default) or int8 (its own index and cache entries).
         dense, fusion, feedback, confidence, graph: the search settings.
     """
 
@@ -235,6 +237,7 @@ class RetrieverConfig:
     qdrant_shards: int | None = None  # collection layout on a cluster; None = the server's default
     qdrant_replication: int | None = None
     neo4j: Neo4jSettings | None = None
+    precision: Precision = Precision.FP32
     dense: DenseConfig = field(default_factory=DenseConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)

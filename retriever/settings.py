@@ -63,6 +63,7 @@ from searchtrace.retriever.config import (
     Neo4jSettings,
     RetrieverConfig,
 )
+from searchtrace.retriever.encoder import Precision
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 Sections = dict[str, dict[str, Any]]
@@ -233,6 +234,15 @@ def _positive(name: str, environ: Mapping[str, str]) -> int | None:
     return int(value)
 
 
+def _precision(value: str) -> Precision:
+    try:
+        return Precision(value)
+    except ValueError:
+        raise ValidationError(f"embedding precision must be one of {', '.join(p.value for p in Precision)}, "
+                              f"got {value!r} (--precision or ${env_names.SEARCHTRACE_EMBED_PRECISION})",
+                              field="precision") from None
+
+
 def resolve_config(
     *,
     home: str | os.PathLike[str] | Home | None = None,
@@ -242,6 +252,7 @@ def resolve_config(
     neo4j_user: str | None = None,
     neo4j_password: str | None = None,
     neo4j_database: str | None = None,
+    precision: str | None = None,
     settings_file: str | os.PathLike[str] | None = None,
     search: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -273,5 +284,6 @@ def resolve_config(
         qdrant_shards=_positive(env_names.QDRANT_SHARD_NUMBER, env),
         qdrant_replication=_positive(env_names.QDRANT_REPLICATION_FACTOR, env),
         neo4j=neo4j,
+        precision=_precision(precision or _env(env_names.SEARCHTRACE_EMBED_PRECISION, env) or Precision.FP32.value),
         **sections,
     )

@@ -32,6 +32,7 @@ __all__ = [
     "QDRANT_URL",
     "SEARCHTRACE_CAPTURE_CONTENT",
     "SEARCHTRACE_CAPTURE_QUERY",
+    "SEARCHTRACE_EMBED_PRECISION",
     "SEARCHTRACE_HOME",
     "SEARCHTRACE_MAX_CANDIDATES",
     "SEARCHTRACE_OTLP",
@@ -48,6 +49,9 @@ SEARCHTRACE_HOME = "SEARCHTRACE_HOME"
 
 SEARCHTRACE_RETRIEVER_CONFIG = "SEARCHTRACE_RETRIEVER_CONFIG"
 """A TOML file of search settings, used when ``--retriever-config`` is not given."""
+
+SEARCHTRACE_EMBED_PRECISION = "SEARCHTRACE_EMBED_PRECISION"
+"""The embedder's weights: ``fp32`` (default) or ``int8`` (dynamic quantization; its own index and cache entries)."""
 
 SEARCHTRACE_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
 """``0`` turns the local trace store off (spans then go only over OTLP, if configured)."""

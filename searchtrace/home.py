@@ -6,6 +6,7 @@ it is named here and nowhere else::
     <home>/
       indexes/<dataset>-<key>/   one content-addressed index per dataset and configuration
       cache/embeddings.sqlite    embeddings by text hash
+      cache/models/              ONNX encoders built from the model's weights, by their sha256
       runs/<run id>/             one folder per eval run
       traces.sqlite              the local trace store
 """
@@ -64,6 +65,19 @@ class Home:
     def embedding_cache(self) -> Path:
         """The embedding cache (SQLite, vectors by text hash)."""
         return self.cache / "embeddings.sqlite"
+
+    @property
+    def models(self) -> Path:
+        """The folder of encoder graphs built from model weights (rebuilt when missing)."""
+        return self.cache / "models"
+
+    def onnx_model(self, weights_sha256: str, variant: str) -> Path:
+        """The ONNX encoder built from the weights with this sha256, in ``variant`` (builder version, precision)."""
+        return self.models / f"{weights_sha256[:16]}-{variant}.onnx"
+
+    def weights_stamp(self, file_key: str) -> Path:
+        """Where the sha256 of a weights file is remembered, by its path, size and mtime (``file_key``)."""
+        return self.models / f"weights-{file_key}.sha256"
 
     @property
     def runs(self) -> Path:

@@ -14,11 +14,12 @@ if os.environ.get("CI"):
 
 
 @pytest.fixture(scope="session")
-def model():
-    """The loaded all-MiniLM-L6-v2 ``Embedder``, once per session (~8 s on a cold cache)."""
+def model(sample_config):
+    """The loaded all-MiniLM-L6-v2 ``Embedder`` (ONNX Runtime), once per session; its graph is
+    built into the session's temporary home (a few seconds)."""
     from searchtrace.retriever.embedding import Embedder
 
-    embedder = Embedder()
+    embedder = Embedder(sample_config.home)
     embedder.load()
     return embedder
 

@@ -39,9 +39,11 @@ def _spawn(code: str, *args: str) -> subprocess.Popen:
 
 
 def _copy_cache(source, target: Path) -> None:
-    """Give a fresh home the session's embedding cache: building then embeds nothing."""
+    """Give a fresh home the session's embedding cache and ONNX encoder: building then embeds nothing."""
     (target / "cache").mkdir(parents=True)
     shutil.copy2(source.home.embedding_cache, target / "cache" / "embeddings.sqlite")
+    if source.home.models.is_dir():
+        shutil.copytree(source.home.models, target / "cache" / "models")
 
 
 def test_processes_search_one_index_at_once(tmp_path, sample_config, sample_index_path, model):
@@ -75,7 +77,7 @@ def test_two_builders_of_a_new_index_build_it_once(tmp_path, sample_config, samp
         from searchtrace.retriever.embedding import Embedder
         from searchtrace.retriever.index import build_index
         config = resolve_config(home=sys.argv[1], environ={})
-        print(build_index(load_dataset(sys.argv[2]), config, Embedder(), progress=False))
+        print(build_index(load_dataset(sys.argv[2]), config, Embedder(config.home), progress=False))
     """)
     procs = [_spawn(code, str(home), str(SAMPLE)) for _ in range(3)]
     outputs = [p.communicate(timeout=300) for p in procs]

@@ -36,6 +36,11 @@ SPAN_KINDS: dict[str, SpanKind] = {
 }
 """OpenInference span kind of each span that has one, by span name."""
 
+EMBEDDER_LOAD_SPAN = "embedder.load"
+"""Name of the span, a trace of its own, that loads the embedding model before any search runs
+(the ONNX graph built or read from the home, the session and the tokenizer opened), so no
+search's ``embed`` span holds the load."""
+
 SPAN_NAMES: tuple[str, ...] = (SEARCH_SPAN, *(s.value for s in Stage))
 """Every span name a search records: the root, then its stages in order."""
 
@@ -76,6 +81,12 @@ RERANKER_MODEL_NAME = "reranker.model_name"
 
 EMBEDDING_MODEL_NAME = "embedding.model_name"
 """The embedding model."""
+
+EMBEDDER_BUILT = "searchtrace.embedder.built"
+"""On the load span: True when the ONNX graph was built from the weights (first use in this home)."""
+
+EMBEDDER_IDENTITY = "searchtrace.embedder.identity"
+"""On the load span: the embedder's weights hash, runtime and precision (its embedding cache key)."""
 
 EMBED_PRECOMPUTED = "searchtrace.embed.precomputed"
 """True when the caller passed the query vector (batch-embedded by the eval runner)."""
