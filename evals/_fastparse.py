@@ -1,9 +1,10 @@
 """Fast path for whitespace-separated columns: pyarrow's CSV reader.
 
 Only answers for well-formed input: any anomaly (wrong column count, a value
-that does not convert, whitespace left inside an id) returns None and the
-caller re-reads the file with the exact line-by-line parser, which names the
-offending line. Without pyarrow every call returns None.
+that does not convert, an empty field, a comment line, a control character)
+returns None and the caller re-reads the file with the exact line-by-line
+parser, which names the offending line: one validation path whichever reader
+runs. Without pyarrow every call returns None.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _SPACES = re.compile(rb" {2,}")
 _LINE_EDGES = re.compile(rb" ?\n ?")
 _OTHER_SPACE = (b"\t", b"\x0b", b"\x0c")
+# Where a single-space split would make an empty field (or a field of other whitespace).
+_UNEVEN = (*_OTHER_SPACE, b"\r", b"  ", b"\n ", b" \n")
+# A control character the line reader rejects in an id (whitespace excepted), or a comment line.
+_REFUSED = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]|(?:^|\n)[ \t\r\x0b\x0c]*#")
 
 
 class Columns(NamedTuple):
@@ -99,18 +104,15 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     Returns:
         The columns, or None when the fast path cannot vouch for the input.
     """
-    if not ENABLED:
+    if not ENABLED or _REFUSED.search(data):
         return None
     names = [f"c{i}" for i in range(width)]
     ids = (names[id_columns[0]], names[id_columns[1]])
     value = (names[value_column], pa.float64() if kind == "float" else pa.int64())
-    # Whitespace other than " " and line ends would end up inside a field.
-    normalized = any(c in data for c in _OTHER_SPACE)
-    if normalized:
+    # Split on single spaces, every field is non-empty only once runs of whitespace are one space.
+    if data.startswith(b" ") or any(c in data for c in _UNEVEN):
         data = _normalize(data)
     table = _read(data, names, " ", ids, value)
-    if table is None and not normalized:
-        table = _read(_normalize(data), names, " ", ids, value)
     if table is None or table.num_rows == 0:
         return None
     return _columns(table, ids, value[0])
@@ -121,7 +123,7 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
 
     Returns None when a field may carry whitespace to strip.
     """
-    if not ENABLED:
+    if not ENABLED or _REFUSED.search(data):
         return None
     if any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
         return None

@@ -9,6 +9,7 @@ grouped by query, then by score descending, then by document id descending
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,10 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 
-__all__ = ["Qrels", "Run", "intern"]
+__all__ = ["CONTROL", "Qrels", "Run", "intern"]
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""A control character (NUL included): never part of a query or document id."""
 
 
 def intern(ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -44,6 +48,9 @@ def _check_ids(vocab: np.ndarray, what: str) -> None:
     for value in vocab:
         if not isinstance(value, str) or not value:
             raise ValidationError(f"{what} ids must be non-empty strings, got {value!r}", field=what)
+    if CONTROL.search("".join(vocab.tolist())):  # one scan; the loop below only names the culprit
+        bad = next(v for v in vocab.tolist() if CONTROL.search(v))
+        raise ValidationError(f"{what} id {bad!r} contains a control character", field=what)
 
 
 def duplicate_row(query_index: np.ndarray, doc_index: np.ndarray, n_docs: int) -> int | None:
