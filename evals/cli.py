@@ -32,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
+    p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
+                   help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
     p.add_argument("--json", action="store_true")
     t = p.add_argument_group("trec_eval's rules (README: query rules)")
     t.add_argument("--trec-eval", action="store_true",
@@ -77,6 +79,9 @@ def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.run and args.target:
+        print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
+        return ExitCode.INVALID
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -91,7 +96,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size)
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args))
+                      progress=show_progress(args), target=args.target)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
