@@ -9,14 +9,10 @@ and the dashboard read like any other. Nothing here imports pandas.
 
 from __future__ import annotations
 
-import hashlib
-import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,7 +54,8 @@ def check_inputs(qrels: Qrels, run: Run, rules: QueryRules, qrels_name: str, run
     if not relevant.any():
         raise ValidationError(f"{qrels_name}: no relevant judgment (grade >= {rules.relevance_level}) in "
                               f"{len(qrels)} judgments: every score would be undefined", field="qrels")
-    judged = set(qrels.queries[np.unique(qrels.query_index[relevant])].tolist())
+    has_relevant = np.bincount(qrels.query_index[relevant], minlength=len(qrels.queries)) > 0
+    judged = set(qrels.queries[has_relevant].tolist())
     in_run = set(run.queries.tolist())
     if not in_run & set(qrels.queries.tolist()):
         raise ValidationError(f"{run_name} and {qrels_name} share no query id (run: {_examples(run.queries.tolist())}; "
@@ -89,10 +86,40 @@ def score_run_file(run_path: str | Path, qrels_path: str | Path, metrics: Sequen
 
 
 def _fingerprint(path: Path) -> str:
+    import hashlib
+
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def _per_query_table(scored: Scored) -> object:
+# pyarrow's ``pa.array`` imports pandas (to check for a Series): the columns are built from buffers.
+
+
+def _floats(values: np.ndarray) -> Any:
+    """A float64 column, null where NaN (as pandas writes it)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    valid = np.packbits(~np.isnan(values), bitorder="little")
+    return pa.Array.from_buffers(pa.float64(), len(values), [pa.py_buffer(valid), pa.py_buffer(values)])
+
+
+def _strings(values: Sequence[str]) -> Any:
+    import pyarrow as pa
+
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
+                                                             pa.py_buffer(b"".join(encoded))])
+
+
+def _falses(n: int) -> Any:
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(np.zeros((n + 7) // 8, dtype=np.uint8))])
+
+
+def _per_query_table(scored: Scored) -> Any:
     """``per_query.parquet``'s table (see ``runfolder.tables``), built with pyarrow alone."""
     import pyarrow as pa
 
@@ -101,23 +128,21 @@ def _per_query_table(scored: Scored) -> object:
     rest = sorted(set(scored.run.queries.tolist()) - set(judged))
     ids = judged + rest
     nan = np.full(len(rest), np.nan)
-    columns: dict[str, object] = {"query_id": pa.array(ids, pa.string()), "category": pa.array([""] * len(ids))}
+    columns: dict[str, Any] = {"query_id": _strings(ids), "category": _strings([""] * len(ids))}
     for metric in ev.metrics:
-        columns[str(metric)] = pa.array(np.concatenate([ev[metric], nan]), pa.float64())
-    columns |= {"bestScore": pa.array(np.full(len(ids), np.nan), pa.float64()),
-                "bands": pa.array([""] * len(ids), pa.string()),
-                "noConfidentResults": pa.array([False] * len(ids), pa.bool_()),
-                "error": pa.nulls(len(ids), pa.string())}
+        columns[str(metric)] = _floats(np.concatenate([ev[metric], nan]))
+    columns |= {"bestScore": _floats(np.full(len(ids), np.nan)), "bands": _strings([""] * len(ids)),
+                "noConfidentResults": _falses(len(ids)), "error": pa.nulls(len(ids), pa.string())}
     return pa.table(columns)
 
 
-def _empty_results() -> object:
+def _empty_results() -> Any:
     import pyarrow as pa
 
     from searchtrace.evals.runfolder import RESULT_COLUMNS
 
     types = {"rank": pa.int64(), "relevance": pa.float64(), "grade": pa.int64(), "label": pa.int64()}
-    return pa.table({c: pa.array([], types.get(c, pa.string())) for c in RESULT_COLUMNS})
+    return pa.table({c: pa.nulls(0, types.get(c, pa.string())) for c in RESULT_COLUMNS})
 
 
 def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrels_path: str | Path,
@@ -130,6 +155,9 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
     Raises:
         ValidationError: ``out`` already holds a run.
     """
+    import platform
+    from datetime import UTC, datetime
+
     import pyarrow.parquet as pq
 
     from searchtrace.evals.runfolder import (
@@ -185,6 +213,8 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
 
 
 def _version(name: str) -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
