@@ -10,6 +10,7 @@ runs. Without pyarrow every call returns None.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -17,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-__all__ = ["ENABLED", "Columns", "parse_columns", "parse_tsv"]
+__all__ = ["ENABLED", "Columns", "index_in", "numbers", "parse_columns", "parse_tsv", "strings"]
 
 ENABLED = True
 """False sends every file to the exact line reader (the tests compare the two paths)."""
@@ -28,8 +29,14 @@ _LINE_EDGES = re.compile(rb" ?\n ?")
 _OTHER_SPACE = (b"\t", b"\x0b", b"\x0c")
 # Where a single-space split would make an empty field (or a field of other whitespace).
 _UNEVEN = (*_OTHER_SPACE, b"\r", b"  ", b"\n ", b" \n")
-# A control character the line reader rejects in an id (whitespace excepted), or a comment line.
-_REFUSED = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]|(?:^|\n)[ \t\r\x0b\x0c]*#")
+# The control characters the line reader rejects in an id (ASCII whitespace is a separator).
+_CONTROL = np.zeros(256, dtype=bool)
+_CONTROL[[*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F]] = True
+
+
+def _refused(data: bytes) -> bool:
+    """A control character, or a comment line (``#`` first on a line: ``data`` has no leading spaces)."""
+    return data.startswith(b"#") or b"\n#" in data or bool(_CONTROL[np.frombuffer(data, dtype=np.uint8)].any())
 
 
 class Columns(NamedTuple):
@@ -70,14 +77,47 @@ def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], v
         return None
 
 
+# pyarrow's ``pa.array`` and ``to_numpy`` import pandas (most of a second of CPU) even for ints and
+# numpy input; arrays cross between numpy and arrow through their buffers instead.
+
+
+def numbers(array: pa.Array) -> np.ndarray:
+    """A primitive arrow array without nulls as a (read-only) numpy array over its buffer."""
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def strings(values: Sequence[str]) -> pa.Array:
+    """An arrow string array of ``values`` (``large_string`` past 2 GiB of text)."""
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    small = offsets[-1] < 2**31
+    return pa.Array.from_buffers(pa.string() if small else pa.large_string(), len(encoded),
+                                 [None, pa.py_buffer(offsets.astype(np.int32) if small else offsets),
+                                  pa.py_buffer(b"".join(encoded))])
+
+
+def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
+    """Index of each of ``values`` (strings) in ``vocab``, -1 where absent: arrow's hash join."""
+    found = pc.index_in(strings(values.tolist()), value_set=strings(vocab.tolist()))
+    index = numbers(found).astype(np.int64)
+    if found.null_count:  # absent: null in arrow (fill_null would import pandas too)
+        bits = np.unpackbits(np.frombuffer(found.buffers()[0], dtype=np.uint8), bitorder="little")
+        index[bits[found.offset:found.offset + len(found)] == 0] = -1
+    return index
+
+
 def _encode(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
     """Vocabulary (object array, first-seen order) and int32 codes; None if an id is empty."""
     encoded = pc.dictionary_encode(column.combine_chunks())
     vocab = encoded.dictionary
     if len(vocab) and pc.min(pc.binary_length(vocab)).as_py() == 0:
         return None
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    return vocab.to_numpy(zero_copy_only=False), codes
+    codes = numbers(encoded.indices).astype(np.int32, copy=False)
+    names = np.empty(len(vocab), dtype=object)
+    names[:] = vocab.to_pylist()
+    return names, codes
 
 
 def _columns(table: pa.Table, ids: tuple[str, str], value: str) -> Columns | None:
@@ -85,7 +125,7 @@ def _columns(table: pa.Table, ids: tuple[str, str], value: str) -> Columns | Non
     docs = _encode(table.column(ids[1]))
     if queries is None or docs is None:
         return None
-    values = table.column(value).to_numpy()
+    values = numbers(table.column(value).combine_chunks())
     if values.dtype.kind == "f" and np.isnan(values).any():
         return None
     return Columns(queries[0], queries[1], docs[0], docs[1], values)
@@ -104,7 +144,7 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     Returns:
         The columns, or None when the fast path cannot vouch for the input.
     """
-    if not ENABLED or _REFUSED.search(data):
+    if not ENABLED:
         return None
     names = [f"c{i}" for i in range(width)]
     ids = (names[id_columns[0]], names[id_columns[1]])
@@ -112,6 +152,8 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     # Split on single spaces, every field is non-empty only once runs of whitespace are one space.
     if data.startswith(b" ") or any(c in data for c in _UNEVEN):
         data = _normalize(data)
+    if _refused(data):
+        return None
     table = _read(data, names, " ", ids, value)
     if table is None or table.num_rows == 0:
         return None
@@ -123,7 +165,7 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
 
     Returns None when a field may carry whitespace to strip.
     """
-    if not ENABLED or _REFUSED.search(data):
+    if not ENABLED or _refused(data):
         return None
     if any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
         return None

@@ -91,26 +91,13 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-# pyarrow's ``pa.array`` imports pandas (to check for a Series): the columns are built from buffers.
-
-
 def _floats(values: np.ndarray) -> Any:
-    """A float64 column, null where NaN (as pandas writes it)."""
+    """A float64 column, null where NaN (as pandas writes it); built from buffers (see ``_fastparse``)."""
     import pyarrow as pa
 
     values = np.ascontiguousarray(values, dtype=np.float64)
     valid = np.packbits(~np.isnan(values), bitorder="little")
     return pa.Array.from_buffers(pa.float64(), len(values), [pa.py_buffer(valid), pa.py_buffer(values)])
-
-
-def _strings(values: Sequence[str]) -> Any:
-    import pyarrow as pa
-
-    encoded = [v.encode() for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
-                                                             pa.py_buffer(b"".join(encoded))])
 
 
 def _falses(n: int) -> Any:
@@ -122,6 +109,8 @@ def _falses(n: int) -> Any:
 def _per_query_table(scored: Scored) -> Any:
     """``per_query.parquet``'s table (see ``runfolder.tables``), built with pyarrow alone."""
     import pyarrow as pa
+
+    from searchtrace.evals._fastparse import strings as _strings
 
     ev = scored.evaluation
     judged = ev.query_ids.tolist()

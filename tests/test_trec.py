@@ -253,3 +253,10 @@ def test_beir_tsv_rejects_control_characters_with_the_line(tmp_path):
     with pytest.raises(DataError) as info:
         read_qrels(write(tmp_path, "query-id\tcorpus-id\tscore\nq1\td\x001\t1\n", "t.tsv"))
     assert info.value.line == 2 and "control character" in str(info.value)
+
+
+def test_arrow_lookup_matches_a_dict_lookup():
+    vocab = np.array([f"d{i}" for i in range(3000)], dtype=object)
+    values = np.array([f"d{i}" for i in range(0, 6000, 3)], dtype=object)
+    index = {v: i for i, v in enumerate(vocab.tolist())}
+    assert _fastparse.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]

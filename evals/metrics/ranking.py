@@ -54,11 +54,9 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def lookup(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
     """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join past 1,000 values)."""
     if len(values) > 1000:
-        import pyarrow as pa  # imported here: a small run never pays for it
-        import pyarrow.compute as pc
+        from searchtrace.evals._fastparse import index_in  # imported here: a small run never loads pyarrow
 
-        found = pc.index_in(pa.array(values, type=pa.string()), value_set=pa.array(vocab, type=pa.string()))
-        return found.fill_null(-1).to_numpy().astype(np.int64)
+        return index_in(values, vocab)
     index = {v: i for i, v in enumerate(vocab.tolist())}
     return np.fromiter(map(index.get, values.tolist(), [-1] * len(values)), dtype=np.int64, count=len(values))
 
