@@ -27,16 +27,19 @@ _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _SPACES = re.compile(rb" {2,}")
 _LINE_EDGES = re.compile(rb" ?\n ?")
 _OTHER_SPACE = (b"\t", b"\x0b", b"\x0c")
-# Where a single-space split would make an empty field (or a field of other whitespace).
-_UNEVEN = (*_OTHER_SPACE, b"\r", b"  ", b"\n ", b" \n")
-# The control characters the line reader rejects in an id (ASCII whitespace is a separator).
-_CONTROL = np.zeros(256, dtype=bool)
-_CONTROL[[*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F]] = True
+# The control characters the line reader rejects in an id; with \t \r \v \f, what ``_odd_bytes`` keeps.
+_CONTROL = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
+_NOT_ODD = bytes(sorted(set(range(256)) - set(_CONTROL) - set(b"\t\r\x0b\x0c")))
 
 
-def _refused(data: bytes) -> bool:
+def _odd_bytes(data: bytes) -> set[int]:
+    """The control and non-space whitespace bytes of ``data`` (one pass that deletes every other byte)."""
+    return set(data.translate(None, _NOT_ODD))
+
+
+def _refused(data: bytes, odd: set[int]) -> bool:
     """A control character, or a comment line (``#`` first on a line: ``data`` has no leading spaces)."""
-    return data.startswith(b"#") or b"\n#" in data or bool(_CONTROL[np.frombuffer(data, dtype=np.uint8)].any())
+    return data.startswith(b"#") or b"\n#" in data or not odd.isdisjoint(_CONTROL)
 
 
 class Columns(NamedTuple):
@@ -58,7 +61,9 @@ def _normalize(data: bytes) -> bytes:
 
 def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], value: tuple[str, object]
           ) -> pa.Table | None:
-    types = {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
+    # The other columns are read too (dictionary-encoded: few distinct values) to see that none is empty.
+    types = {name: pa.dictionary(pa.int32(), pa.string()) for name in names}
+    types |= {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
     try:
         return pcsv.read_csv(
             pa.BufferReader(data),
@@ -68,7 +73,6 @@ def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], v
             ),
             convert_options=pcsv.ConvertOptions(
                 column_types=types,
-                include_columns=[ids[0], ids[1], value[0]],
                 null_values=[],
                 strings_can_be_null=False,
             ),
@@ -89,13 +93,17 @@ def numbers(array: pa.Array) -> np.ndarray:
 
 def strings(values: Sequence[str]) -> pa.Array:
     """An arrow string array of ``values`` (``large_string`` past 2 GiB of text)."""
-    encoded = [v.encode() for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    blob = "".join(values).encode()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    if len(blob) != lengths.sum():  # not all ASCII: characters are not bytes
+        encoded = [v.encode() for v in values]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     small = offsets[-1] < 2**31
-    return pa.Array.from_buffers(pa.string() if small else pa.large_string(), len(encoded),
+    return pa.Array.from_buffers(pa.string() if small else pa.large_string(), len(values),
                                  [None, pa.py_buffer(offsets.astype(np.int32) if small else offsets),
-                                  pa.py_buffer(b"".join(encoded))])
+                                  pa.py_buffer(blob)])
 
 
 def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
@@ -112,7 +120,7 @@ def _encode(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
     """Vocabulary (object array, first-seen order) and int32 codes; None if an id is empty."""
     encoded = pc.dictionary_encode(column.combine_chunks())
     vocab = encoded.dictionary
-    if len(vocab) and pc.min(pc.binary_length(vocab)).as_py() == 0:
+    if _empty(vocab):
         return None
     codes = numbers(encoded.indices).astype(np.int32, copy=False)
     names = np.empty(len(vocab), dtype=object)
@@ -120,7 +128,15 @@ def _encode(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
     return names, codes
 
 
+def _empty(vocab: pa.Array) -> bool:
+    """Whether a string array has an empty string."""
+    return len(vocab) > 0 and pc.min(pc.binary_length(vocab)).as_py() == 0
+
+
 def _columns(table: pa.Table, ids: tuple[str, str], value: str) -> Columns | None:
+    for name in table.column_names:
+        if name not in (*ids, value) and any(_empty(chunk.dictionary) for chunk in table.column(name).chunks):
+            return None  # a field left empty by a doubled separator
     queries = _encode(table.column(ids[0]))
     docs = _encode(table.column(ids[1]))
     if queries is None or docs is None:
@@ -149,12 +165,18 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     names = [f"c{i}" for i in range(width)]
     ids = (names[id_columns[0]], names[id_columns[1]])
     value = (names[value_column], pa.float64() if kind == "float" else pa.int64())
-    # Split on single spaces, every field is non-empty only once runs of whitespace are one space.
-    if data.startswith(b" ") or any(c in data for c in _UNEVEN):
-        data = _normalize(data)
-    if _refused(data):
+    odd = _odd_bytes(data)
+    if not odd.isdisjoint(_CONTROL):
         return None
-    table = _read(data, names, " ", ids, value)
+    # Fields split on single spaces; other whitespace, or a line that does not split into ``width``
+    # fields (edge spaces), is made single spaces first. A doubled space leaves an empty field: refused.
+    normalized = bool(odd)
+    if normalized:
+        data = _normalize(data)
+    table = None if _refused(data, set()) else _read(data, names, " ", ids, value)
+    if table is None and not normalized:
+        data = _normalize(data)
+        table = None if _refused(data, set()) else _read(data, names, " ", ids, value)
     if table is None or table.num_rows == 0:
         return None
     return _columns(table, ids, value[0])
@@ -165,7 +187,7 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
 
     Returns None when a field may carry whitespace to strip.
     """
-    if not ENABLED or _refused(data):
+    if not ENABLED or _refused(data, _odd_bytes(data)):
         return None
     if any(c in data for c in (b" ", *_OTHER_SPACE[1:])):
         return None
