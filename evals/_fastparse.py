@@ -27,19 +27,22 @@ _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _SPACES = re.compile(rb" {2,}")
 _LINE_EDGES = re.compile(rb" ?\n ?")
 _OTHER_SPACE = (b"\t", b"\x0b", b"\x0c")
-# The control characters the line reader rejects in an id; with \t \r \v \f, what ``_odd_bytes`` keeps.
+# The control characters the line reader rejects in an id; with \t \r \v \f and #, what ``_odd_bytes`` keeps.
 _CONTROL = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
-_NOT_ODD = bytes(sorted(set(range(256)) - set(_CONTROL) - set(b"\t\r\x0b\x0c")))
+_OTHER_WHITESPACE = frozenset(b"\t\r\x0b\x0c")
+_NOT_ODD = bytes(sorted(set(range(256)) - set(_CONTROL) - _OTHER_WHITESPACE - {ord("#")}))
 
 
 def _odd_bytes(data: bytes) -> set[int]:
-    """The control and non-space whitespace bytes of ``data`` (one pass that deletes every other byte)."""
+    """Which control, non-space whitespace and ``#`` bytes ``data`` has (one pass deleting all others)."""
     return set(data.translate(None, _NOT_ODD))
 
 
 def _refused(data: bytes, odd: set[int]) -> bool:
     """A control character, or a comment line (``#`` first on a line: ``data`` has no leading spaces)."""
-    return data.startswith(b"#") or b"\n#" in data or not odd.isdisjoint(_CONTROL)
+    if not odd.isdisjoint(_CONTROL):
+        return True
+    return ord("#") in odd and (data.startswith(b"#") or b"\n#" in data)
 
 
 class Columns(NamedTuple):
@@ -170,13 +173,13 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
         return None
     # Fields split on single spaces; other whitespace, or a line that does not split into ``width``
     # fields (edge spaces), is made single spaces first. A doubled space leaves an empty field: refused.
-    normalized = bool(odd)
+    normalized = not odd.isdisjoint(_OTHER_WHITESPACE)
     if normalized:
         data = _normalize(data)
-    table = None if _refused(data, set()) else _read(data, names, " ", ids, value)
+    table = None if _refused(data, odd) else _read(data, names, " ", ids, value)
     if table is None and not normalized:
         data = _normalize(data)
-        table = None if _refused(data, set()) else _read(data, names, " ", ids, value)
+        table = None if _refused(data, odd) else _read(data, names, " ", ids, value)
     if table is None or table.num_rows == 0:
         return None
     return _columns(table, ids, value[0])
