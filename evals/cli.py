@@ -181,7 +181,8 @@ def print_summary(folder: Path, summary: RunSummary) -> None:
                   f"({summary.evaluated_queries} judged of {summary.dataset.queries} queries)",
                   summary.metrics)
     att = summary.attribution
-    console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
+    if summary.external is None:  # a target's stages are not seen from here
+        console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
     console.print("gold documents lost at: " + ", ".join(f"{k} {v}" for k, v in att.lost_at.items()))
     conf = summary.confidence
     console.print("band precision: " + _band_line(conf.band_precision)

@@ -175,7 +175,8 @@ class TargetRetriever:
                 span.set_attribute(v.ERROR_CODE, code)
                 return {"error": {"code": code, "message": error.get("message"), "field": error.get("field")},
                         "traceId": trace_id}, None
-        shown = {"results": chunks[: self.shown], "kg": [], "rewrite_terms": [], "bestScore": 0.0,
+        results = [{**r, "component_type": "chunk"} for r in chunks[: self.shown]]  # the key is optional
+        shown = {"results": results, "kg": [], "rewrite_terms": [], "bestScore": 0.0,
                  "noConfidentResults": not chunks, "retryHints": None, "degraded": [], "mode": "target"}
         return {**shown, **{k: response[k] for k in shown if k in response and k != "results"},
                 "traceId": trace_id}, detail_of(chunks)

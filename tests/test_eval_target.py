@@ -48,8 +48,8 @@ def trace_settings():
 
 
 def fake_search(request: dict) -> dict:
-    """A tiny retriever: the same three sample documents for every query."""
-    return {"results": [{"id": doc, "score": 0.9 - i / 10, "confidenceBand": "high", "component_type": "chunk"}
+    """A tiny retriever: the same three sample documents for every query (optional keys left out)."""
+    return {"results": [{"id": doc, "score": 0.9 - i / 10, "confidenceBand": "high"}
                         for i, doc in enumerate(FAKE_DOCS[: request["top_k"]])],
             "bestScore": 0.9, "noConfidentResults": False, "retryHints": None, "traceId": "remote-1",
             "kg": [], "rewrite_terms": [], "degraded": []}
