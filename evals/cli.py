@@ -129,7 +129,7 @@ def _score_external(args: argparse.Namespace) -> int:
         return ExitCode.INVALID
     started = time.perf_counter()
     rules = _rules(args)
-    scored = score_run_file(args.run, args.qrels, _metrics(args), rules)
+    scored = score_run_file(args.run, args.qrels, _metrics(args), rules, extra_fields=args.trec_eval)
     for warning in scored.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ev = scored.evaluation

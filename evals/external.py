@@ -69,8 +69,10 @@ def check_inputs(qrels: Qrels, run: Run, rules: QueryRules, qrels_name: str, run
 
 
 def score_run_file(run_path: str | Path, qrels_path: str | Path, metrics: Sequence[str],
-                   rules: QueryRules | None = None) -> Scored:
+                   rules: QueryRules | None = None, *, extra_fields: bool = False) -> Scored:
     """Read and score a TREC run file against qrels under ``rules``.
+
+    ``extra_fields``: ignore fields after the sixth of a run line, as trec_eval does.
 
     Raises:
         DataError: a malformed file (naming it and the line).
@@ -80,7 +82,7 @@ def score_run_file(run_path: str | Path, qrels_path: str | Path, metrics: Sequen
 
     rules = rules or QueryRules()
     qrels = read_qrels(qrels_path)
-    run = read_run(run_path, extra_fields=rules.no_relevant)  # trec_eval's rules: trec_eval's reader
+    run = read_run(run_path, extra_fields=extra_fields)
     warnings = check_inputs(qrels, run, rules, str(qrels_path), str(run_path))
     return Scored(run, qrels, evaluate(qrels, run, list(metrics), rules), tuple(warnings))
 
