@@ -45,6 +45,15 @@ def _refused(data: bytes, odd: set[int]) -> bool:
     return ord("#") in odd and (data.startswith(b"#") or b"\n#" in data)
 
 
+def _uneven_spaces(data: bytes) -> bool:
+    """Whether a space doubles another or touches a line's start or end (three vectorised passes)."""
+    if data.startswith(b" ") or data.endswith(b" "):
+        return True
+    raw = np.frombuffer(data, dtype=np.uint8)
+    space, newline = raw == 0x20, raw == 0x0A
+    return bool((space[1:] & (space[:-1] | newline[:-1])).any() or (newline[1:] & space[:-1]).any())
+
+
 class Columns(NamedTuple):
     """Interned id columns and one numeric column of a parsed file."""
 
@@ -64,9 +73,7 @@ def _normalize(data: bytes) -> bytes:
 
 def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], value: tuple[str, object]
           ) -> pa.Table | None:
-    # The other columns are read too (dictionary-encoded: few distinct values) to see that none is empty.
-    types = {name: pa.dictionary(pa.int32(), pa.string()) for name in names}
-    types |= {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
+    types = {ids[0]: pa.string(), ids[1]: pa.string(), value[0]: value[1]}
     try:
         return pcsv.read_csv(
             pa.BufferReader(data),
@@ -76,6 +83,7 @@ def _read(data: bytes, names: list[str], delimiter: str, ids: tuple[str, str], v
             ),
             convert_options=pcsv.ConvertOptions(
                 column_types=types,
+                include_columns=[ids[0], ids[1], value[0]],
                 null_values=[],
                 strings_can_be_null=False,
             ),
@@ -137,9 +145,6 @@ def _empty(vocab: pa.Array) -> bool:
 
 
 def _columns(table: pa.Table, ids: tuple[str, str], value: str) -> Columns | None:
-    for name in table.column_names:
-        if name not in (*ids, value) and any(_empty(chunk.dictionary) for chunk in table.column(name).chunks):
-            return None  # a field left empty by a doubled separator
     queries = _encode(table.column(ids[0]))
     docs = _encode(table.column(ids[1]))
     if queries is None or docs is None:
@@ -171,15 +176,11 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     odd = _odd_bytes(data)
     if not odd.isdisjoint(_CONTROL):
         return None
-    # Fields split on single spaces; other whitespace, or a line that does not split into ``width``
-    # fields (edge spaces), is made single spaces first. A doubled space leaves an empty field: refused.
-    normalized = not odd.isdisjoint(_OTHER_WHITESPACE)
-    if normalized:
+    # Fields split on single spaces are all non-empty (as the line reader's are) only once other
+    # whitespace, doubled spaces and spaces at line ends are made single spaces between fields.
+    if not odd.isdisjoint(_OTHER_WHITESPACE) or _uneven_spaces(data):
         data = _normalize(data)
     table = None if _refused(data, odd) else _read(data, names, " ", ids, value)
-    if table is None and not normalized:
-        data = _normalize(data)
-        table = None if _refused(data, odd) else _read(data, names, " ", ids, value)
     if table is None or table.num_rows == 0:
         return None
     return _columns(table, ids, value[0])
