@@ -15,6 +15,12 @@ turns within each repeat so background load hits them alike.
   computes ``recip_rank`` (full depth), checked against our ``mrr``.
 * ranx: ``Qrels.from_file`` / ``Run.from_file`` (``kind="trec"``) + ``evaluate``.
 
+Then the whole command lines, each a fresh process as a user runs it:
+``searchtrace eval --run RUN --qrels QRELS --metrics ... --json`` against a
+pytrec_eval script (the same reader and evaluator as above, printing the means as
+JSON), taking turns, median of ``--repeats`` (wall and CPU time; the two
+outputs' means are checked to agree).
+
 Agreement is printed as the max absolute per-query difference from ours for
 each metric. ranx breaks score ties in arbitrary order (a quicksort), trec_eval
 and we by document id descending, so ranx is also compared on the queries
@@ -27,7 +33,11 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -151,6 +161,63 @@ def _agreement(run: Path, qrels: Path, with_ranx: bool) -> None:
         print(f"  {metric:<13} {diff.max():.3g} / {diff[untied].max() if untied.any() else float('nan'):.3g}")
 
 
+PYTREC_SCRIPT = """
+import json, sys
+from collections import defaultdict
+import pytrec_eval
+
+run, qrels = defaultdict(dict), defaultdict(dict)
+with open(sys.argv[1]) as handle:
+    for q, _, d, _, score, _ in map(str.split, handle):
+        run[q][d] = float(score)
+with open(sys.argv[2]) as handle:
+    for q, _, d, grade in map(str.split, handle):
+        qrels[q][d] = int(grade)
+measures = sys.argv[3:]
+per_query = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+print(json.dumps({m: sum(v[m] for v in per_query.values()) / len(per_query) for m in measures}))
+"""
+
+
+def _command(argv: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one command, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+
+
+def command_lines(run: Path, qrels: Path, repeats: int, folder: Path) -> None:
+    """Time ``searchtrace eval --run`` against a pytrec_eval script, both as fresh processes, in turns."""
+    script = folder / "pytrec_eval_script.py"
+    script.write_text(PYTREC_SCRIPT)
+    commands = {
+        "searchtrace eval --run": [sys.executable, "-m", "searchtrace", "eval", "--run", str(run), "--qrels",
+                                   str(qrels), "--metrics", *METRICS, "--json"],
+        "pytrec_eval script": [sys.executable, str(script), str(run), str(qrels), *PYTREC.values()],
+    }
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    outputs: dict[str, str] = {}
+    for _ in range(repeats):
+        for name, argv in commands.items():
+            wall, cpu, outputs[name] = _command(argv)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    ours_means = json.loads(outputs["searchtrace eval --run"])["metrics"]
+    theirs = json.loads(outputs["pytrec_eval script"])
+    base = statistics.median(walls["searchtrace eval --run"])
+    print(f"whole command line, fresh process each, taking turns, median of {repeats}:")
+    for name in commands:
+        wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
+        print(f"  {name:<24} wall {wall:6.2f} s  cpu {cpu:6.2f} s  {wall / base:5.2f}x ours (wall)")
+    for metric, name in PYTREC.items():
+        if metric in ours_means:
+            print(f"  mean {metric:<13} ours {ours_means[metric]:.6f}  pytrec_eval {name} {theirs[name]:.6f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=10_000)
@@ -158,12 +225,17 @@ def main() -> None:
     ap.add_argument("--corpus", type=int, default=200_000, help="distinct document ids")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-ranx", action="store_true", help="skip ranx (not installed, or slow JIT)")
+    ap.add_argument("--only-cli", action="store_true", help="only time the command lines")
     args = ap.parse_args()
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)
     with tempfile.TemporaryDirectory() as tmp:
         run, qrels = generate(Path(tmp), args.queries, args.depth, args.corpus)
         print(f"run: {args.queries} queries x {args.depth} docs ({run.stat().st_size / 1e6:.1f} MB)")
+        os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))  # this checkout's searchtrace
+        command_lines(run, qrels, args.repeats, Path(tmp))
+        if args.only_cli:
+            return
         tools: dict[str, Callable[[], object]] = {
             "ours": lambda: ours(run, qrels),
             "pytrec_eval": lambda: pytrec(run, qrels),

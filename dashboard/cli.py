@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -60,6 +59,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os.execve(command[0], command, env)
     try:
+        import subprocess  # here: --help need not load it
+
         return subprocess.call(command, env=env)
     except KeyboardInterrupt:
         return 130

@@ -16,7 +16,15 @@ if TYPE_CHECKING:
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
     from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
-    from searchtrace.evals.metrics import DEFAULT_METRICS, Evaluation, Metric, MetricName, evaluate, parse_metrics
+    from searchtrace.evals.metrics import (
+        DEFAULT_METRICS,
+        Evaluation,
+        Metric,
+        MetricName,
+        QueryRules,
+        evaluate,
+        parse_metrics,
+    )
     from searchtrace.evals.runfolder import (
         FORMAT_VERSION,
         Abstention,
@@ -27,6 +35,7 @@ if TYPE_CHECKING:
         CorrectiveReport,
         DatasetInfo,
         EvalSettings,
+        ExternalRun,
         JournalRecord,
         Percentiles,
         QueryOutcome,
@@ -61,6 +70,7 @@ _EXPORTS = {
     "MetricName": "searchtrace.evals.metrics",
     "evaluate": "searchtrace.evals.metrics",
     "parse_metrics": "searchtrace.evals.metrics",
+    "QueryRules": "searchtrace.evals.metrics",
     "run_eval": "searchtrace.evals.evaluator",
     "Abstention": "searchtrace.evals.runfolder",
     "Attribution": "searchtrace.evals.runfolder",
@@ -70,6 +80,7 @@ _EXPORTS = {
     "CorrectiveReport": "searchtrace.evals.runfolder",
     "DatasetInfo": "searchtrace.evals.runfolder",
     "EvalSettings": "searchtrace.evals.runfolder",
+    "ExternalRun": "searchtrace.evals.runfolder",
     "FORMAT_VERSION": "searchtrace.evals.runfolder",
     "JournalRecord": "searchtrace.evals.runfolder",
     "Percentiles": "searchtrace.evals.runfolder",
@@ -104,6 +115,7 @@ __all__ = [
     "DatasetInfo",
     "EvalSettings",
     "Evaluation",
+    "ExternalRun",
     "FORMAT_VERSION",
     "GateConfig",
     "GateResult",
@@ -114,6 +126,7 @@ __all__ = [
     "Percentiles",
     "Qrels",
     "QueryDelta",
+    "QueryRules",
     "QueryOutcome",
     "RankedResult",
     "RetrieverInfo",

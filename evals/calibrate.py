@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from searchtrace.errors import DataError
+from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals import report, stats
 from searchtrace.evals.calibration import fit_isotonic, fit_logistic
 from searchtrace.evals.runfolder import RunFolder, feature_column
@@ -28,6 +28,11 @@ __all__ = ["calibrate"]
 
 def _xy(folder: RunFolder, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     columns = [feature_column(f) for f in FEATURES]
+    external = folder.summary().external
+    if external is not None and (table.empty or any(c not in table or table[c].isna().any() for c in columns)):
+        raise ValidationError(f"{folder.path} is an external run ({external.kind} {external.source}): it has no "
+                              "relevance features to calibrate; calibrate a run of this project's retriever",
+                              field="run")
     missing = [c for c in columns if c not in table]
     if missing:
         raise DataError(str(folder.results_file), None, f"no feature column {', '.join(missing)}; "

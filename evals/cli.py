@@ -32,7 +32,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
+    p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
+                   help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
     p.add_argument("--json", action="store_true")
+    t = p.add_argument_group("trec_eval's rules (README: query rules)")
+    t.add_argument("--trec-eval", action="store_true",
+                   help="score as trec_eval: judged queries without a relevant document count as 0, queries "
+                        "missing from the run are left out (-c: count as 0), fields after the 6th are ignored")
+    t.add_argument("-c", dest="complete", action="store_true",
+                   help="with --trec-eval: queries missing from the run count as 0 (the default without it)")
+    t.add_argument("-M", "--max-docs", type=int, metavar="N", help="score only each query's first N results")
+    t.add_argument("-l", "--relevance-level", type=int, metavar="N", default=1,
+                   help="the lowest relevant grade (default 1)")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_eval)
 
@@ -68,6 +79,9 @@ def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.run and args.target:
+        print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
+        return ExitCode.INVALID
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -82,7 +96,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size)
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args))
+                      progress=show_progress(args), target=args.target)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
@@ -91,20 +105,54 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return ExitCode.OK if not summary.errors else ExitCode.FAILURE
 
 
+def _rules(args: argparse.Namespace) -> Any:
+    """The query rules the switches ask for (a ValidationError for a bad value)."""
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals.metrics import QueryRules
+
+    if args.complete and not args.trec_eval:
+        raise ValidationError("-c goes with --trec-eval (without it, queries missing from the run already "
+                              "count as 0)", field="c")
+    if args.trec_eval:
+        return QueryRules.trec_eval(complete=args.complete, max_docs=args.max_docs,
+                                    relevance_level=args.relevance_level)
+    return QueryRules(max_docs=args.max_docs, relevance_level=args.relevance_level)
+
+
 def _score_external(args: argparse.Namespace) -> int:
-    from searchtrace.evals.metrics import evaluate
-    from searchtrace.evals.trec import read_qrels, read_run
+    import time
+
+    from searchtrace.evals.external import score_run_file, write_run_folder
 
     if not args.qrels:
         print("error: --run needs --qrels", file=sys.stderr)
         return ExitCode.INVALID
-    ev = evaluate(read_qrels(args.qrels), read_run(args.run), list(_metrics(args)))
-    means = {str(m): round(float(v), 6) for m, v in ev.means.items()}
+    started = time.perf_counter()
+    rules = _rules(args)
+    scored = score_run_file(args.run, args.qrels, _metrics(args), rules, extra_fields=args.trec_eval)
+    for warning in scored.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    ev = scored.evaluation
+    folder = write_run_folder(args.out, scored, args.run, args.qrels, rules, time.perf_counter() - started) \
+        if args.out else None
+    means = {str(m): None if v != v else round(float(v), 6) for m, v in ev.means.items()}
     if args.json:
-        print(json.dumps({"run": args.run, "queries": int(len(ev.query_ids)), "metrics": means}, indent=2))
+        out = {"run": args.run, "queries": int(len(ev.query_ids)), "metrics": means, "rules": rules.to_json(),
+               "folder": str(folder.path) if folder else None}
+        print(json.dumps(out, indent=2, allow_nan=False))
     else:
-        _metric_table(f"{args.run} ({len(ev.query_ids)} queries)", means)
+        print(plain_table(f"{args.run} ({len(ev.query_ids)} queries)", means))
+        if folder:
+            print(f"run folder: {folder.path}")
     return ExitCode.OK
+
+
+def plain_table(title: str, means: Mapping[str, float | None]) -> str:
+    """Metric means as aligned text (no rich: ``eval --run`` must start fast)."""
+    width = max((len(name) for name in means), default=6)
+    lines = [title, f"{'metric':<{width}}  {'value':>6}"]
+    lines += [f"{name:<{width}}  {'n/a' if v is None else f'{v:.4f}':>6}" for name, v in means.items()]
+    return "\n".join(lines)
 
 
 def _metric_table(title: str, means: Mapping[str, Any]) -> None:
@@ -133,7 +181,8 @@ def print_summary(folder: Path, summary: RunSummary) -> None:
                   f"({summary.evaluated_queries} judged of {summary.dataset.queries} queries)",
                   summary.metrics)
     att = summary.attribution
-    console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
+    if summary.external is None:  # a target's stages are not seen from here
+        console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
     console.print("gold documents lost at: " + ", ".join(f"{k} {v}" for k, v in att.lost_at.items()))
     conf = summary.confidence
     console.print("band precision: " + _band_line(conf.band_precision)

@@ -24,7 +24,7 @@ from searchtrace.evals.runfolder import (
     per_query_table,
     results_table,
 )
-from searchtrace.evals.runner import RunContext, execute, load_for_run, run_folder
+from searchtrace.evals.runner import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.retriever import (
     FEATURES,
     RetrieverConfig,
@@ -70,10 +70,20 @@ def _config_json(config: RetrieverConfig) -> dict[str, Any]:
 
 
 def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
-             trace_settings: Any = None, progress: bool = True) -> RunFolder:
-    """Run (or resume) an eval; returns the run folder with all its files written."""
+             trace_settings: Any = None, progress: bool = True, target: str | None = None) -> RunFolder:
+    """Run (or resume) an eval; returns the run folder with all its files written.
+
+    ``target``: search this service URL or ``module:function`` instead of the
+    local retriever (see :mod:`searchtrace.evals.target`).
+    """
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
+    search_fn = None
+    if target is not None:
+        from searchtrace.evals.target import resolve_target
+
+        search_fn = resolve_target(target)  # a bad target fails before any folder is made
+        settings = replace(settings, retriever=f"target:{target}")
     if not settings.retriever:
         settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out)
@@ -86,9 +96,16 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     provider, handles = make_tracer_provider(config.home, trace_settings)
     timer = StageTimer()
     provider.add_span_processor(timer)
-    retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
-                               tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
-                               deferred=handles.deferred)
+    retriever: Searcher
+    if search_fn is not None and target is not None:
+        from searchtrace.evals.target import TargetRetriever
+
+        retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
+                                    depth=settings.top_k, shown=RESPONSE_TOP_K)
+    else:
+        retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
+                                   tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
+                                   deferred=handles.deferred)
     ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
@@ -118,13 +135,18 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     if settings.corrective:
         from searchtrace.evals.corrective import corrective_section
         corrective = corrective_section(records, dataset.qrels, settings.metrics, ev)
+    external = getattr(ctx.retriever, "external", None)
+    if external is not None:
+        retriever = RetrieverInfo(mode="target", index="", config={"target": external.source})
+    else:
+        mode = settings.mode or ctx.retriever.default_mode().value  # type: ignore[attr-defined]
+        retriever = RetrieverInfo(mode=mode, index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config))
     summary = RunSummary(
         run_id=folder.run_id,
         dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
                             fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes)),
         settings=settings,
-        retriever=RetrieverInfo(mode=settings.mode or ctx.retriever.default_mode().value,
-                                index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config)),
+        retriever=retriever,
         packages=package_versions(),
         python=platform.python_version(),
         git_commit=git_commit(Path(__file__).resolve().parent),
@@ -140,6 +162,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
         untraced=sum(1 for o in outcomes if not o.traced),
         corrective=corrective,
         created_at=datetime.now(UTC).replace(microsecond=0),
+        external=external,
     )
     folder.write_summary(summary)
     return folder

@@ -12,29 +12,47 @@ from __future__ import annotations
 import errno
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from searchtrace.errors import SearchtraceError, ValidationError
 from searchtrace.evals.attribution import attribute
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import EvalSettings, QueryOutcome, RankedResult, RunFolder
-from searchtrace.retriever import FEATURES, Dataset, Query, Retriever, RetrieverConfig, SearchDetail, load_dataset
+from searchtrace.retriever import FEATURES, Answer, Dataset, Query, RetrieverConfig, SearchDetail, load_dataset
 from searchtrace.traces import FailureKind, TraceHandles
 
-__all__ = ["RESPONSE_TOP_K", "RunContext", "execute", "load_for_run", "outcome_of", "run_folder", "search_batch", "search_one"]
+__all__ = ["RESPONSE_TOP_K", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of", "run_folder",
+           "search_batch", "search_one"]
 
 RESPONSE_TOP_K = 10  # results a caller would see: bands and noConfidentResults are judged on these
+
+
+class Searcher(Protocol):
+    """What the runner needs of a retriever: the local ``Retriever``, or an ``eval --target``."""
+
+    config: RetrieverConfig
+
+    @property
+    def index_key(self) -> str: ...
+
+    def search_detailed(self, request: Mapping[str, Any], *, run_id: str | None = None,
+                        query_id: str | None = None) -> tuple[dict[str, Any], SearchDetail | None]: ...
+
+    def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
+                             query_ids: Sequence[str] | None = None) -> list[Answer]: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
 class RunContext:
     """The live objects a run uses (``traces``: None when nothing is stored locally)."""
 
-    retriever: Retriever
+    retriever: Searcher
     timer: StageTimer
     traces: TraceHandles | None
     run_id: str

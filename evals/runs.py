@@ -9,6 +9,7 @@ grouped by query, then by score descending, then by document id descending
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,10 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 
-__all__ = ["Qrels", "Run", "intern"]
+__all__ = ["CONTROL", "Qrels", "Run", "intern"]
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""A control character (NUL included): never part of a query or document id."""
 
 
 def intern(ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -44,6 +48,9 @@ def _check_ids(vocab: np.ndarray, what: str) -> None:
     for value in vocab:
         if not isinstance(value, str) or not value:
             raise ValidationError(f"{what} ids must be non-empty strings, got {value!r}", field=what)
+    if CONTROL.search("".join(vocab.tolist())):  # one scan; the loop below only names the culprit
+        bad = next(v for v in vocab.tolist() if CONTROL.search(v))
+        raise ValidationError(f"{what} id {bad!r} contains a control character", field=what)
 
 
 def duplicate_row(query_index: np.ndarray, doc_index: np.ndarray, n_docs: int) -> int | None:
@@ -80,13 +87,14 @@ def rank_order(
     tied_to_previous[1:n] = same_query & (s[1:] == s[:-1])
     if tied_to_previous.any():
         order = np.arange(n) if order is None else order
-        _break_ties(order, tied_to_previous, docs[doc_index[order]])
+        _break_ties(order, tied_to_previous, docs, doc_index[order])
     return order
 
 
-def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, names: np.ndarray) -> None:
+def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, docs: np.ndarray, codes: np.ndarray) -> None:
     """Sort each run of tied rows of ``order`` by document id, descending, in place.
 
+    ``docs[codes[i]]`` is the id of row ``i``: only tied rows' ids are gathered.
     Python ``str`` order is code point order, i.e. UTF-8 byte order: trec_eval's
     ``strcmp``. Most ties are pairs, settled by one vectorised comparison.
     """
@@ -94,12 +102,12 @@ def _break_ties(order: np.ndarray, tied_to_previous: np.ndarray, names: np.ndarr
     first = np.flatnonzero(~tied_to_previous[rows])  # index into rows of each tie's first row
     size = np.diff(np.r_[first, len(rows)])
     a = rows[first[size == 2]]
-    swap = a[names[a] < names[a + 1]]
+    swap = a[docs[codes[a]] < docs[codes[a + 1]]]
     order[swap], order[swap + 1] = order[swap + 1], order[swap].copy()
     big = rows[np.repeat(size > 2, size)]
     if len(big):
         group = np.repeat(np.arange(len(first)), size)[np.repeat(size > 2, size)]
-        _, rank = np.unique(names[big].astype(str), return_inverse=True)
+        _, rank = np.unique(docs[codes[big]].astype(str), return_inverse=True)
         order[big] = order[big][np.lexsort((-rank, group))]
 
 

@@ -2,13 +2,21 @@
 
 * Run: ``qid Q0 docid rank score tag``, whitespace-separated. The ``Q0``,
   ``rank`` and ``tag`` columns are read past: ranking comes from the scores.
+  Scores are read as 64-bit floats (as trec_eval 10; trec_eval 9 and
+  pytrec_eval read 32-bit floats, so 1.00000001 and 1.0 tie there, not here).
 * Qrels: TREC ``qid 0 docid grade``, or BEIR TSV ``query-id<TAB>corpus-id<TAB>score``
   (header optional), told apart by the first non-blank line.
 
-Well-formed files take a columnar fast path (see :mod:`evals._fastparse`);
+A line whose first non-blank character is ``#`` is a comment (trec_eval 10's
+rule; a ``#`` inside an id is part of the id). Ids must not contain control
+characters (NUL included). ``read_run(..., extra_fields=True)`` ignores fields
+after the sixth, as trec_eval does; by default a line must have exactly six.
+
+Large well-formed files take a columnar fast path (see :mod:`evals._fastparse`);
 anything it cannot vouch for is re-read line by line, and a malformed line
-raises :class:`~retriever.errors.DataError` naming the file, the 1-based line
-and what is wrong. Blank lines are skipped but counted.
+raises :class:`~searchtrace.errors.DataError` naming the file, the 1-based line
+and what is wrong, whichever reader ran first. Blank and comment lines are
+skipped but counted.
 """
 
 from __future__ import annotations
@@ -18,19 +26,22 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals import _fastparse
-from searchtrace.evals.runs import Qrels, Run, duplicate_row, intern
-from searchtrace.retriever import load_qrels as load_beir_qrels
+from searchtrace.evals.runs import CONTROL, Qrels, Run, duplicate_row, intern
+
+if TYPE_CHECKING:
+    from searchtrace.evals._fastparse import Columns
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 _NO_SPACE = re.compile(r"\S+")
+FAST_PATH_BYTES = 1 << 20
+"""Files at least this large take the columnar reader (below it, importing pyarrow costs more than it saves)."""
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -50,6 +61,7 @@ class _Layout(NamedTuple):
     value_index: int
     parse: Callable[[str], float | int]
     what: str
+    extra_fields: bool = False
 
 
 def _score(token: str) -> float:
@@ -63,19 +75,29 @@ _RUN = _Layout(6, "qid Q0 docid rank score tag", 4, _score, "score must be a num
 _QRELS = _Layout(4, "qid 0 docid grade", 3, int, "grade must be an integer")
 
 
+def _check_line_ids(path: Path, number: int, qid: str, docid: str) -> None:
+    for value, what in ((qid, "query id"), (docid, "doc id")):
+        bad = CONTROL.search(value)
+        if bad:
+            raise DataError(str(path), number,
+                            f"{what} {value!r} contains a control character (U+{ord(bad.group()):04X})")
+
+
 def _rows(path: Path, data: bytes, layout: _Layout) -> Iterator[tuple[int, str, str, float | int]]:
-    """Yield ``(line, qid, docid, value)`` of every non-blank line, checked."""
+    """Yield ``(line, qid, docid, value)`` of every non-blank, non-comment line, checked."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         parts = raw.split()
-        if not parts:
+        if not parts or parts[0].startswith(b"#"):
             continue
-        if len(parts) != layout.width:
-            expected = f"expected {layout.width} whitespace-separated fields ({layout.fields})"
+        if len(parts) != layout.width and not (layout.extra_fields and len(parts) > layout.width):
+            at_least = "at least " if layout.extra_fields else ""
+            expected = f"expected {at_least}{layout.width} whitespace-separated fields ({layout.fields})"
             raise DataError(str(path), number, f"{expected}, got {len(parts)}")
         try:
             qid, docid, token = parts[0].decode(), parts[2].decode(), parts[layout.value_index].decode()
         except UnicodeDecodeError as exc:
             raise DataError(str(path), number, f"not UTF-8: {exc.reason}") from None
+        _check_line_ids(path, number, qid, docid)
         try:
             value = layout.parse(token)
         except ValueError:
@@ -101,29 +123,48 @@ def _exact(path: Path, data: bytes, layout: _Layout) -> tuple[np.ndarray, np.nda
     return queries, docs, query_index, doc_index, values
 
 
-def read_run(path: str | os.PathLike[str]) -> Run:
+def _fast(data: bytes, width: int, value_column: int, kind: str) -> Columns | None:
+    """The columnar reader's answer for a large file, or None (a small file, or one it cannot vouch for)."""
+    if len(data) < FAST_PATH_BYTES:
+        return None
+    from searchtrace.evals import _fastparse
+
+    cols = _fastparse.parse_columns(data, width, (0, 2), value_column, kind)
+    if cols is None or duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is not None:
+        return None
+    return cols
+
+
+def read_run(path: str | os.PathLike[str], *, extra_fields: bool = False) -> Run:
     """Read a TREC run file ``qid Q0 docid rank score tag``.
+
+    Args:
+        path: the file.
+        extra_fields: accept (and ignore) fields after the sixth, as trec_eval does.
 
     Raises:
         DataError: unreadable or empty file, a line without 6 fields, a
-            non-numeric or NaN score, or a repeated (qid, docid).
+            non-numeric or NaN score, a control character in an id, or a
+            repeated (qid, docid).
     """
     path = Path(path)
     data = _read_bytes(path)
-    cols = _fastparse.parse_columns(data, 6, (0, 2), 4, "float")
-    if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
+    cols = _fast(data, 6, 4, "float")
+    if cols is not None:
         return Run.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
-    queries, docs, query_index, doc_index, scores = _exact(path, data, _RUN)
+    layout = _RUN._replace(extra_fields=True) if extra_fields else _RUN
+    queries, docs, query_index, doc_index, scores = _exact(path, data, layout)
     return Run.from_codes(queries, docs, query_index, doc_index, np.array(scores, dtype=np.float64), copy=False)
 
 
 def _first_line(data: bytes) -> bytes:
-    """The first non-blank line (without its newline), or b""."""
+    """The first non-blank, non-comment line (without its newline), or b""."""
     start = 0
     while start < len(data):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
-        if data[start:end].strip():
+        line = data[start:end].strip()
+        if line and not line.startswith(b"#"):
             return data[start:end]
         start = end + 1
     return b""
@@ -150,8 +191,8 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         raise DataError(
             str(path), None, f"not a qrels file: expected TREC '{_QRELS.fields}' or BEIR TSV '{' '.join(BEIR_HEADER)}'"
         )
-    cols = _fastparse.parse_columns(data, 4, (0, 2), 3, "int")
-    if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
+    cols = _fast(data, 4, 3, "int")
+    if cols is not None:
         return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
     queries, docs, query_index, doc_index, grades = _exact(path, data, _QRELS)
     return Qrels.from_codes(queries, docs, query_index, doc_index, np.array(grades, dtype=np.int64), copy=False)
@@ -159,12 +200,49 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
 def _read_beir(path: Path, data: bytes, first: bytes) -> Qrels:
     header = tuple(f.strip() for f in first.decode("utf-8", "replace").split("\t")) == BEIR_HEADER
-    if data.startswith(first):
+    if data.startswith(first) and len(data) >= FAST_PATH_BYTES:
+        from searchtrace.evals import _fastparse
+
         body = data[len(first) :] if header else data
         cols = _fastparse.parse_tsv(body.lstrip(b"\r\n"), (0, 1), 2)
         if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
             return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
-    return Qrels.from_dict(load_beir_qrels(path))
+    return Qrels.from_dict(_beir_rows(path, data))
+
+
+def _beir_rows(path: Path, data: bytes) -> dict[str, dict[str, int]]:
+    """BEIR TSV line by line (fields stripped, a header on the first line skipped), checked."""
+    qrels: dict[str, dict[str, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    first = True
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            fields = [f.strip() for f in raw.decode("utf-8").rstrip("\r").split("\t")]
+        except UnicodeDecodeError as exc:
+            raise DataError(str(path), number, f"not UTF-8: {exc.reason}") from None
+        if fields == [""] or fields[0].startswith("#"):
+            continue
+        if first and tuple(fields) == BEIR_HEADER:
+            first = False
+            continue
+        first = False
+        if len(fields) != 3:
+            raise DataError(str(path), number,
+                            f"expected 3 tab-separated fields ({', '.join(BEIR_HEADER)}), got {len(fields)}")
+        qid, docid, score = fields
+        if not qid or not docid:
+            raise DataError(str(path), number, "empty query-id or corpus-id")
+        _check_line_ids(path, number, qid, docid)
+        try:
+            grade = int(score)
+        except ValueError:
+            raise DataError(str(path), number, f"score must be an integer, got {score!r}") from None
+        if seen.setdefault((qid, docid), number) != number:
+            raise DataError(str(path), number, f"duplicate (qid, docid) ({qid!r}, {docid!r}), first on line {seen[(qid, docid)]}")
+        qrels.setdefault(qid, {})[docid] = grade
+    if not seen:
+        raise DataError(str(path), None, "empty file: expected at least one judgment")
+    return qrels
 
 
 def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -59,6 +58,8 @@ def os_error_message(exc: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code."""
     args = build_parser().parse_args(argv)
+    import logging  # after parsing: --help and argument errors need not load it
+
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     os.environ.setdefault(env_names.TOKENIZERS_PARALLELISM, "false")
     handler: Handler = args.func

@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals import _fastparse
+from searchtrace.evals import _fastparse, trec
 from searchtrace.evals.runs import Qrels, Run
 from searchtrace.evals.trec import read_qrels, read_run, write_run
+
+
+@pytest.fixture(autouse=True)
+def columnar_reader_for_small_files(monkeypatch):
+    """Small files normally skip the columnar reader; here they take it unless a test disables it."""
+    monkeypatch.setattr(trec, "FAST_PATH_BYTES", 0)
 
 RUN = """\
 q1 Q0 d1 1 3.0 sys
@@ -188,3 +194,69 @@ def test_large_run_parses_exactly(tmp_path):
     assert len(run) == 1_000_000 and len(run.queries) == 10_000
     first = run.query_index == 0
     assert sorted(run.scores[first].tolist(), reverse=True) == run.scores[first].tolist()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("text", "line", "what"),
+    [
+        ("q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 2, "expected 6 whitespace-separated fields (qid Q0 docid rank score tag), got 5"),
+        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x002 2 1.0 t\n", 2, "doc id 'd\\x002' contains a control character (U+0000)"),
+        ("q\x01 Q0 d1 1 3.0 t\n", 1, "query id 'q\\x01' contains a control character (U+0001)"),
+        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x7f 2 1.0 t\n", 2, "contains a control character (U+007F)"),
+        ("q1 Q0 d1 1 3.0 t extra\n", 1, "expected 6 whitespace-separated fields"),
+    ],
+)
+def test_both_readers_reject_the_same_lines(tmp_path, monkeypatch, fast, text, line, what):
+    if not fast:
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
+    path = write(tmp_path, text)
+    with pytest.raises(DataError) as info:
+        read_run(path)
+    assert info.value.line == line and what in str(info.value), str(info.value)
+
+
+def test_columnar_reader_refuses_what_it_cannot_vouch_for():
+    assert _fastparse.parse_columns(b"q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 6, (0, 2), 4, "float") is None
+    assert _fastparse.parse_columns(b"q1 Q0 d\x001 1 3.0 t\n", 6, (0, 2), 4, "float") is None
+    assert _fastparse.parse_columns(b"# c\nq1 Q0 d1 1 3.0 t\n", 6, (0, 2), 4, "float") is None
+    assert _fastparse.parse_columns(b"q1 Q0 d#1 1 3.0 t\n", 6, (0, 2), 4, "float") is not None
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_comment_lines_are_skipped_and_hash_inside_ids_kept(tmp_path, monkeypatch, fast):
+    if not fast:
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
+    run = read_run(write(tmp_path, "# a comment\nq1 Q0 d#1 1 3.0 t\n  # indented comment\nq1 Q0 d2 2 2.0 t\n"))
+    assert run.to_dict() == {"q1": {"d#1": 3.0, "d2": 2.0}}
+    qrels = read_qrels(write(tmp_path, "# comment here\nq1 0 CR#9 1\n# and here\nq1 0 d2 0\n", "q.txt"))
+    assert qrels.to_dict() == {"q1": {"CR#9": 1, "d2": 0}}
+
+
+def test_extra_fields_only_when_asked(tmp_path):
+    path = write(tmp_path, "q1 Q0 d1 1 3.0 t more junk\nq1 Q0 d2 2 2.0 t\n")
+    assert read_run(path, extra_fields=True).to_dict() == {"q1": {"d1": 3.0, "d2": 2.0}}
+    with pytest.raises(DataError, match=":1: expected 6"):
+        read_run(path)
+    with pytest.raises(DataError, match="expected at least 6 .* got 5"):
+        read_run(write(tmp_path, "q1 Q0 d1 1 3.0\n"), extra_fields=True)
+
+
+def test_control_characters_in_ids_given_as_dicts_are_refused():
+    with pytest.raises(ValidationError, match="control character"):
+        Run.from_dict({"q1": {"d\x00": 1.0}})
+    with pytest.raises(ValidationError, match="control character"):
+        Qrels.from_dict({"q\n": {"d": 1}})
+
+
+def test_beir_tsv_rejects_control_characters_with_the_line(tmp_path):
+    with pytest.raises(DataError) as info:
+        read_qrels(write(tmp_path, "query-id\tcorpus-id\tscore\nq1\td\x001\t1\n", "t.tsv"))
+    assert info.value.line == 2 and "control character" in str(info.value)
+
+
+def test_arrow_lookup_matches_a_dict_lookup():
+    vocab = np.array([f"d{i}" for i in range(3000)], dtype=object)
+    values = np.array([f"d{i}" for i in range(0, 6000, 3)], dtype=object)
+    index = {v: i for i, v in enumerate(vocab.tolist())}
+    assert _fastparse.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]

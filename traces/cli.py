@@ -10,9 +10,7 @@ import argparse
 import functools
 import json
 import re
-import sqlite3
 import sys
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -20,13 +18,15 @@ from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.names import Band
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
+    from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
+
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
 
+    from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.store import TraceStore
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
@@ -76,6 +76,8 @@ def _store_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[arg
 
     @functools.wraps(handler)
     def run(args: argparse.Namespace) -> int:
+        import sqlite3
+
         try:
             return handler(args)
         except sqlite3.Error as exc:
@@ -283,6 +285,8 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
 
 
 def _filter(args: argparse.Namespace) -> TraceFilter:
+    from searchtrace.traces.records import TraceFilter
+
     return TraceFilter(since=args.since, until=args.until, mode=args.mode, band=args.band,
                        no_confident=args.no_confident, degraded=args.degraded, min_latency_ms=args.min_latency_ms,
                        run_id=args.run_id, query_text=args.query, limit=args.limit, offset=args.offset)
@@ -301,6 +305,8 @@ def _open(args: argparse.Namespace) -> TraceStore | None:
 
 
 def _when(text: str) -> datetime:
+    from datetime import datetime, timedelta
+
     relative = _RELATIVE.match(text.strip())
     if relative:
         return datetime.now().astimezone() - timedelta(**{_UNITS[relative[2]]: float(relative[1])})

@@ -212,3 +212,9 @@ QUERY_ID = "searchtrace.query_id"
 
 ERROR_CODE = "searchtrace.error.code"
 """Error code when the search failed (VALIDATION_ERROR, ...)."""
+
+TARGET = "searchtrace.target"
+"""The eval target a search was sent to (``eval --target``: a URL or ``module:function``)."""
+
+TARGET_TRACE_ID = "searchtrace.target.trace_id"
+"""The ``traceId`` the eval target's response carried (its own trace of the search)."""

@@ -14,10 +14,11 @@ Conventions (each pinned by a test in ``tests/test_metrics.py``):
   by ``k`` (missing ranks count as non-relevant); ``mrr@k`` is the reciprocal
   rank cut at ``k`` (0 past it); ``hit@k`` is trec_eval's ``success_k``;
   ``rprec`` is precision at rank R = number of relevant documents.
-* Queries: every qrels query with a relevant document is evaluated; one the
-  run has no results for scores 0 (trec_eval ``-c``). Queries without a
-  relevant document are excluded from per-query values and means; run
-  queries absent from the qrels are ignored.
+* Queries (the default :class:`QueryRules`): every qrels query with a relevant
+  document is evaluated; one the run has no results for scores 0 (trec_eval
+  ``-c``). Queries without a relevant document are excluded from per-query
+  values and means; run queries absent from the qrels are ignored.
+  ``QueryRules.trec_eval()`` follows trec_eval instead (see :mod:`.rules`).
 """
 
 from searchtrace.evals.metrics.evaluate import Evaluation, evaluate
@@ -31,6 +32,7 @@ from searchtrace.evals.metrics.metric import (
     parse_metrics,
 )
 from searchtrace.evals.metrics.ranking import Ranking, build_ranking
+from searchtrace.evals.metrics.rules import QueryRules
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -40,6 +42,7 @@ __all__ = [
     "Metric",
     "MetricName",
     "MetricSpec",
+    "QueryRules",
     "Ranking",
     "build_ranking",
     "evaluate",

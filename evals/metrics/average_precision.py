@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from searchtrace.evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.ranking import Ranking, ratio
 
 __all__ = ["average_precision"]
 
@@ -17,4 +17,4 @@ def average_precision(ranking: Ranking, k: int | None) -> np.ndarray:
     """
     relevant = ranking.relevant[:, :k]
     precision_at = np.cumsum(relevant, axis=1) / np.arange(1, relevant.shape[1] + 1)
-    return (precision_at * relevant).sum(axis=1) / ranking.n_rel
+    return ratio((precision_at * relevant).sum(axis=1), ranking.n_rel)

@@ -11,6 +11,7 @@ import numpy as np
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.metric import DEFAULT_METRICS, Metric, MetricName, parse_metrics
 from searchtrace.evals.metrics.ranking import build_ranking
+from searchtrace.evals.metrics.rules import QueryRules
 from searchtrace.evals.runs import Qrels, Run
 
 __all__ = ["Evaluation", "evaluate"]
@@ -69,13 +70,17 @@ def _depths(metrics: tuple[Metric, ...]) -> tuple[int | None, int | None]:
     return depth, (None if None in ideal else max((k for k in ideal if k is not None), default=0))
 
 
-def evaluate(qrels: Qrels, run: Run, metrics: Iterable[Metric | str] = DEFAULT_METRICS) -> Evaluation:
+def evaluate(qrels: Qrels, run: Run, metrics: Iterable[Metric | str] = DEFAULT_METRICS,
+             rules: QueryRules | None = None) -> Evaluation:
     """Score ``run`` against ``qrels`` with trec_eval's conventions (see :mod:`evals.metrics`).
+
+    ``rules`` choose the queries scored (default: searchtrace's; ``QueryRules.trec_eval()``
+    reproduces trec_eval).
 
     Raises:
         ValidationError: an unknown or malformed metric.
     """
     parsed = parse_metrics(metrics)
     depth, ideal_depth = _depths(parsed)
-    query_ids, retrieved, ranking = build_ranking(qrels, run, depth, ideal_depth)
+    query_ids, retrieved, ranking = build_ranking(qrels, run, depth, ideal_depth, rules)
     return _evaluation(query_ids, {m: m(ranking) for m in parsed}, retrieved)

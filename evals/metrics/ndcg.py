@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from searchtrace.evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.ranking import Ranking, ratio
 
 __all__ = ["dcg", "ndcg"]
 
@@ -19,5 +19,6 @@ def ndcg(ranking: Ranking, k: int | None) -> np.ndarray:
 
     Gains are the grades themselves (linear, trec_eval ``ndcg``); the ideal
     ranking orders all the query's relevant judgments by grade, retrieved or not.
+    A query without a graded judgment scores 0.
     """
-    return dcg(ranking.gains[:, :k]) / dcg(ranking.ideal[:, :k])
+    return ratio(dcg(ranking.gains[:, :k]), dcg(ranking.ideal[:, :k]))

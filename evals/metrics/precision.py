@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from searchtrace.evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.ranking import Ranking, ratio
 
 __all__ = ["precision", "r_precision"]
 
@@ -25,4 +25,4 @@ def r_precision(ranking: Ranking, k: int | None = None) -> np.ndarray:
     hits = np.cumsum(ranking.relevant, axis=1)
     hits = np.concatenate([np.zeros((len(hits), 1)), hits], axis=1)
     at = np.minimum(ranking.n_rel, hits.shape[1] - 1)
-    return hits[np.arange(len(at)), at] / ranking.n_rel
+    return ratio(hits[np.arange(len(at)), at], ranking.n_rel)

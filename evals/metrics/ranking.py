@@ -12,9 +12,10 @@ from functools import cached_property
 
 import numpy as np
 
+from searchtrace.evals.metrics.rules import QueryRules
 from searchtrace.evals.runs import Qrels, Run
 
-__all__ = ["Ranking", "build_ranking"]
+__all__ = ["Ranking", "build_ranking", "ratio"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,27 +27,36 @@ class Ranking:
             0 for a non-relevant, unjudged or missing document.
         ideal: (n, ideal_depth) grades of the query's relevant documents,
             descending, 0-padded.
-        n_rel: (n,) number of relevant documents (grade > 0); all >= 1.
+        n_rel: (n,) number of relevant documents (grade >= ``level``); 0 only
+            under rules that score queries without one.
+        level: the lowest relevant grade (trec_eval ``-l``); nDCG's gains and
+            ideal ranking still use every grade > 0, as trec_eval's do.
     """
 
     gains: np.ndarray
     ideal: np.ndarray
     n_rel: np.ndarray
+    level: int = 1
 
     @cached_property
     def relevant(self) -> np.ndarray:
         """(n, depth) bool: the document at each rank is relevant."""
-        return self.gains > 0
+        return self.gains >= self.level
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator``, 0 where the denominator is 0 (trec_eval's value then)."""
+    out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
 
 
 def lookup(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
     """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join past 1,000 values)."""
     if len(values) > 1000:
-        import pyarrow as pa  # imported here: a small run never pays for it
-        import pyarrow.compute as pc
+        from searchtrace.evals._fastparse import index_in  # imported here: a small run never loads pyarrow
 
-        found = pc.index_in(pa.array(values, type=pa.string()), value_set=pa.array(vocab, type=pa.string()))
-        return found.fill_null(-1).to_numpy().astype(np.int64)
+        return index_in(values, vocab)
     index = {v: i for i, v in enumerate(vocab.tolist())}
     return np.fromiter(map(index.get, values.tolist(), [-1] * len(values)), dtype=np.int64, count=len(values))
 
@@ -88,10 +98,9 @@ def _ideal(qrels: Qrels, row_of_query: np.ndarray, n: int, depth: int) -> np.nda
 
 
 def _gains(
-    qrels: Qrels, run: Run, row_of_query: np.ndarray, n: int, depth: int | None
+    qrels: Qrels, run: Run, run_query: np.ndarray, row_of_query: np.ndarray, n: int, depth: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n x depth) grades of the run's ranked documents, and whether each query has any."""
-    run_query = lookup(run.queries, qrels.queries)
     run_row = row_of_query[run_query][run.query_index]
     retrieved = np.bincount(run_row[run_row >= 0], minlength=n) > 0
     pos = _positions(run.query_index)
@@ -110,30 +119,53 @@ def _gains(
     return gains, retrieved
 
 
+def evaluated_queries(qrels: Qrels, run_query: np.ndarray, rules: QueryRules) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of the qrels queries ``rules`` score, and every qrels query's number of relevant documents.
+
+    ``run_query``: the qrels code of each run query (-1 when not judged).
+    """
+    n_rel = np.bincount(qrels.query_index, weights=qrels.grades >= rules.relevance_level,
+                        minlength=len(qrels.queries)).astype(np.int64)
+    keep = np.ones(len(qrels.queries), dtype=bool)
+    if not rules.no_relevant:
+        keep &= n_rel > 0
+    if not rules.unretrieved:
+        in_run = np.zeros(len(qrels.queries), dtype=bool)
+        in_run[run_query[run_query >= 0]] = True
+        keep &= in_run
+    return np.flatnonzero(keep), n_rel
+
+
 def build_ranking(
-    qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | None
+    qrels: Qrels, run: Run, depth: int | None, ideal_depth: int | None, rules: QueryRules | None = None
 ) -> tuple[np.ndarray, np.ndarray, Ranking]:
-    """Join ``run`` to ``qrels`` for the queries with a relevant judgment.
+    """Join ``run`` to ``qrels`` for the queries ``rules`` score.
 
     Args:
         qrels: the judgments.
         run: the ranked run; queries it has but ``qrels`` lacks are ignored.
         depth: ranks to keep (None: the longest ranking).
         ideal_depth: ideal grades to keep per query (None: all).
+        rules: which queries count, ranks per query, relevance level
+            (default: searchtrace's, see :class:`QueryRules`).
 
     Returns:
         Evaluated query ids (qrels order), whether the run retrieved anything
         for each, and the :class:`Ranking`.
     """
-    n_rel_all = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries)).astype(np.int64)
-    evaluated = np.flatnonzero(n_rel_all > 0)
+    rules = rules or QueryRules()
+    if rules.max_docs is not None:
+        depth = rules.max_docs if depth is None else min(depth, rules.max_docs)
+    run_query = lookup(run.queries, qrels.queries)
+    evaluated, n_rel_all = evaluated_queries(qrels, run_query, rules)
     # One extra slot so that code -1 (a run query not in the qrels) maps to row -1.
     row_of_query = np.full(len(qrels.queries) + 1, -1, dtype=np.int64)
     row_of_query[evaluated] = np.arange(len(evaluated))
     n = len(evaluated)
 
-    gains, retrieved = _gains(qrels, run, row_of_query, n, depth)
+    gains, retrieved = _gains(qrels, run, run_query, row_of_query, n, depth)
     n_rel = n_rel_all[evaluated]
-    most = int(n_rel.max()) if n else 0
+    n_graded = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries))[evaluated]
+    most = int(n_graded.max()) if n else 0
     ideal = _ideal(qrels, row_of_query, n, most if ideal_depth is None else min(ideal_depth, most))
-    return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel)
+    return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel, rules.relevance_level)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from searchtrace.evals.metrics.ranking import Ranking
+from searchtrace.evals.metrics.ranking import Ranking, ratio
 
 __all__ = ["hit", "recall"]
 
@@ -12,7 +12,7 @@ __all__ = ["hit", "recall"]
 def recall(ranking: Ranking, k: int | None) -> np.ndarray:
     """Relevant documents in the top ``k`` (all ranks when None) over all relevant ones."""
     found: np.ndarray = ranking.relevant[:, :k].sum(axis=1)
-    return np.asarray(found / ranking.n_rel, dtype=np.float64)
+    return ratio(found, ranking.n_rel)
 
 
 def hit(ranking: Ranking, k: int | None) -> np.ndarray:

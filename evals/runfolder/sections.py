@@ -13,7 +13,7 @@ from searchtrace.evals.runfolder._fields import Fields
 from searchtrace.names import Band
 
 __all__ = ["Abstention", "Attribution", "BandPrecision", "ConfidenceReport", "CorrectiveReport", "DatasetInfo",
-           "Percentiles", "RetrieverInfo", "Timings"]
+           "ExternalRun", "Percentiles", "RetrieverInfo", "Timings"]
 
 
 @dataclass(frozen=True)
@@ -217,3 +217,30 @@ class CorrectiveReport:
 
         return cls(f.integer("weak_queries"), f.integer("changed_answers"), dict(chosen), f.finite("metrics"),
                    f.finite("gain"), f.finite("added_latency_ms"))
+
+
+@dataclass(frozen=True)
+class ExternalRun:
+    """A run whose rankings came from outside this project's retriever.
+
+    Attributes:
+        kind: ``run_file`` (a TREC run scored with ``eval --run``) or ``target``
+            (a service or callable searched with ``eval --target``).
+        source: the run file's path, the target's URL or ``module:function``.
+        qrels: the qrels file scored against (None: the dataset's).
+        rules: the query rules of the scores (see ``evals.metrics.QueryRules``).
+    """
+
+    kind: str
+    source: str
+    qrels: str | None = None
+    rules: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "source": self.source, "qrels": self.qrels,
+                "rules": dict(self.rules) if self.rules is not None else None}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> ExternalRun:
+        rules = f.get("rules", lambda v: v is None or isinstance(v, dict), "an object or null", None)
+        return cls(f.text("kind"), f.text("source"), f.opt_text("qrels"), rules)

@@ -19,6 +19,7 @@ from searchtrace.evals.runfolder.sections import (
     ConfidenceReport,
     CorrectiveReport,
     DatasetInfo,
+    ExternalRun,
     Percentiles,
     RetrieverInfo,
     Timings,
@@ -49,6 +50,8 @@ class RunSummary:
             for too long, or damaged); their results count as usual.
         corrective: the corrective loop's report (``--corrective`` only).
         created_at: when the run finished (None for format-1 runs; see ``RunFolder.created_at``).
+        external: where an external run's rankings came from (None: this project's
+            retriever; always None before format 3).
     """
 
     run_id: str
@@ -69,6 +72,7 @@ class RunSummary:
     corrective: CorrectiveReport | None = None
     created_at: datetime | None = None
     untraced: int = 0
+    external: ExternalRun | None = None
 
     def to_json(self) -> dict[str, Any]:
         settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
@@ -83,6 +87,7 @@ class RunSummary:
             "abstention": self.abstention.to_json() if self.abstention else None,
             "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
             "untraced": self.untraced,
+            "external": self.external.to_json() if self.external else None,
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
@@ -101,6 +106,7 @@ class RunSummary:
         latency = f.obj("latency_ms", {})
         abstention = f.opt_obj("abstention")
         corrective = f.opt_obj("corrective")
+        external = f.opt_obj("external")
         created = f.opt_text("created_at")
         try:
             created_at = datetime.fromisoformat(created) if created else None
@@ -119,5 +125,5 @@ class RunSummary:
             latency_ms={stage: Percentiles.from_json(latency.obj(stage)) for stage in latency.data},
             errors=f.integer("errors"), untraced=f.integer("untraced", 0),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
-            created_at=created_at,
+            created_at=created_at, external=ExternalRun.from_json(external) if external else None,
         )

@@ -1,0 +1,193 @@
+"""Any retriever as an eval target: a service speaking the search contract, or a Python callable.
+
+``eval DATASET --target URL`` POSTs each request dict (what ``Retriever.search``
+takes) as JSON to ``URL/v1/search`` and reads the response dict back;
+``--target module:function`` calls ``function(request) -> response``. A
+:class:`TargetRetriever` stands in for the local :class:`Retriever` in the
+eval runner, so the run is traced (one ``search`` span per query, naming the
+target and the trace id its response carried), journaled and resumable, and
+ends in the same run folder.
+
+The response's order is the ranking: its scores are rounded relevance and
+tie, so ``run.trec`` scores each result by its position (n, n-1, ..., 1).
+The contract returns at most ``MAX_TOP_K`` results per query, so a target's
+ranking is at most that deep.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+
+from searchtrace.errors import ErrorCode, ValidationError
+from searchtrace.evals.runfolder import ExternalRun
+from searchtrace.names import Band
+from searchtrace.retriever import Answer, RetrieverConfig, SearchDetail
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
+
+__all__ = ["MAX_TOP_K", "SEARCH_PATH", "HttpTarget", "TargetRetriever", "resolve_target"]
+
+SEARCH_PATH = "/v1/search"
+"""Where a target service answers searches."""
+
+MAX_TOP_K = 50
+"""The most results a search response carries (the request contract's ``top_k`` limit)."""
+
+SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
+
+
+def _error(code: ErrorCode, message: str) -> dict[str, Any]:
+    return {"error": {"code": code.value, "message": message, "field": None}}
+
+
+class HttpTarget:
+    """POST a request to ``URL/v1/search``; the response dict, or an error dict when the call fails.
+
+    Args:
+        url: the service's base URL.
+        timeout_s: per request.
+    """
+
+    def __init__(self, url: str, timeout_s: float = 60.0) -> None:
+        self.url = url.rstrip("/") + SEARCH_PATH
+        self.timeout_s = timeout_s
+        self._client: Any = None
+
+    def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout_s)
+        try:
+            reply = self._client.post(self.url, json=request)
+            body = reply.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            return _error(ErrorCode.BACKEND_UNAVAILABLE, f"{self.url}: {exc}")
+        if not isinstance(body, dict):
+            return _error(ErrorCode.SEARCH_ERROR, f"{self.url}: the response is not a JSON object")
+        if reply.is_error and "error" not in body:
+            return _error(ErrorCode.SEARCH_ERROR, f"{self.url}: HTTP {reply.status_code}")
+        return body
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+def resolve_target(spec: str) -> SearchFn:
+    """The search function ``spec`` names: an ``http(s)://`` URL or ``module:function``.
+
+    Raises:
+        ValidationError: neither form, or a module or function that cannot be loaded.
+    """
+    if spec.startswith(("http://", "https://")):
+        return HttpTarget(spec)
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise ValidationError(f"--target must be an http(s):// URL or module:function, got {spec!r}", field="target")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValidationError(f"--target {spec}: cannot import {module_name!r}: {exc}", field="target") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ValidationError(f"--target {spec}: {module_name} has no function {name!r}", field="target")
+    return function
+
+
+def _checked(response: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The response's chunk results, or the reason it breaks the contract."""
+    results = response.get("results")
+    if not isinstance(results, list):
+        return [], "results: expected a list"
+    for i, r in enumerate(results):
+        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or not r["id"]:
+            return [], f"results[{i}].id: expected a non-empty string"
+        score = r.get("score")
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or score != score:
+            return [], f"results[{i}].score: expected a number"
+        if r.get("confidenceBand", Band.LOW.value) not in {b.value for b in Band}:
+            return [], f"results[{i}].confidenceBand: expected high, medium or low"
+    return [r for r in results if r.get("component_type", "chunk") == "chunk"], None
+
+
+def detail_of(chunks: Sequence[Mapping[str, Any]]) -> SearchDetail:
+    """What the runner reads off a local search, from a response's chunk results (best first)."""
+    ids = tuple(str(r["id"]) for r in chunks)
+    return SearchDetail(stage_ids={}, fused_ids=ids, dropped_ids=(), ranking=ids,
+                        ranking_scores=tuple(float(len(ids) - i) for i in range(len(ids))),
+                        relevance=tuple(float(r["score"]) for r in chunks),
+                        bands=tuple(Band(r.get("confidenceBand", Band.LOW.value)) for r in chunks),
+                        features=np.zeros((len(ids), 0)))
+
+
+class TargetRetriever:
+    """The part of :class:`~searchtrace.retriever.Retriever` the eval runner uses, over a target.
+
+    Args:
+        search: the target's search function.
+        spec: how the target was named (URL or ``module:function``).
+        tracer: opens each search's span.
+        config: the local configuration (its home holds the run's traces).
+        depth: results asked for per query (capped at :data:`MAX_TOP_K`).
+        shown: results a caller would see (bands are judged on these).
+    """
+
+    def __init__(self, search: SearchFn, spec: str, tracer: trace.Tracer, config: RetrieverConfig, *,
+                 depth: int, shown: int) -> None:
+        self.search_fn, self.spec, self.tracer, self.config = search, spec, tracer, config
+        self.depth, self.shown = min(depth, MAX_TOP_K), shown
+        self.index_key = ""
+        self.external = ExternalRun(kind="target", source=spec)
+
+    def close(self) -> None:
+        close = getattr(self.search_fn, "close", None)
+        if callable(close):
+            close()
+
+    def search_detailed(self, request: Mapping[str, Any], *, query_vector: Any = None, run_id: str | None = None,
+                        query_id: str | None = None) -> tuple[dict[str, Any], SearchDetail | None]:
+        """One search of the target, under its ``search`` span."""
+        asked = {**request, "top_k": max(int(request.get("top_k", 1)), self.depth)}
+        span_attrs = {**attrs.span_kind(v.SEARCH_SPAN), **attrs.eval_context(run_id, query_id), v.TARGET: self.spec}
+        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs) as span:
+            try:
+                response = dict(self.search_fn(asked))
+            except Exception as exc:  # the target's own failure: this query's error, never the run's
+                response = _error(ErrorCode.SEARCH_ERROR, f"{self.spec}: {type(exc).__name__}: {exc}")
+            chunks, problem = ([], None) if "error" in response else _checked(response)
+            if problem:
+                response = _error(ErrorCode.SEARCH_ERROR, f"{self.spec}: response {problem}")
+            trace_id = format(span.get_span_context().trace_id, "032x")
+            if isinstance(response.get("traceId"), str):
+                span.set_attribute(v.TARGET_TRACE_ID, response["traceId"])
+            if "error" in response:
+                error = response["error"] if isinstance(response["error"], dict) else {}
+                span.set_status(Status(StatusCode.ERROR, str(error.get("message", ""))))
+                code = str(error.get("code") or ErrorCode.SEARCH_ERROR.value)
+                span.set_attribute(v.ERROR_CODE, code)
+                return {"error": {"code": code, "message": error.get("message"), "field": error.get("field")},
+                        "traceId": trace_id}, None
+        results = [{**r, "component_type": "chunk"} for r in chunks[: self.shown]]  # the key is optional
+        shown = {"results": results, "kg": [], "rewrite_terms": [], "bestScore": 0.0,
+                 "noConfidentResults": not chunks, "retryHints": None, "degraded": [], "mode": "target"}
+        return {**shown, **{k: response[k] for k in shown if k in response and k != "results"},
+                "traceId": trace_id}, detail_of(chunks)
+
+    def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
+                             query_ids: Sequence[str] | None = None) -> list[Answer]:
+        """:meth:`search_detailed` of each request, in order."""
+        ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
+        out = []
+        for request, query_id in zip(requests, ids):
+            started = time.perf_counter()
+            response, detail = self.search_detailed(request, run_id=run_id, query_id=query_id)
+            out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
+        return out

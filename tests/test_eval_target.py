@@ -1,0 +1,153 @@
+"""``eval DATASET --target``: any retriever, over HTTP or as a Python function, through the same runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import types
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from searchtrace.evals import EvalSettings, RunFolder
+from searchtrace.evals.target import SEARCH_PATH, TargetRetriever, resolve_target
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
+
+
+def serve(search) -> tuple[ThreadingHTTPServer, str]:
+    """A loopback server answering POST /v1/search with ``search(request)``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            if self.path != SEARCH_PATH:
+                self.send_error(404)
+                return
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            body = json.dumps(search(request)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def trace_settings():
+    from searchtrace.traces import TraceSettings
+
+    return TraceSettings.resolve(environ={})
+
+
+def fake_search(request: dict) -> dict:
+    """A tiny retriever: the same three sample documents for every query (optional keys left out)."""
+    return {"results": [{"id": doc, "score": 0.9 - i / 10, "confidenceBand": "high"}
+                        for i, doc in enumerate(FAKE_DOCS[: request["top_k"]])],
+            "bestScore": 0.9, "noConfidentResults": False, "retryHints": None, "traceId": "remote-1",
+            "kg": [], "rewrite_terms": [], "degraded": []}
+
+
+FAKE_DOCS = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:3]]
+
+
+@pytest.fixture
+def config(tmp_path):
+    from searchtrace.retriever.settings import resolve_config
+
+    return resolve_config(home=tmp_path / "home", environ={})
+
+
+def test_http_and_function_targets_give_one_run_folder_format(tmp_path, config):
+    from searchtrace.evals.evaluator import run_eval
+
+    module = types.ModuleType("searchtrace_test_target")
+    module.search = fake_search  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    server, url = serve(fake_search)
+    try:
+        settings = EvalSettings(dataset=str(SAMPLE), top_k=5)
+        by_http = run_eval(settings, config, out=tmp_path / "http", target=url, progress=False,
+                           trace_settings=trace_settings())
+        by_function = run_eval(settings, config, out=tmp_path / "fn", target=f"{module.__name__}:search",
+                               progress=False, trace_settings=trace_settings())
+    finally:
+        server.shutdown()
+        del sys.modules[module.__name__]
+    for folder, source in ((by_http, url), (by_function, f"{module.__name__}:search")):
+        summary = folder.summary()
+        assert summary.external is not None and (summary.external.kind, summary.external.source) == ("target", source)
+        assert summary.retriever.mode == "target" and summary.errors == 0
+        outcomes = folder.outcomes()
+        assert outcomes and all(o.traced and o.trace_id and o.ranking for o in outcomes)
+        assert [d for d, _ in outcomes[0].ranking] == FAKE_DOCS
+        assert "search" in summary.latency_ms
+    assert by_http.summary().metrics == by_function.summary().metrics
+    assert RunFolder.completed(by_http.path).evaluation().mean("ndcg@10") >= 0
+
+
+def test_a_failing_or_malformed_target_is_the_querys_error(tmp_path, config):
+    from opentelemetry.sdk.trace import TracerProvider
+
+    calls = iter([RuntimeError("boom"), {"results": [{"id": 3, "score": 1.0}]}, {"error": {"code": "X"}}])
+
+    def flaky(request: dict) -> dict:
+        answer = next(calls)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    target = TargetRetriever(flaky, "flaky:search", TracerProvider().get_tracer("t"), config, depth=5, shown=3)
+    answers = target.search_many_detailed([{"query": "a", "top_k": 3}] * 3)
+    assert [a.detail for a in answers] == [None, None, None]
+    assert "RuntimeError: boom" in answers[0].response["error"]["message"]
+    assert "results[0].id" in answers[1].response["error"]["message"]
+    assert answers[2].response["error"]["code"] == "X"
+
+
+def test_resolve_target_names_what_is_wrong():
+    from searchtrace.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="URL or module:function"):
+        resolve_target("not-a-target")
+    with pytest.raises(ValidationError, match="cannot import"):
+        resolve_target("no_such_module_here:search")
+    with pytest.raises(ValidationError, match="has no function"):
+        resolve_target("json:no_such_function")
+
+
+@pytest.mark.slow
+def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path, sample_config, sample_index_path,
+                                                                         model):
+    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.retriever import open_retriever
+
+    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", top_k=20)
+    local = run_eval(settings, sample_config, out=tmp_path / "local", embedder=model, progress=False,
+                     trace_settings=trace_settings())
+    retriever = open_retriever(str(SAMPLE), sample_config, embedder=model, progress=False)
+    lock = threading.Lock()
+
+    def search(request: dict) -> dict:
+        with lock:  # one search at a time, vectors from the embedding cache the local eval filled
+            return retriever.search_many([request])[0]
+
+    server, url = serve(search)
+    try:
+        remote = run_eval(settings, sample_config, out=tmp_path / "remote", target=url, progress=False,
+                          trace_settings=trace_settings())
+    finally:
+        server.shutdown()
+        retriever.close()
+    want, got = local.summary(), remote.summary()
+    assert got.errors == 0 and got.evaluated_queries == want.evaluated_queries
+    assert got.metrics == want.metrics
+    local_rankings = {o.query_id: [d for d, _ in o.ranking] for o in local.outcomes()}
+    assert {o.query_id: [d for d, _ in o.ranking] for o in remote.outcomes()} == local_rankings
