@@ -65,6 +65,11 @@ class Comparison:
     only_in_base: int
     only_in_candidate: int
 
+    @property
+    def shared(self) -> int:
+        """Queries scored on both sides."""
+        return self.n_queries - self.only_in_base - self.only_in_candidate
+
     def __getitem__(self, metric: Metric | str) -> MetricComparison:
         wanted = Metric.parse(metric)
         for item in self.metrics:
@@ -165,9 +170,14 @@ def _row(item: MetricComparison) -> list[str]:
 _HEADERS = ["metric", "base", "candidate", "delta", "95% CI", "p t-test (Holm)", "p randomization (Holm)", "W/T/L"]
 
 
+def _counts(comparison: Comparison) -> str:
+    return (f"{comparison.shared} shared queries ({comparison.only_in_base} only in base, "
+            f"{comparison.only_in_candidate} only in candidate)")
+
+
 def to_table(comparison: Comparison) -> Table:
     """A rich table, one row per metric."""
-    table = Table(title=f"{comparison.n_queries} queries")
+    table = Table(title=_counts(comparison))
     for i, header in enumerate(_HEADERS):
         table.add_column(header, justify="left" if i == 0 else "right")
     for item in comparison.metrics:
@@ -184,6 +194,7 @@ def to_json(comparison: Comparison) -> dict:
     """A JSON-ready dict (NaN becomes null)."""
     return {
         "n_queries": comparison.n_queries,
+        "shared": comparison.shared,
         "only_in_base": comparison.only_in_base,
         "only_in_candidate": comparison.only_in_candidate,
         "metrics": {
@@ -218,7 +229,7 @@ def _escape(text: str) -> str:
 def to_markdown(comparison: Comparison) -> str:
     """A Markdown table, then the most regressed queries of each metric."""
     lines = [
-        f"**{comparison.n_queries} queries** ({comparison.only_in_base} only in base, "
+        f"**{comparison.shared} shared queries** ({comparison.only_in_base} only in base, "
         f"{comparison.only_in_candidate} only in candidate)",
         "",
         "| " + " | ".join(_HEADERS) + " |",

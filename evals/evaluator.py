@@ -13,10 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
+from searchtrace.evals.fingerprints import (
+    corpus_fingerprint,
+    qrels_fingerprint,
+    queries_fingerprint,
+    query_set_fingerprint,
+)
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import (
     DatasetInfo,
     EvalSettings,
+    Fingerprints,
     RetrieverInfo,
     RunFolder,
     RunSummary,
@@ -34,7 +41,7 @@ from searchtrace.retriever import (
     search_fingerprint,
 )
 
-__all__ = ["PACKAGES", "finalize", "git_commit", "package_versions", "run_eval"]
+__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval"]
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
@@ -105,6 +112,14 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     return finalize(ctx, time.perf_counter() - started, resuming)
 
 
+def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:
+    """The separate hashes ``compare`` and ``gate`` check: corpus, queries, the split's qrels, the queries scored."""
+    dataset = ctx.dataset
+    return Fingerprints(corpus=corpus_fingerprint(Path(dataset.root) / "corpus.jsonl"),
+                        queries=queries_fingerprint((q.id, q.text) for q in dataset.queries),
+                        qrels=qrels_fingerprint(dataset.qrels), scored=query_set_fingerprint(scored))
+
+
 def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
@@ -121,7 +136,8 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     summary = RunSummary(
         run_id=folder.run_id,
         dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
-                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes)),
+                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes),
+                            fingerprints=fingerprints_of(ctx, [o.query_id for o in outcomes])),
         settings=settings,
         retriever=RetrieverInfo(mode=settings.mode or ctx.retriever.default_mode().value,
                                 index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config)),

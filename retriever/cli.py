@@ -129,7 +129,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         _print_response(response)
     if "error" in response:
-        return ExitCode.INVALID if response["error"]["code"] == "VALIDATION_ERROR" else ExitCode.FAILURE
+        return ExitCode.INVALID if response["error"]["code"] in ("VALIDATION_ERROR", "NOT_FOUND") else ExitCode.FAILURE
     return ExitCode.OK
 
 

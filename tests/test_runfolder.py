@@ -89,8 +89,9 @@ def test_a_resumed_query_record_replaces_the_earlier_one(tmp_path):
 
 
 def test_a_newer_or_unknown_format_is_refused_by_name():
-    with pytest.raises(DataError, match=r"j\.jsonl:7: run-folder format 3 is newer .* upgrade searchtrace"):
-        record_from_json({"format": 3, "kind": "query", "query_id": "q"}, "j.jsonl", 7)
+    newer = FORMAT_VERSION + 1
+    with pytest.raises(DataError, match=rf"j\.jsonl:7: run-folder format {newer} is newer .* upgrade searchtrace"):
+        record_from_json({"format": newer, "kind": "query", "query_id": "q"}, "j.jsonl", 7)
     with pytest.raises(DataError, match=r"j\.jsonl:1: format: expected a run-folder format version"):
         record_from_json({"format": "two"}, "j.jsonl", 1)
     with pytest.raises(DataError, match=r"kind: expected query or corrective"):

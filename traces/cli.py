@@ -106,7 +106,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     detail = store.load_trace(args.trace_id.strip()) if store else None
     if detail is None:
         print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
-        return ExitCode.FAILURE
+        return ExitCode.INVALID  # an id that names nothing: bad input, as everywhere
     _console().print(span_tree(detail))
     return ExitCode.OK
 

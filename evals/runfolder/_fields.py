@@ -10,9 +10,10 @@ from searchtrace.errors import DataError
 
 __all__ = ["FORMAT_VERSION", "Fields", "check_version"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """The run-folder format this code writes. Version 1 is the format before it carried a
-version (same files and keys, features as a list): read, never written."""
+version (same files and keys, features as a list); version 2 has no separate
+fingerprints in ``run.json`` (``dataset.fingerprints``). Both are read, never written."""
 
 _MISSING: Any = object()
 
