@@ -89,7 +89,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         folder.journal.truncate_torn_tail()
     else:
         folder.create(settings)
-    trace_settings = trace_settings or TraceSettings.resolve()
+    trace_settings = (trace_settings or TraceSettings.resolve()).for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
     timer = StageTimer()
     provider.add_span_processor(timer)

@@ -54,6 +54,9 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
     """
     if out is not None:
         folder = RunFolder(out)
+        if out.exists() and not out.is_dir():
+            raise ValidationError(f"--out {out} is a file: name a folder for the run (it is created if missing)",
+                                  field="out")
         if folder.is_complete:
             raise ValidationError(f"{out} already holds a completed run; choose another --out", field="out")
         if folder.settings_file.exists():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from searchtrace.errors import ExitCode
@@ -62,23 +63,27 @@ def cmd_index(args: argparse.Namespace) -> int:
     from searchtrace.retriever.embedding import Embedder
     from searchtrace.retriever.index import build_index, check, locate, published_problems, read_manifest
 
-    dataset = load_dataset(Path(args.dataset))
+    dataset = load_dataset(Path(args.dataset), need_queries=False)  # an index needs only the corpus
     for line in dataset.report.messages():
         print(f"warning: {line}", file=sys.stderr)
     config, embedder = config_from_arguments(args), Embedder()
     where = locate(dataset.root, config, embedder.model_id)
-    before = read_manifest(where.path).built_at if published_problems(where.path) == [] else None
+    intact = published_problems(where.path) == []
     force = args.force
-    if args.verify and before is not None:
+    if args.verify and intact:
         problems = check(where.path, read_manifest(where.path), deep=True)
         for problem in problems:
             print(f"damaged: {where.path / problem.file}: {problem.what}", file=sys.stderr)
         force = force or bool(problems)
-    path = build_index(dataset, config, embedder, progress=show_progress(args), force=force)
+    started = time.time()
+    # An intact index is reused without taking the build lock: a read-only home can say so too.
+    path = where.path if intact and not force else build_index(dataset, config, embedder,
+                                                                progress=show_progress(args), force=force)
     manifest = read_manifest(path)
+    reused = manifest.built_at < started  # built before this command (here, or by another process meanwhile)
     if args.json:
-        print(json.dumps({"index": str(path), "reused": manifest.built_at == before, **manifest.to_json()}, indent=2))
-    elif manifest.built_at == before:
+        print(json.dumps({"index": str(path), "reused": reused, **manifest.to_json()}, indent=2))
+    elif reused:
         verified = f", {len(manifest.files)} files verified" if args.verify else ""
         print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples: up to date, "
               f"reused{verified}")
@@ -114,7 +119,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
     config = config_from_arguments(args)
-    trace_settings = TraceSettings.resolve()
+    trace_settings = TraceSettings.resolve().for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
     retriever = open_retriever(args.dataset, config, progress=show_progress(args),
                                tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture,

@@ -135,22 +135,59 @@ class EmbeddingCache:
         self.dim = dim
         self._conn: sqlite3.Connection | None = None
 
+    read_only = False
+    """The file could not be written (a read-only home): lookups read it, new vectors are not kept."""
+
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: never corrupt, may drop the last commit on power loss
-            with conn:
-                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
+            try:
+                conn = self._open_writable()
+            except (sqlite3.OperationalError, OSError) as exc:  # a read-only home: read what is there
+                conn = self._open_fallback(exc)
             stored = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
             if stored != self.dim:
                 conn.close()
                 raise ValidationError(f"{self.path} holds {stored}-d vectors, not {self.dim}-d", field="dim")
             self._conn = conn
         return self._conn
+
+    def _open_writable(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: never corrupt, may drop the last commit on power loss
+            self._create(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        with conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
+
+    def _open_fallback(self, exc: BaseException) -> sqlite3.Connection:
+        """The file read-only when it holds a cache, else a cache in memory (lost at exit)."""
+        import logging
+
+        if self.path.is_file():
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+                conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
+            except sqlite3.Error:
+                pass
+            else:
+                self.read_only = True
+                logging.getLogger(__name__).info("embedding cache %s is read-only (%s): new vectors are not kept",
+                                                 self.path, exc)
+                return conn
+        logging.getLogger(__name__).info("embedding cache %s cannot be written (%s): kept in memory", self.path, exc)
+        conn = sqlite3.connect(":memory:")
+        self._create(conn)
+        return conn
 
     def __len__(self) -> int:
         return self._db().execute("SELECT COUNT(*) FROM vec").fetchone()[0]
@@ -178,7 +215,10 @@ class EmbeddingCache:
         rows = np.ascontiguousarray(matrix, dtype=np.float32)
         if rows.ndim != 2 or rows.shape[1] != self.dim or rows.shape[0] != len(hashes):
             raise ValidationError(f"expected ({len(hashes)}, {self.dim}) vectors, got {rows.shape}", field="matrix")
-        with self._db() as db:
+        db = self._db()
+        if self.read_only:
+            return
+        with db:
             db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)",
                            zip(hashes, (r.tobytes() for r in rows)))
 
