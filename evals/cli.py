@@ -25,16 +25,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the eval subcommands to ``sub`` (the main parser's subparsers)."""
     p = sub.add_parser("eval", help="score a dataset split (or an external TREC run) against gold labels")
     p.add_argument("dataset", nargs="?", help="BEIR-layout dataset folder")
-    p.add_argument("--split")
-    p.add_argument("--mode", choices=["fast", "graph"])
-    p.add_argument("--top-k", type=int, default=100, help="ranking depth scored and written (1-500)")
+    p.add_argument("--split", help="qrels split (default: test, else the first qrels/*.tsv)")
+    p.add_argument("--mode", choices=["fast", "graph"], help="search mode (default: graph when the dataset has triples)")
+    p.add_argument("--top-k", type=int, default=100, help="ranking depth scored and written, 1-500 (default: 100)")
     p.add_argument("--metrics", nargs="+", help="metric keys, e.g. ndcg@10 recall@100 (default: the standard set)")
     p.add_argument("--out", help="run folder (default: <home>/runs/<run id>); an interrupted run there resumes")
     p.add_argument("--corrective", action="store_true", help="re-run weak queries with their retry hints")
-    p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together")
+    p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together (default: 32)")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_eval)
 
@@ -59,9 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="fit the relevance model on a run's labels")
     p.add_argument("run", help="run folder to fit on")
     p.add_argument("--out", required=True, help="calibration file to write (JSON)")
-    p.add_argument("--method", choices=["logistic", "isotonic"], default="logistic")
+    p.add_argument("--method", choices=["logistic", "isotonic"], default="logistic",
+                   help="relevance model to fit (default: logistic)")
     p.add_argument("--eval-run", help="run on another split to report before/after on (default: the fitted run)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_calibrate)
 
 
@@ -121,12 +122,14 @@ def _metric_table(title: str, means: Mapping[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title)
-    table.add_column("metric")
-    table.add_column("value", justify="right")
+    console = Console()
+    console.print(title, markup=False, highlight=False, soft_wrap=True)  # a title above, never split inside a run id
+    table = Table()
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
     for name, value in means.items():
         table.add_row(name, "n/a" if value is None else f"{value:.4f}")
-    Console().print(table)
+    console.print(table)
 
 
 def _band_line(precision: Mapping[Band, BandPrecision]) -> str:

