@@ -14,6 +14,8 @@ from searchtrace.names import Band
 from searchtrace.retriever import add_retriever_arguments, config_from_arguments, show_progress
 
 if TYPE_CHECKING:
+    from searchtrace.evals.comparable import Comparability
+    from searchtrace.evals.metrics import Evaluation
     from searchtrace.evals.runfolder import BandPrecision, RunSummary
 
 __all__ = ["register"]
@@ -23,18 +25,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the eval subcommands to ``sub`` (the main parser's subparsers)."""
     p = sub.add_parser("eval", help="score a dataset split (or an external TREC run) against gold labels")
     p.add_argument("dataset", nargs="?", help="BEIR-layout dataset folder")
-    p.add_argument("--split")
-    p.add_argument("--mode", choices=["fast", "graph"])
-    p.add_argument("--top-k", type=int, default=100, help="ranking depth scored and written (1-500)")
+    p.add_argument("--split", help="qrels split (default: test, else the first qrels/*.tsv)")
+    p.add_argument("--mode", choices=["fast", "graph"], help="search mode (default: graph when the dataset has triples)")
+    p.add_argument("--top-k", type=int, default=100, help="ranking depth scored and written, 1-500 (default: 100)")
     p.add_argument("--metrics", nargs="+", help="metric keys, e.g. ndcg@10 recall@100 (default: the standard set)")
     p.add_argument("--out", help="run folder (default: <home>/runs/<run id>); an interrupted run there resumes")
     p.add_argument("--corrective", action="store_true", help="re-run weak queries with their retry hints")
-    p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together")
+    p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together (default: 32)")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
     p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
                    help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     t = p.add_argument_group("trec_eval's rules (README: query rules)")
     t.add_argument("--trec-eval", action="store_true",
                    help="score as trec_eval: judged queries without a relevant document count as 0, queries "
@@ -50,14 +52,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests")
     p.add_argument("base", help="baseline run folder")
     p.add_argument("candidate", help="candidate run folder")
-    p.add_argument("--metrics", nargs="+")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--markdown", action="store_true")
+    p.add_argument("--metrics", nargs="+", help="metric keys to compare (default: those both runs have)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
+    _label_change_argument(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("gate", help="fail (exit 1) when the candidate run regresses from the baseline")
-    p.add_argument("--baseline", required=True)
-    p.add_argument("--candidate", required=True)
+    p.add_argument("--baseline", required=True, help="baseline run folder")
+    p.add_argument("--candidate", required=True, help="candidate run folder")
+    _label_change_argument(p)
     p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01")
     p.add_argument("--junit", help="write JUnit XML here")
     p.add_argument("--markdown", help="write a Markdown summary here (for a pull request comment)")
@@ -66,10 +70,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="fit the relevance model on a run's labels")
     p.add_argument("run", help="run folder to fit on")
     p.add_argument("--out", required=True, help="calibration file to write (JSON)")
-    p.add_argument("--method", choices=["logistic", "isotonic"], default="logistic")
+    p.add_argument("--method", choices=["logistic", "isotonic"], default="logistic",
+                   help="relevance model to fit (default: logistic)")
     p.add_argument("--eval-run", help="run on another split to report before/after on (default: the fitted run)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_calibrate)
+
+
+def _label_change_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-label-change", action="store_true",
+                   help="compare runs scored on different qrels (a deliberate relabelling; the report says so); "
+                        "default: refuse with exit 2")
 
 
 def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
@@ -159,12 +170,14 @@ def _metric_table(title: str, means: Mapping[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title)
-    table.add_column("metric")
-    table.add_column("value", justify="right")
+    console = Console()
+    console.print(title, markup=False, highlight=False, soft_wrap=True)  # a title above, never split inside a run id
+    table = Table()
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
     for name, value in means.items():
         table.add_row(name, "n/a" if value is None else f"{value:.4f}")
-    Console().print(table)
+    console.print(table)
 
 
 def _band_line(precision: Mapping[Band, BandPrecision]) -> str:
@@ -204,20 +217,43 @@ def print_summary(folder: Path, summary: RunSummary) -> None:
     console.print(f"run folder: {folder}")
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    from searchtrace.evals.comparison import compare, to_json, to_markdown, to_table
+def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
+                     allow_label_change: bool) -> tuple[Evaluation, Evaluation, Comparability]:
+    """Both runs' evaluations, once they are known to be comparable.
+
+    Raises:
+        NotFoundError: a run folder is missing or incomplete (exit 2).
+        ValidationError: the runs cannot be compared, naming why (exit 2).
+    """
+    from searchtrace.evals.comparable import check
     from searchtrace.evals.runfolder import RunFolder
 
-    comparison = compare(RunFolder.completed(args.base).evaluation(), RunFolder.completed(args.candidate).evaluation(),
-                         args.metrics)
+    folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
+    summaries = [f.summary() for f in folders]
+    b, c = (f.evaluation(metrics) for f in folders)
+    verdict = check(summaries[0], summaries[1], b.query_ids.tolist(), c.query_ids.tolist(),
+                    allow_label_change=allow_label_change)
+    verdict.require()
+    return b, c, verdict
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from searchtrace.evals.comparison import compare, to_json, to_markdown, to_table
+
+    base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
+    comparison = compare(base, candidate, args.metrics)
     if args.json:
-        print(json.dumps(to_json(comparison), indent=2))
+        print(json.dumps({**to_json(comparison), "notes": list(verdict.notes)}, indent=2))
     elif args.markdown:
-        print(to_markdown(comparison))
+        print("".join(f"> note: {n}\n" for n in verdict.notes) + ("\n" if verdict.notes else "")
+              + to_markdown(comparison))
     else:
         from rich.console import Console
 
-        Console().print(to_table(comparison))
+        console = Console()
+        for note in verdict.notes:
+            console.print(f"note: {note}", markup=False)
+        console.print(to_table(comparison))
     return ExitCode.OK
 
 
@@ -237,13 +273,12 @@ def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.gate import load_config
     from searchtrace.evals.gate.check import gate
     from searchtrace.evals.gate.report import to_markdown, write_junit
-    from searchtrace.evals.runfolder import RunFolder
 
     config = load_config(args.config)
     metrics = [str(r.metric) for r in config.rules]
-    base, candidate = (RunFolder.completed(p).evaluation() for p in (args.baseline, args.candidate))
+    base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     result = gate(compare(base, candidate, metrics), config)
-    markdown = to_markdown(result)
+    markdown = to_markdown(result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)))
     if args.junit:
         write_junit(result, args.junit)
     if args.markdown:

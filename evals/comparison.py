@@ -65,6 +65,11 @@ class Comparison:
     only_in_base: int
     only_in_candidate: int
 
+    @property
+    def shared(self) -> int:
+        """Queries scored on both sides."""
+        return self.n_queries - self.only_in_base - self.only_in_candidate
+
     def __getitem__(self, metric: Metric | str) -> MetricComparison:
         wanted = Metric.parse(metric)
         for item in self.metrics:
@@ -149,13 +154,14 @@ def _p(value: float) -> str:
     return "n/a" if math.isnan(value) else ("<0.0001" if value < 1e-4 else f"{value:.4f}")
 
 
-def _row(item: MetricComparison) -> list[str]:
+def _row(item: MetricComparison, ci_digits: int = 4) -> list[str]:
     return [
         str(item.metric),
         _num(item.base_mean),
         _num(item.candidate_mean),
         f"{item.delta:+.4f}" if not math.isnan(item.delta) else "n/a",
-        f"[{_num(item.ci.low)}, {_num(item.ci.high)}]",
+        f"[{_num(item.ci.low)}, {_num(item.ci.high)}]" if ci_digits == 4
+        else f"{_num(item.ci.low, ci_digits)},{_num(item.ci.high, ci_digits)}",
         _p(item.p_t_test_holm),
         _p(item.p_randomization_holm),
         f"{item.wins}/{item.ties}/{item.losses}",
@@ -163,16 +169,29 @@ def _row(item: MetricComparison) -> list[str]:
 
 
 _HEADERS = ["metric", "base", "candidate", "delta", "95% CI", "p t-test (Holm)", "p randomization (Holm)", "W/T/L"]
+_SHORT_HEADERS = ["metric", "base", "cand", "delta", "95% CI", "p t", "p rand", "W/T/L"]
+"""The terminal table's headers: short enough for 80 columns, each unique (the caption spells them out)."""
+_CAPTION = ("cand = candidate; p t / p rand = paired t-test / randomization test p, Holm-corrected; "
+            "W/T/L = queries the candidate wins/ties/loses")
+
+
+def _counts(comparison: Comparison) -> str:
+    return (f"{comparison.shared} shared queries ({comparison.only_in_base} only in base, "
+            f"{comparison.only_in_candidate} only in candidate)")
 
 
 def to_table(comparison: Comparison) -> Table:
-    """A rich table, one row per metric."""
-    table = Table(title=f"{comparison.n_queries} queries")
-    for i, header in enumerate(_HEADERS):
-        table.add_column(header, justify="left" if i == 0 else "right")
+    """A rich table, one row per metric; fits 80 columns, and never cuts a metric name or a number."""
+    from rich import box
+
+    table = Table(title=_counts(comparison), caption=_CAPTION, box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False, padding=(0, 1), collapse_padding=True,
+                  caption_justify="left")
+    for i, header in enumerate(_SHORT_HEADERS):
+        table.add_column(header, justify="left" if i == 0 else "right", no_wrap=True)
     for item in comparison.metrics:
         style = "red" if item.delta <= -TIE else ("green" if item.delta >= TIE else None)
-        table.add_row(*_row(item), style=style)
+        table.add_row(*_row(item, ci_digits=3), style=style)
     return table
 
 
@@ -184,6 +203,7 @@ def to_json(comparison: Comparison) -> dict:
     """A JSON-ready dict (NaN becomes null)."""
     return {
         "n_queries": comparison.n_queries,
+        "shared": comparison.shared,
         "only_in_base": comparison.only_in_base,
         "only_in_candidate": comparison.only_in_candidate,
         "metrics": {
@@ -218,7 +238,7 @@ def _escape(text: str) -> str:
 def to_markdown(comparison: Comparison) -> str:
     """A Markdown table, then the most regressed queries of each metric."""
     lines = [
-        f"**{comparison.n_queries} queries** ({comparison.only_in_base} only in base, "
+        f"**{comparison.shared} shared queries** ({comparison.only_in_base} only in base, "
         f"{comparison.only_in_candidate} only in candidate)",
         "",
         "| " + " | ".join(_HEADERS) + " |",

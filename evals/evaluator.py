@@ -13,10 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
+from searchtrace.evals.fingerprints import (
+    corpus_fingerprint,
+    qrels_fingerprint,
+    queries_fingerprint,
+    query_set_fingerprint,
+)
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import (
     DatasetInfo,
     EvalSettings,
+    Fingerprints,
     RetrieverInfo,
     RunFolder,
     RunSummary,
@@ -34,7 +41,8 @@ from searchtrace.retriever import (
     search_fingerprint,
 )
 
-__all__ = ["PACKAGES", "finalize", "git_commit", "package_versions", "run_eval"]
+__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval",
+           "warn_dropped_qrels"]
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
@@ -88,11 +96,12 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out)
     dataset, queries = load_for_run(settings)
+    warn_dropped_qrels(dataset.report.messages())
     if resuming:
         folder.journal.truncate_torn_tail()
     else:
         folder.create(settings)
-    trace_settings = trace_settings or TraceSettings.resolve()
+    trace_settings = (trace_settings or TraceSettings.resolve()).for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
     timer = StageTimer()
     provider.add_span_processor(timer)
@@ -122,6 +131,29 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     return finalize(ctx, time.perf_counter() - started, resuming)
 
 
+def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
+    """One warning line per qrels row the scoring leaves out (unknown query or document), the first few."""
+    import sys
+
+    if not messages:
+        return
+    print(f"warning: {len(messages)} qrels rows name a query or document the dataset does not have; "
+          "they are not scored:", file=sys.stderr)
+    for line in messages[:shown]:
+        print(f"warning: {line}", file=sys.stderr)
+    if len(messages) > shown:
+        print(f"warning: ... and {len(messages) - shown} more (searchtrace datasets check lists them all)",
+              file=sys.stderr)
+
+
+def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:
+    """The separate hashes ``compare`` and ``gate`` check: corpus, queries, the split's qrels, the queries scored."""
+    dataset = ctx.dataset
+    return Fingerprints(corpus=corpus_fingerprint(Path(dataset.root) / "corpus.jsonl"),
+                        queries=queries_fingerprint((q.id, q.text) for q in dataset.queries),
+                        qrels=qrels_fingerprint(dataset.qrels), scored=query_set_fingerprint(scored))
+
+
 def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
@@ -144,7 +176,8 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
     summary = RunSummary(
         run_id=folder.run_id,
         dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
-                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes)),
+                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes),
+                            fingerprints=fingerprints_of(ctx, [o.query_id for o in outcomes])),
         settings=settings,
         retriever=retriever,
         packages=package_versions(),

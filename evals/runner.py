@@ -72,6 +72,9 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
     """
     if out is not None:
         folder = RunFolder(out)
+        if out.exists() and not out.is_dir():
+            raise ValidationError(f"--out {out} is a file: name a folder for the run (it is created if missing)",
+                                  field="out")
         if folder.is_complete:
             raise ValidationError(f"{out} already holds a completed run; choose another --out", field="out")
         if folder.settings_file.exists():
@@ -164,14 +167,13 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
     Query vectors come from the retriever's embedding cache, so a repeated eval
     embeds nothing and never loads the model.
     """
-    from tqdm import tqdm
+    from searchtrace.progress import progress as progress_of
 
     done = {o.query_id for o in ctx.folder.outcomes() if o.traced}
     for problem in ctx.folder.journal.problems:
         print(f"warning: {problem.message}; that query is searched again", file=sys.stderr)
     todo = [q for q in queries if q.id not in done]
-    bar = tqdm(total=len(queries), initial=len(queries) - len(todo), desc="eval", unit="query",
-               disable=not progress)
+    bar = progress_of(len(queries), "eval", "query", bars=progress, initial=len(queries) - len(todo))
     _search_and_journal(ctx, todo, bar.update)
     bar.close()
     by_id = {q.id: q for q in queries}

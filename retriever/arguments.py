@@ -24,9 +24,9 @@ def add_retriever_arguments(p: argparse.ArgumentParser) -> None:
     add_home_argument(p)
     p.add_argument("--qdrant-url", help="Qdrant server URL (default: $QDRANT_URL; unset = embedded Qdrant Edge)")
     p.add_argument("--neo4j-uri", help="Neo4j Bolt URI (default: $NEO4J_URI; unset = embedded graph)")
-    p.add_argument("--neo4j-user")
-    p.add_argument("--neo4j-password")
-    p.add_argument("--neo4j-database")
+    p.add_argument("--neo4j-user", help="Neo4j user (default: $NEO4J_USER, else neo4j)")
+    p.add_argument("--neo4j-password", help="Neo4j password (default: $NEO4J_PASSWORD)")
+    p.add_argument("--neo4j-database", help="Neo4j database (default: $NEO4J_DATABASE, else the server's default)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.add_argument("--precision", choices=["fp32", "int8"],
                    help="embedder weights (default: $SEARCHTRACE_EMBED_PRECISION or fp32; int8: faster, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from searchtrace.errors import ExitCode
@@ -16,44 +17,47 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``index``, ``search`` and ``datasets`` to the main parser's subcommands."""
     p = sub.add_parser("index", help="index a BEIR-layout dataset folder (reused while unchanged)")
-    p.add_argument("dataset")
+    p.add_argument("dataset", help="BEIR-layout dataset folder (only corpus.jsonl is needed; triples.jsonl optional)")
     p.add_argument("--force", action="store_true", help="rebuild even if an identical index exists")
     p.add_argument("--verify", action="store_true",
                    help="hash every file of the index against its manifest; rebuild it if any is damaged")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the index manifest as JSON")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search a dataset (indexes it first if needed)")
-    p.add_argument("query")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--mode", choices=["fast", "graph"])
-    p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--candidates", type=int)
-    p.add_argument("--depth", type=int)
-    p.add_argument("--min-relevance", type=float)
-    p.add_argument("--gap-cutoff", type=float)
-    p.add_argument("--collection")
-    p.add_argument("--tags-any", nargs="+")
-    p.add_argument("--tags-all", nargs="+")
-    p.add_argument("--doc-ids", nargs="+")
-    p.add_argument("--created-after")
-    p.add_argument("--created-before")
+    p.add_argument("query", help="the question or keywords")
+    p.add_argument("--dataset", required=True, help="BEIR-layout dataset folder (indexed first if needed)")
+    p.add_argument("--mode", choices=["fast", "graph"],
+                   help="graph adds the knowledge graph (default: graph when the dataset has triples)")
+    p.add_argument("--top-k", type=int, default=5, help="results returned, 1-50 (default: 5)")
+    p.add_argument("--candidates", type=int, help="per-stage candidate depth, top-k to 500 (default: 100)")
+    p.add_argument("--depth", type=int, help="graph hops, 0-3 (default: 2 in graph mode)")
+    p.add_argument("--min-relevance", type=float, help="drop results below this relevance, 0-1 (default: none)")
+    p.add_argument("--gap-cutoff", type=float,
+                   help="cut the list at the first relevance drop larger than this, 0-1 (default: none)")
+    p.add_argument("--collection", help="only documents of this collection (default: any)")
+    p.add_argument("--tags-any", nargs="+", metavar="TAG", help="only documents with any of these tags")
+    p.add_argument("--tags-all", nargs="+", metavar="TAG", help="only documents with all of these tags")
+    p.add_argument("--doc-ids", nargs="+", metavar="ID", help="only these documents")
+    p.add_argument("--created-after", metavar="WHEN",
+                   help="only documents from this instant on: ISO 8601 date or date-time with a zone")
+    p.add_argument("--created-before", metavar="WHEN", help="only documents before this instant (exclusive)")
     p.add_argument("--debug", action="store_true", help="include score components and stage ranks")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the response as JSON (in fused order)")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_search)
 
     ds = sub.add_parser("datasets", help="dataset tools").add_subparsers(dest="datasets_command", required=True)
     p = ds.add_parser("synth", help="write a seeded synthetic dataset (BEIR layout + triples)")
-    p.add_argument("out")
-    p.add_argument("--docs", type=int, required=True)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--queries", type=int)
+    p.add_argument("out", help="folder to write")
+    p.add_argument("--docs", type=int, required=True, help="documents to write")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--queries", type=int, help="queries to write (default: 1,000, or one per document when fewer)")
     p.set_defaults(func=cmd_synth)
     p = ds.add_parser("check", help="load a dataset and report problems")
-    p.add_argument("dataset")
-    p.add_argument("--split")
+    p.add_argument("dataset", help="BEIR-layout dataset folder")
+    p.add_argument("--split", help="qrels split to check (default: test, else the first qrels/*.tsv)")
     p.set_defaults(func=cmd_check)
 
 
@@ -62,24 +66,28 @@ def cmd_index(args: argparse.Namespace) -> int:
     from searchtrace.retriever.embedding import Embedder
     from searchtrace.retriever.index import build_index, check, locate, published_problems, read_manifest
 
-    dataset = load_dataset(Path(args.dataset))
+    dataset = load_dataset(Path(args.dataset), need_queries=False)  # an index needs only the corpus
     for line in dataset.report.messages():
         print(f"warning: {line}", file=sys.stderr)
     config = config_from_arguments(args)
     embedder = Embedder(config.home, config.precision)
     where = locate(dataset.root, config, embedder.model_id)
-    before = read_manifest(where.path).built_at if published_problems(where.path) == [] else None
+    intact = published_problems(where.path) == []
     force = args.force
-    if args.verify and before is not None:
+    if args.verify and intact:
         problems = check(where.path, read_manifest(where.path), deep=True)
         for problem in problems:
             print(f"damaged: {where.path / problem.file}: {problem.what}", file=sys.stderr)
         force = force or bool(problems)
-    path = build_index(dataset, config, embedder, progress=show_progress(args), force=force)
+    started = time.time()
+    # An intact index is reused without taking the build lock: a read-only home can say so too.
+    path = where.path if intact and not force else build_index(dataset, config, embedder,
+                                                                progress=show_progress(args), force=force)
     manifest = read_manifest(path)
+    reused = manifest.built_at < started  # built before this command (here, or by another process meanwhile)
     if args.json:
-        print(json.dumps({"index": str(path), "reused": manifest.built_at == before, **manifest.to_json()}, indent=2))
-    elif manifest.built_at == before:
+        print(json.dumps({"index": str(path), "reused": reused, **manifest.to_json()}, indent=2))
+    elif reused:
         verified = f", {len(manifest.files)} files verified" if args.verify else ""
         print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples: up to date, "
               f"reused{verified}")
@@ -115,7 +123,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
     config = config_from_arguments(args)
-    trace_settings = TraceSettings.resolve()
+    trace_settings = TraceSettings.resolve().for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
     retriever = open_retriever(args.dataset, config, progress=show_progress(args),
                                tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture,
@@ -130,35 +138,55 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         _print_response(response)
     if "error" in response:
-        return ExitCode.INVALID if response["error"]["code"] == "VALIDATION_ERROR" else ExitCode.FAILURE
+        return ExitCode.INVALID if response["error"]["code"] in ("VALIDATION_ERROR", "NOT_FOUND") else ExitCode.FAILURE
     return ExitCode.OK
 
 
+KG_SHOWN = 8
+"""Knowledge-graph triples the terminal view lists (``--json`` has them all)."""
+
+
 def _print_response(response: dict) -> None:
+    """The response for a terminal: chunks by score, relation hits apart, how many triples are shown."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
     if "error" in response:
-        console.print(f"[red]{response['error']['code']}[/red]: {response['error']['message']}")
+        console.print(f"[red]{response['error']['code']}[/red]: {response['error']['message']}", highlight=False)
         return
-    table = Table(title=f"mode={response['mode']} bestScore={response['bestScore']}"
-                  f"{' (no confident results)' if response['noConfidentResults'] else ''}")
-    for col in ("#", "id", "score", "band", "type", "content"):
-        table.add_column(col)
-    for i, r in enumerate(response["results"], 1):
-        table.add_row(str(i), r["id"], f"{r['score']:.3f}", r["confidenceBand"], r["component_type"],
-                      r["content"].replace("\n", " — ")[:90])
+    results = response["results"]
+    chunks = sorted((r for r in results if r["component_type"] == "chunk"), key=lambda r: -r["score"])
+    relations = sorted((r for r in results if r["component_type"] == "relation"), key=lambda r: -r["score"])
+    console.print(f"mode {response['mode']}, bestScore {response['bestScore']}"
+                  f"{', no confident results' if response['noConfidentResults'] else ''}; "
+                  f"{len(chunks)} chunks by score (--json: fused order)", highlight=False, soft_wrap=True)
+    table = Table()
+    for col in ("#", "id", "score", "band", "content"):
+        table.add_column(col, no_wrap=col in ("#", "id", "score", "band"), overflow="fold" if col == "id" else "ellipsis")
+    for i, r in enumerate(chunks, 1):
+        table.add_row(str(i), r["id"], f"{r['score']:.3f}", r["confidenceBand"], r["content"].replace("\n", " — ")[:90])
     console.print(table)
-    if response["kg"]:
-        console.print("kg: " + "; ".join(f"({t['subject']}, {t['relation']}, {t['object']})" for t in response["kg"][:8]))
+    if relations:
+        rel = Table(title="relation hits", title_justify="left")
+        for col in ("score", "band", "subject", "relation", "object"):
+            rel.add_column(col, no_wrap=col in ("score", "band"))
+        for r in relations:
+            rel.add_row(f"{r['score']:.3f}", r["confidenceBand"], r["subject"], r["relation"], r["object"])
+        console.print(rel)
+    kg = response["kg"]
+    if kg:
+        shown = kg[:KG_SHOWN]
+        console.print(f"kg ({len(shown)} of {len(kg)} triples{'' if len(shown) == len(kg) else '; --json: all'}): "
+                      + "; ".join(f"({t['subject']}, {t['relation']}, {t['object']})" for t in shown),
+                      highlight=False)
     if response["rewrite_terms"]:
-        console.print("rewrite terms: " + ", ".join(response["rewrite_terms"]))
+        console.print("rewrite terms: " + ", ".join(response["rewrite_terms"]), highlight=False)
     if response["retryHints"]:
-        console.print("retry hints: " + json.dumps(response["retryHints"], ensure_ascii=False))
+        console.print("retry hints: " + json.dumps(response["retryHints"], ensure_ascii=False), highlight=False)
     if response["degraded"]:
         console.print(f"[yellow]degraded: {', '.join(response['degraded'])}[/yellow]")
-    console.print(f"trace {response['traceId']}")
+    console.print(f"trace {response['traceId']}", highlight=False)
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

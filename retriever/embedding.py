@@ -75,16 +75,24 @@ class EmbeddingCache:
         self.dim = dim
         self._conn: sqlite3.Connection | None = None
 
+    read_only = False
+    """The file could not be written (a read-only home): lookups read it, new vectors are not kept."""
+
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                conn = self._connect()
-            except sqlite3.DatabaseError as exc:  # not a database, or damaged past opening: start afresh
-                if not _damaged(exc):
-                    raise
-                self._set_aside(exc)
-                conn = self._connect()
+                conn = self._open_writable()
+            except sqlite3.DatabaseError as exc:
+                if not _damaged(exc):  # read-only, locked: read what is there
+                    conn = self._open_fallback(exc)
+                else:  # not a database, or damaged past opening: start afresh
+                    try:
+                        self._set_aside(exc)
+                        conn = self._open_writable()
+                    except (sqlite3.DatabaseError, OSError) as again:
+                        conn = self._open_fallback(again)
+            except OSError as exc:  # its folder cannot be made
+                conn = self._open_fallback(exc)
             stored = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
             if stored != self.dim:
                 conn.close()
@@ -92,21 +100,46 @@ class EmbeddingCache:
             self._conn = conn
         return self._conn
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open_writable(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: never corrupt, may drop the last commit on power loss
-            with conn:
-                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(vec)")}
-                if "sum" not in columns:  # a cache written before checksums: its rows are checked by length only
-                    conn.execute("ALTER TABLE vec ADD COLUMN sum BLOB")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
-        except sqlite3.DatabaseError:
+            self._create(conn)
+        except BaseException:
             conn.close()
             raise
+        return conn
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        with conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS vec (hash BLOB PRIMARY KEY, v BLOB NOT NULL, sum BLOB) "
+                         "WITHOUT ROWID")
+            if "sum" not in self._columns(conn):  # a cache written before checksums: its rows are checked by length
+                conn.execute("ALTER TABLE vec ADD COLUMN sum BLOB")
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
+
+    @staticmethod
+    def _columns(conn: sqlite3.Connection) -> set[str]:
+        return {row[1] for row in conn.execute("PRAGMA table_info(vec)")}
+
+    def _open_fallback(self, exc: BaseException) -> sqlite3.Connection:
+        """The file read-only when it holds a cache, else a cache in memory (lost at exit)."""
+        self.read_only = True
+        if self.path.is_file():
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+                conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
+            except sqlite3.Error:
+                pass
+            else:
+                log.info("embedding cache %s is read-only (%s): new vectors are not kept", self.path, exc)
+                return conn
+        log.info("embedding cache %s cannot be written (%s): kept in memory", self.path, exc)
+        conn = sqlite3.connect(":memory:")
+        self._create(conn)
         return conn
 
     def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
@@ -132,7 +165,10 @@ class EmbeddingCache:
         except sqlite3.DatabaseError as exc:  # damaged after opening: every row is suspect
             if not _damaged(exc):
                 raise
-            self._set_aside(exc)
+            try:
+                self._set_aside(exc)
+            except OSError as aside:  # a read-only home: go on without the file
+                self._conn = self._open_fallback(aside)
             found = {}
         keys = list(hashes)
         mask = np.fromiter((k in found for k in keys), dtype=bool, count=len(keys))
@@ -149,7 +185,10 @@ class EmbeddingCache:
         if rows.ndim != 2 or rows.shape[1] != self.dim or rows.shape[0] != len(hashes):
             raise ValidationError(f"expected ({len(hashes)}, {self.dim}) vectors, got {rows.shape}", field="matrix")
         blobs = [r.tobytes() for r in rows]
-        with self._db() as db:
+        db = self._db()
+        if self.read_only:
+            return
+        with db:
             db.executemany("INSERT OR REPLACE INTO vec (hash, v, sum) VALUES (?, ?, ?)",
                            ((h, b, _row_sum(h, b)) for h, b in zip(hashes, blobs)))
 
@@ -159,10 +198,11 @@ class EmbeddingCache:
         found: dict[bytes, bytes] = {}
         bad: list[bytes] = []
         size = self.dim * 4
+        digest_column = "sum" if "sum" in self._columns(db) else "NULL"  # a read-only cache from before checksums
         for start in range(0, len(unique), self._CHUNK):
             chunk = unique[start:start + self._CHUNK]
             marks = ",".join("?" * len(chunk))
-            for key, blob, digest in db.execute(f"SELECT hash, v, sum FROM vec WHERE hash IN ({marks})", chunk):
+            for key, blob, digest in db.execute(f"SELECT hash, v, {digest_column} FROM vec WHERE hash IN ({marks})", chunk):
                 if len(blob) == size and (digest is None or digest == _row_sum(key, blob)):
                     found[key] = blob
                 else:
@@ -170,8 +210,9 @@ class EmbeddingCache:
         if bad:
             log.warning("embedding cache %s: %d vector(s) failed their checksum or length and will be embedded "
                         "again", self.path, len(bad))
-            with db:
-                db.executemany("DELETE FROM vec WHERE hash = ?", ((k,) for k in bad))
+            if not self.read_only:
+                with db:
+                    db.executemany("DELETE FROM vec WHERE hash = ?", ((k,) for k in bad))
         return found
 
     def close(self) -> None:

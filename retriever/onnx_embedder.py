@@ -19,6 +19,7 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
+from searchtrace.progress import progress as progress_of
 from searchtrace.retriever.encoder import DIM, MODEL_ID, Precision, check_texts
 from searchtrace.retriever.model_files import ModelFiles
 from searchtrace.retriever.onnx_model import BUILDER_VERSION, ensure_onnx
@@ -154,15 +155,14 @@ class OnnxEmbedder:
         out = np.empty((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
-        from tqdm.auto import tqdm  # 80 ms of imports a search does not need
-
         self.load()
         assert self._tokenizer is not None  # set by load()
         encodings = self._tokenizer.encode_batch(items, add_special_tokens=True)
-        with tqdm(total=len(items), desc="embedding", unit="text", disable=not progress) as bar:
-            for idx in length_batches([len(e.ids) for e in encodings], batch_size):
-                out[idx] = self._run([encodings[i] for i in idx])
-                bar.update(len(idx))
+        bar = progress_of(len(items), "embedding", "text", bars=progress)  # plain lines in a log
+        for idx in length_batches([len(e.ids) for e in encodings], batch_size):
+            out[idx] = self._run([encodings[i] for i in idx])
+            bar.update(len(idx))
+        bar.close()
         return out
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:

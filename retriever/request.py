@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+import unicodedata
+from datetime import UTC, date, datetime
 from typing import Any, Mapping
 
 import pydantic
@@ -15,6 +17,43 @@ MAX_QUERY_BYTES = 8192
 MAX_TOP_K = 50
 MAX_CANDIDATES = 500
 MAX_DEPTH = 3
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
+"""Unicode categories that show nothing: controls, format characters (zero-width and bidi marks), spaces."""
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # letters and symbols drawn as blanks
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})")
+DATE_FORMATS = "an ISO 8601 date (2025-01-31) or date-time with a zone (2025-01-31T08:00:00Z)"
+
+
+def visible(text: str) -> str:
+    """``text`` without control, format (zero-width, bidi), space and blank-drawn characters."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE and ch not in _FILLERS)
+
+
+def parse_instant(value: object) -> datetime:
+    """An ISO 8601 date (midnight UTC) or date-time with a zone, as an aware datetime.
+
+    Only strings in those two forms (or an aware ``datetime`` / a ``date`` from
+    Python): a number or a bare year would be read as seconds since 1970.
+
+    Raises:
+        ValueError: anything else, saying what is accepted.
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"must be {DATE_FORMATS}; got a date-time without a zone")
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if not isinstance(value, str) or not (_ISO_DATE.fullmatch(value) or _ISO_DATETIME.fullmatch(value)):
+        shown = repr(value) if isinstance(value, str) else f"{type(value).__name__} {value!r:.40}"
+        raise ValueError(f"must be {DATE_FORMATS}, got {shown}")
+    try:
+        parsed = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"must be {DATE_FORMATS}, got {value!r} ({exc})") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 class SearchRequest(BaseModel):
@@ -37,11 +76,17 @@ class SearchRequest(BaseModel):
     gap_cutoff: StrictFloat | StrictInt | None = Field(None, gt=0, le=1)
     debug: StrictBool = False
 
+    @pydantic.field_validator("created_after", "created_before", mode="before")
+    @classmethod
+    def _instant(cls, value: object) -> datetime | None:
+        return None if value is None else parse_instant(value)
+
     @pydantic.field_validator("query")
     @classmethod
     def _query_size(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query must not be empty or only whitespace")
+        if not visible(value):
+            raise ValueError("query must not be empty, only whitespace or only invisible characters "
+                             "(controls, zero-width or bidi marks)")
         size = len(value.encode("utf-8", errors="surrogatepass"))
         if size > MAX_QUERY_BYTES:
             raise ValueError(f"query is {size} UTF-8 bytes; the maximum is {MAX_QUERY_BYTES}")

@@ -125,8 +125,9 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
         results = [shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
                    for i, r, b in zip(ids, rows, band_of)]
-        if mode is Mode.GRAPH and g.relations:
-            results += _relations(g, best, confidence)
+        if mode is Mode.GRAPH and g.relations and results:
+            # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
+            results += _relations(g, max(r["score"] for r in results), confidence)
         weak = not results or best < confidence.high
         top_title = found.get(ids[0], {}).get("title") if ids else None
         return {
@@ -142,9 +143,11 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         }
 
 
-def _relations(g: GraphResult, best: float, confidence: ConfidenceConfig) -> list[Result]:
-    rel = np.array([h.score for h in g.relations]) / max(h.score for h in g.relations)
-    rel_scores = np.minimum(rel * best, best)  # a relation is never more relevant than the best chunk
+def _relations(g: GraphResult, cap: float, confidence: ConfidenceConfig) -> list[Result]:
+    """Relation hits, the best scored ``cap`` (the best returned chunk's score, as shown)."""
+    top = max(h.score for h in g.relations)
+    rel = np.array([h.score for h in g.relations]) / top if top > 0 else np.zeros(len(g.relations))
+    rel_scores = np.minimum(np.floor(rel * cap * 1000 + 1e-6) / 1000, cap)  # never above the best chunk, rounded
     rel_bands = conf.bands(rel_scores, confidence, True)
     return [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
 

@@ -6,7 +6,9 @@ the handler that needs them, so ``searchtrace --help`` stays fast. Nothing
 imports this module back.
 
 Exit codes (:class:`searchtrace.errors.ExitCode`): 0 success, 1 failure (a
-failed search or eval, a regression), 2 invalid input, 130 interrupted.
+failed search or eval, a regression, an unexpected error), 2 invalid input
+(a path that cannot be used as given included), 130 interrupted. No error
+prints a traceback unless ``searchtrace --debug`` asks for it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="searchtrace",
         description="Evaluation and tracing harness around a hybrid, graph-aware retriever.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    parser.add_argument("--debug", dest="traceback", action="store_true",
+                        help="print the full traceback of an unexpected error (default: one line)")
     parser.add_argument("--version", action="version", version=f"searchtrace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in (register_retriever, register_evals, register_traces, register_dashboard):
@@ -52,7 +56,50 @@ def os_error_message(exc: OSError) -> str:
                 "(an interrupted eval resumes where it stopped)")
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return f"{reason}{where}: choose a writable place (--home, --out) or fix its permissions"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
+        return f"{reason}{where}: a file stands where a folder belongs (or the reverse); choose another path"
     return f"{reason}{where}"
+
+
+_PATH_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOENT,
+                errno.ENAMETOOLONG)
+
+
+def os_error_exit(exc: OSError) -> ExitCode:
+    """``INVALID`` for a path that cannot be used as given (read-only, a file for a folder), else ``FAILURE``."""
+    return ExitCode.INVALID if exc.errno in _PATH_ERRNOS else ExitCode.FAILURE
+
+
+def _home_problem(args: argparse.Namespace) -> str | None:
+    """A home (``--home`` or ``$SEARCHTRACE_HOME``) that is a file: named before any work starts."""
+    if not hasattr(args, "home"):
+        return None
+    from searchtrace.home import Home
+
+    problem = Home.resolve(args.home).problem()
+    if problem is None:
+        return None
+    source = "--home" if args.home else f"${env_names.SEARCHTRACE_HOME}"
+    return f"{problem} (from {source}): point {source} at a folder"
+
+
+def _traceback(exc: BaseException, args: argparse.Namespace) -> None:
+    """The traceback on stderr, with ``searchtrace --debug`` only."""
+    if args.traceback:
+        import traceback
+
+        traceback.print_exception(exc)
+
+
+def _unexpected(exc: BaseException, args: argparse.Namespace) -> int:
+    """The last resort: one line naming the command and the error; the traceback only with ``--debug``."""
+    _traceback(exc, args)
+    where = f"searchtrace {args.command}" if getattr(args, "command", None) else "searchtrace"
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    print(f"error: {where} failed: {type(exc).__name__}{': ' + message if message else ''}"
+          + ("" if args.traceback else " (run `searchtrace --debug ...` for the traceback, and report it)"),
+          file=sys.stderr)
+    return int(ExitCode.FAILURE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,9 +110,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     os.environ.setdefault(env_names.TOKENIZERS_PARALLELISM, "false")
     handler: Handler = args.func
+    problem = _home_problem(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return int(ExitCode.INVALID)
     try:
         return int(handler(args))
     except SearchtraceError as exc:
+        _traceback(exc, args)
         print(f"error: {exc.message}", file=sys.stderr)
         return int(exc.exit_code)
     except BrokenPipeError:  # a pager or `head` closed the pipe: stop quietly
@@ -73,10 +125,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return int(ExitCode.OK)
     except OSError as exc:  # a full disk, a read-only or missing folder: one line, never a traceback
+        _traceback(exc, args)
         print(f"error: {os_error_message(exc)}", file=sys.stderr)
-        return int(ExitCode.FAILURE)
+        return int(os_error_exit(exc))
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback unless asked
+        return _unexpected(exc, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

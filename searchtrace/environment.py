@@ -72,6 +72,9 @@ SEARCHTRACE_OTLP_EXIT_TIMEOUT = "SEARCHTRACE_OTLP_EXIT_TIMEOUT"
 """Seconds a command waits, as it exits, for an OTLP collector to take its last spans (default 1);
 what is not sent by then is counted and reported, never waited for."""
 
+SEARCHTRACE_PROGRESS_SECONDS = "SEARCHTRACE_PROGRESS_SECONDS"
+"""Seconds between two progress lines of long work when stderr is not a terminal (default 10)."""
+
 # --- backends ---------------------------------------------------------------
 
 QDRANT_URL = "QDRANT_URL"

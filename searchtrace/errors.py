@@ -35,9 +35,12 @@ class ExitCode(enum.IntEnum):
     """Exit status of every ``searchtrace`` command.
 
     ``FAILURE`` covers a command that ran but failed (a search error, an eval
-    with failed queries, a regression found by ``gate``); ``INVALID`` covers
-    input the command could not use (bad arguments, a request that fails
-    validation, malformed data, a missing run folder).
+    with failed queries, a regression found by ``gate``, a full disk, an
+    unexpected error); ``INVALID`` covers input the command could not use (bad
+    arguments, a request that fails validation, malformed data, a missing run
+    folder, trace or file, runs that cannot be compared, a home or output path
+    that is not a writable folder). The same situation has the same code in
+    every command (the README lists them).
     """
 
     OK = 0
@@ -67,8 +70,8 @@ class SearchtraceError(Exception):
 
     @property
     def exit_code(self) -> ExitCode:
-        """``INVALID`` for bad input, else ``FAILURE``."""
-        return ExitCode.INVALID if self.code is ErrorCode.VALIDATION_ERROR else ExitCode.FAILURE
+        """``INVALID`` for bad input (a validation error, something named that does not exist), else ``FAILURE``."""
+        return ExitCode.INVALID if self.code in (ErrorCode.VALIDATION_ERROR, ErrorCode.NOT_FOUND) else ExitCode.FAILURE
 
     def to_dict(self) -> ErrorDict:
         """The error object of the response contract."""

@@ -89,6 +89,29 @@ class Home:
         """The local trace store (SQLite)."""
         return self.root / "traces.sqlite"
 
+    def problem(self) -> str | None:
+        """Why this home cannot be used at all (it exists and is not a folder), or None."""
+        if self.root.exists() and not self.root.is_dir():
+            return f"home {self.root} is a file, not a folder"
+        return None
+
+    def writable(self) -> bool:
+        """Whether files can be created in the home (it is created if missing).
+
+        Tried, not read from the mode bits: root ignores them, and a read-only
+        mount refuses everyone.
+        """
+        import tempfile
+
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=".write-probe-", dir=self.root)
+        except OSError:
+            return False
+        os.close(fd)
+        os.unlink(name)
+        return True
+
     def index(self, dataset: str, key: str) -> Path:
         """The folder of the index of ``dataset`` under configuration ``key``."""
         return self.indexes / f"{dataset}-{key}"

@@ -40,7 +40,9 @@ def test_min_relevance():
     ({"tags_any": ["north", "south"]}, ["a", "c"]),
     ({"tags_all": ["river", "north"]}, ["a"]),
     ({"doc_ids": ["d", "b"]}, ["b", "d"]),
-    ({"created_after": "2020-01-01T00:00:00"}, ["a", "c"]),
+    ({"created_after": "2020-01-01T00:00:00Z"}, ["a", "c"]),
+    ({"created_after": "2021-03-01", "created_before": "2023-06-30T12:00:00Z"}, ["a"]),  # [after, before)
+    ({"created_before": "2021-03-01T02:00:00+02:00"}, ["b"]),  # a's instant exactly: excluded
     ({"created_before": "2022-01-01T00:00:00Z"}, ["a", "b"]),
 ])
 def test_payload_filters(req, expected):
@@ -52,6 +54,14 @@ def test_gap_cutoff():
     assert gap_cut(np.array([0.9, 0.8]), 0.3) == 2
     kept, out, _ = run(gap_cutoff=0.3)
     assert kept == ["a", "b"] and "gap_cutoff" in out.applied
+
+
+def test_created_before_is_exclusive_and_created_after_inclusive():
+    for stamp, kept in (("2021-03-01T00:00:00", False), ("2021-02-28T23:59:59.999999", True)):
+        req = validate_request({"query": "q", "created_before": "2021-03-01"})
+        assert payload_matches({"timestamp": stamp}, req) is kept
+    req = validate_request({"query": "q", "created_after": "2021-03-01T00:00:00Z"})
+    assert payload_matches({"timestamp": "2021-03-01"}, req)
 
 
 def test_payload_matches_missing_timestamp_fails_time_filter():

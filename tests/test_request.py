@@ -39,12 +39,37 @@ def test_defaults():
     ({"query": "q", "depth": 4}, "depth"),
     ({"query": "q", "depth": -1}, "depth"),
     ({"query": "q", "colour": "red"}, "colour"),
+    ({"query": "\x00\u200b\u200f\u2066\ufeff \t"}, "query"),  # NUL, zero-width space, bidi marks, BOM
+    ({"query": "\u200d\u3164"}, "query"),
+    ({"query": "q", "created_after": "2025"}, "created_after"),  # a bare year, not seconds since 1970
+    ({"query": "q", "created_after": "0"}, "created_after"),
+    ({"query": "q", "created_after": 2025}, "created_after"),
+    ({"query": "q", "created_before": 1.5e9}, "created_before"),
+    ({"query": "q", "created_before": "2025-01-01T10:00:00"}, "created_before"),  # no zone
+    ({"query": "q", "created_before": "2025-02-30"}, "created_before"),
+    ({"query": "q", "created_before": "01/02/2025"}, "created_before"),
+    ({"query": "q", "created_before": True}, "created_before"),
 ])
 def test_rejections_name_the_field(raw, field):
     err = error_of(raw)
     assert err.field == field
     assert err.to_dict()["error"]["code"] == "VALIDATION_ERROR"
     assert field in err.message
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("2025-01-31", "2025-01-31T00:00:00+00:00"),
+    ("2025-01-31T08:00:00Z", "2025-01-31T08:00:00+00:00"),
+    ("2025-01-31T08:00Z", "2025-01-31T08:00:00+00:00"),
+    ("2025-01-31T08:00:00.5+02:00", "2025-01-31T08:00:00.500000+02:00"),
+    ("2025-01-31 08:00:00-0130", "2025-01-31T08:00:00-01:30"),
+])
+def test_iso_dates_accepted(value, expected):
+    assert validate_request({"query": "q", "created_after": value}).created_after.isoformat() == expected
+
+
+def test_a_query_with_one_visible_character_among_invisible_ones_is_kept():
+    assert validate_request({"query": "\u200bé\u200f"}).query == "\u200bé\u200f"
 
 
 def test_messages_list_allowed_values():

@@ -95,12 +95,12 @@ def test_show_tree(home, capsys):
 
 def test_show_unknown_id(home, capsys):
     path, _ = home
-    assert run("show", "f" * 32, "--home", path) == 1
+    assert run("show", "f" * 32, "--home", path) == 2
     assert f"error: no trace '{'f' * 32}' in" in capsys.readouterr().err
 
 
 def test_show_without_a_store(tmp_path, capsys):
-    assert run("show", "f" * 32, "--home", str(tmp_path / "nothing")) == 1
+    assert run("show", "f" * 32, "--home", str(tmp_path / "nothing")) == 2
     assert not (tmp_path / "nothing").exists()  # reading never creates a store
 
 

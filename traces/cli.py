@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="write traces as OTLP JSON lines, one trace per line")
-    p.add_argument("--format", choices=["jsonl"], default="jsonl")
+    p.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format (default: jsonl)")
     p.add_argument("--out", help="output file (default: standard output)")
     _add_filters(p, default_limit=None)
     p.set_defaults(func=cmd_export)
@@ -108,7 +108,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     detail = store.load_trace(args.trace_id.strip()) if store else None
     if detail is None:
         print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
-        return ExitCode.FAILURE
+        return ExitCode.INVALID  # an id that names nothing: bad input, as everywhere
     _console().print(span_tree(detail))
     return ExitCode.OK
 
@@ -267,7 +267,7 @@ def _print_table(summaries: list[TraceSummary]) -> None:
 def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
     p.add_argument("--since", type=_when, help="ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d")
     p.add_argument("--until", type=_when, help="as --since; exclusive")
-    p.add_argument("--mode", choices=["fast", "graph"])
+    p.add_argument("--mode", choices=["fast", "graph"], help="only searches in this mode (default: any)")
     p.add_argument("--band", choices=[b.value for b in Band], help="traces with a result in this confidence band")
     confident = p.add_mutually_exclusive_group()
     confident.add_argument("--no-confident", dest="no_confident", action="store_const", const=True,
@@ -276,11 +276,13 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
                            help="only searches that found a confident result")
     p.add_argument("--degraded", nargs="?", const=True, metavar="STAGE",
                    help="only degraded searches (any stage, or the one named)")
-    p.add_argument("--min-latency-ms", type=_non_negative(float), metavar="MS")
-    p.add_argument("--run-id")
+    p.add_argument("--min-latency-ms", type=_non_negative(float), metavar="MS",
+                   help="only searches that took at least MS milliseconds")
+    p.add_argument("--run-id", help="only the searches of this eval run")
     p.add_argument("--query", help="case-insensitive text in the query")
-    p.add_argument("--limit", type=_non_negative(int), default=default_limit)
-    p.add_argument("--offset", type=_non_negative(int), default=0)
+    p.add_argument("--limit", type=_non_negative(int), default=default_limit,
+                   help=f"at most this many traces (default: {default_limit or 'all'})")
+    p.add_argument("--offset", type=_non_negative(int), default=0, help="skip this many, newest first (default: 0)")
     add_home_argument(p)
 
 

@@ -76,6 +76,22 @@ class TraceSettings:
     exit_timeout_s: float = 1.0
     store_retry_s: float = 30.0
 
+    def for_home(self, home: Home) -> TraceSettings:
+        """These settings, with the local store off (and a one-line warning) when ``home`` cannot be written.
+
+        A read-only home (an index shipped in an image, a restored cache) still
+        searches; its traces then go only where they can (OTLP, when on).
+        """
+        if not self.store or home.writable():
+            return self
+        import sys
+        from dataclasses import replace
+
+        where = "sent over OTLP only" if self.otlp else "off"
+        print(f"warning: traces are {where}: {home.root} is not writable "
+              "(point --home or $SEARCHTRACE_HOME at a writable folder to keep them)", file=sys.stderr)
+        return replace(self, store=False)
+
     @classmethod
     def resolve(cls, *, store: bool | None = None, otlp: bool | None = None, protocol: str | None = None,
                 capture_query: bool | None = None, capture_content: bool | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 
 from searchtrace.evals.gate.check import GateResult
@@ -41,12 +42,14 @@ def _f(value: float, signed: bool = False) -> str:
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
-def to_markdown(result: GateResult) -> str:
-    """A heading with the verdict and one table row per rule."""
+def to_markdown(result: GateResult, notes: Sequence[str] = ()) -> str:
+    """A heading with the verdict, ``notes`` (one line each), and one table row per rule."""
     verdict = "✅ passed" if result.passed else "❌ failed"
     lines = [
         f"### Quality gate {verdict}",
         "",
+        *(f"{note}  " for note in notes),
+        *([""] if notes else []),
         "| metric | base | candidate | delta | p (Holm) | result | reason |",
         "|---|---:|---:|---:|---:|---|---|",
     ]

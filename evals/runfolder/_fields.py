@@ -13,7 +13,8 @@ __all__ = ["FORMAT_VERSION", "Fields", "check_version"]
 FORMAT_VERSION = 3
 """The run-folder format this code writes. Version 1 is the format before it carried a
 version (same files and keys, features as a list); version 2 had no ``external`` section
-in ``run.json`` (every run was the retriever's). Older formats are read, never written."""
+and no separate fingerprints (``dataset.fingerprints``) in ``run.json``. Older formats are
+read, never written."""
 
 _MISSING: Any = object()
 

@@ -13,26 +13,60 @@ from searchtrace.evals.runfolder._fields import Fields
 from searchtrace.names import Band
 
 __all__ = ["Abstention", "Attribution", "BandPrecision", "ConfidenceReport", "CorrectiveReport", "DatasetInfo",
-           "ExternalRun", "Percentiles", "RetrieverInfo", "Timings"]
+           "ExternalRun", "Fingerprints", "Percentiles", "RetrieverInfo", "Timings"]
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """Separate content hashes of what a run scored (format 3; see :mod:`searchtrace.evals.fingerprints`).
+
+    Attributes:
+        corpus: ``corpus.jsonl``'s bytes.
+        queries: every query's id and text.
+        qrels: the judgments of the split scored.
+        scored: the set of query ids scored.
+    """
+
+    corpus: str
+    queries: str
+    qrels: str
+    scored: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"corpus": self.corpus, "queries": self.queries, "qrels": self.qrels, "scored": self.scored}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> Fingerprints:
+        return cls(f.text("corpus"), f.text("queries"), f.text("qrels"), f.text("scored"))
 
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """The dataset scored: name, folder, split, content fingerprint and queries searched."""
+    """The dataset scored: name, folder, split, content fingerprint and queries searched.
+
+    ``fingerprint`` hashes the index inputs (corpus and triples); ``fingerprints``
+    holds the separate hashes a comparison checks (None in runs before format 3).
+    """
 
     name: str
     path: str
     split: str | None
     fingerprint: str
     queries: int
+    fingerprints: Fingerprints | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "path": self.path, "split": self.split, "fingerprint": self.fingerprint,
-                "queries": self.queries}
+        out: dict[str, Any] = {"name": self.name, "path": self.path, "split": self.split,
+                               "fingerprint": self.fingerprint, "queries": self.queries}
+        if self.fingerprints is not None:
+            out["fingerprints"] = self.fingerprints.to_json()
+        return out
 
     @classmethod
     def from_json(cls, f: Fields) -> DatasetInfo:
-        return cls(f.text("name"), f.text("path", ""), f.opt_text("split"), f.text("fingerprint", ""), f.integer("queries"))
+        prints = f.opt_obj("fingerprints")
+        return cls(f.text("name"), f.text("path", ""), f.opt_text("split"), f.text("fingerprint", ""),
+                   f.integer("queries"), Fingerprints.from_json(prints) if prints else None)
 
 
 @dataclass(frozen=True)

@@ -117,10 +117,10 @@ class PartVectors:
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
                   progress: bool, parts: PartVectors | None = None) -> TermStats:
     """Upsert every document, chunk by chunk; returns the corpus' BM25 term statistics."""
-    from tqdm import tqdm
+    from searchtrace.progress import progress as progress_of
 
     df: dict[int, int] = {}
-    bar = tqdm(total=len(docs), desc="indexing", unit="doc", disable=not progress)
+    bar = progress_of(len(docs), "indexing", "doc", bars=progress)
     for start in range(0, len(docs), WRITE_CHUNK):
         batch = docs[start:start + WRITE_CHUNK]
         sparse = bm25.encode_documents([d.content for d in batch])

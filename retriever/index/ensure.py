@@ -34,12 +34,12 @@ def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder: Encoder, 
     """
     where = locate(dataset_dir, config, embedder.model_id)
     if force or not (where.path / "manifest.json").exists():
-        build_index(load_dataset(dataset_dir), config, embedder, progress=progress, force=force)
+        build_index(load_dataset(dataset_dir, need_queries=False), config, embedder, progress=progress, force=force)
         return open_index(where.path, config)
     try:
         return open_index(where.path, config)
     except DamagedIndex as exc:
         print(f"warning: {exc.message.split('; rebuild')[0]}; rebuilding it from the embedding cache",
               file=sys.stderr)
-    build_index(load_dataset(dataset_dir), config, embedder, progress=progress, force=True)
+    build_index(load_dataset(dataset_dir, need_queries=False), config, embedder, progress=progress, force=True)
     return open_index(where.path, config)

@@ -65,7 +65,7 @@ def payload_matches(payload: Mapping[str, Any], req: SearchRequest) -> bool:
             return False
         if req.created_after and ts < _utc(req.created_after):
             return False
-        if req.created_before and ts > _utc(req.created_before):
+        if req.created_before and ts >= _utc(req.created_before):  # [after, before), as the engines filter
             return False
     return True
 

@@ -51,20 +51,23 @@ class Dataset:
         )
 
 
-def load_dataset(root: str | Path, split: str | None = None) -> Dataset:
+def load_dataset(root: str | Path, split: str | None = None, *, need_queries: bool = True) -> Dataset:
     """Load a BEIR-layout folder (``triples.jsonl`` and ``qrels/`` optional).
 
     Args:
         root: folder with ``corpus.jsonl`` and ``queries.jsonl``.
         split: qrels split; default "test" if present, else the first
             ``qrels/*.tsv`` alphabetically, else none (empty qrels).
+        need_queries: False when only the corpus matters (indexing, searching): a
+            missing ``queries.jsonl`` then means no queries.
 
     Raises:
         DataError: any malformed file, or a ``split`` that does not exist.
     """
     root = Path(root)
     docs = load_corpus(root / "corpus.jsonl")
-    queries = load_queries(root / "queries.jsonl")
+    has_queries = need_queries or (root / "queries.jsonl").exists()
+    queries = load_queries(root / "queries.jsonl") if has_queries else []
     doc_ids = {d.id for d in docs}
     chosen = _choose_split(root, split)
     qrels: dict[str, dict[str, int]] = {}
