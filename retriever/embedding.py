@@ -127,7 +127,6 @@ class EmbeddingCache:
 
     def _open_fallback(self, exc: BaseException) -> sqlite3.Connection:
         """The file read-only when it holds a cache, else a cache in memory (lost at exit)."""
-        self.read_only = True
         if self.path.is_file():
             try:
                 conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
@@ -135,6 +134,7 @@ class EmbeddingCache:
             except sqlite3.Error:
                 pass
             else:
+                self.read_only = True
                 log.info("embedding cache %s is read-only (%s): new vectors are not kept", self.path, exc)
                 return conn
         log.info("embedding cache %s cannot be written (%s): kept in memory", self.path, exc)
