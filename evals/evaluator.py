@@ -24,6 +24,7 @@ from searchtrace.evals.runfolder import (
     per_query_table,
     results_table,
 )
+from searchtrace.evals.runlabel import RunLabel, default_run_name
 from searchtrace.evals.runner import RunContext, execute, load_for_run, run_folder
 from searchtrace.retriever import (
     FEATURES,
@@ -70,8 +71,11 @@ def _config_json(config: RetrieverConfig) -> dict[str, Any]:
 
 
 def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
-             trace_settings: Any = None, progress: bool = True) -> RunFolder:
-    """Run (or resume) an eval; returns the run folder with all its files written."""
+             trace_settings: Any = None, progress: bool = True, label: RunLabel | None = None) -> RunFolder:
+    """Run (or resume) an eval; returns the run folder with all its files written.
+
+    ``label`` names the run (default: :func:`~searchtrace.evals.runlabel.default_run_name`).
+    """
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
     if not settings.retriever:
@@ -102,10 +106,10 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
-    return finalize(ctx, time.perf_counter() - started, resuming)
+    return finalize(ctx, time.perf_counter() - started, resuming, label)
 
 
-def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
+def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | None = None) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
     records = folder.records()
@@ -141,5 +145,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
         corrective=corrective,
         created_at=datetime.now(UTC).replace(microsecond=0),
     )
+    label = label or RunLabel()
+    summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note)
     folder.write_summary(summary)
     return folder

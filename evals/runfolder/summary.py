@@ -49,6 +49,9 @@ class RunSummary:
             for too long, or damaged); their results count as usual.
         corrective: the corrective loop's report (``--corrective`` only).
         created_at: when the run finished (None for format-1 runs; see ``RunFolder.created_at``).
+        name, tags, note: what the user calls the run (``eval --name/--tag/--note``; the name
+            defaults to ``searchtrace.evals.default_run_name``). Optional keys: format-2 readers
+            ignore them, and runs written before them read as unnamed.
     """
 
     run_id: str
@@ -69,6 +72,9 @@ class RunSummary:
     corrective: CorrectiveReport | None = None
     created_at: datetime | None = None
     untraced: int = 0
+    name: str | None = None
+    tags: tuple[str, ...] = ()
+    note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
@@ -82,7 +88,7 @@ class RunSummary:
             "confidence": self.confidence.to_json(),
             "abstention": self.abstention.to_json() if self.abstention else None,
             "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
-            "untraced": self.untraced,
+            "untraced": self.untraced, "name": self.name, "tags": list(self.tags), "note": self.note,
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
@@ -119,5 +125,5 @@ class RunSummary:
             latency_ms={stage: Percentiles.from_json(latency.obj(stage)) for stage in latency.data},
             errors=f.integer("errors"), untraced=f.integer("untraced", 0),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
-            created_at=created_at,
+            created_at=created_at, name=f.opt_text("name"), tags=f.strings("tags", []), note=f.opt_text("note"),
         )

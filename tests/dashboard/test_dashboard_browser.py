@@ -91,7 +91,7 @@ def pages(run_ids: dict[str, str]) -> list[tuple[str, str, str, str]]:
     return [("runs", "", "Runs", "Trend"),  # the default page lives at the root
             ("compare", f"compare?base={base}&cand={fast}", "Compare", "Most regressed queries"),
             ("query", f"query?query=test-001&run={base}", "Query", "Orsolya Venn"),
-            ("traces", "traces", "Traces", "300 matching traces"),
+            ("traces", "traces", "Traces", "400 matching traces"),
             ("calibration", f"calibration?run={base}", "Calibration", "Reliability diagram"),
             ("latency", f"latency?run={fast}", "Latency", "Across runs")]
 

@@ -1,0 +1,54 @@
+"""Strings from data or the URL shown as text, links only to the app, and the dashboard's number formats.
+
+Streamlit renders titles, captions, alerts and ``st.markdown`` as Markdown: a
+query text like ``[Click to re-login](https://x.example)`` or ``![](https://x.example/t.png)``
+would become a link or an outside image. :func:`md` escapes every ASCII
+punctuation character (CommonMark backslash escapes), which also stops GFM's
+bare-URL autolinks (``https\\://``, ``www\\.``), emoji and colour directives (``:``)
+and math (``$``); newlines become spaces so no block (heading, list, quote) starts.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+__all__ = ["BAND_BACKGROUND", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
+MS_FORMAT = "%.1f"  # durations in milliseconds
+#: Background of a band's cells (the charts use the same hues, stronger).
+BAND_BACKGROUND = {"high": "#c8e6c9", "medium": "#fff3c4", "low": "#ffcdd2"}
+
+
+def md(value: object, limit: int | None = None) -> str:
+    """``value`` as Markdown that shows exactly its characters (on one line, cut to ``limit``)."""
+    text = " ".join(str(value).split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def app_url(page: str, **params: object) -> str:
+    """A relative link to one of the app's pages with URL-encoded parameters (None values left out)."""
+    query = urlencode({k: str(v) for k, v in params.items() if v is not None})
+    return f"{page}?{query}" if query else page
+
+
+def metric(value: float | None) -> str:
+    """A metric value: 3 decimals, ``n/a`` when undefined."""
+    return "n/a" if value is None or value != value else f"{value:.3f}"
+
+
+def ms(value: float | None) -> str:
+    """A duration: ms with 1 decimal (s with 1 decimal from 10 s)."""
+    if value is None or value != value:
+        return "n/a"
+    return f"{value / 1000:.1f} s" if value >= 10_000 else f"{value:.1f} ms"
+
+
+def band_style(band: object) -> str:
+    """CSS for a cell holding a band name (pandas Styler)."""
+    color = BAND_BACKGROUND.get(str(band))
+    return f"background-color: {color}" if color else ""
