@@ -3,9 +3,12 @@
 Streamlit renders titles, captions, alerts and ``st.markdown`` as Markdown: a
 query text like ``[Click to re-login](https://x.example)`` or ``![](https://x.example/t.png)``
 would become a link or an outside image. :func:`md` escapes every ASCII
-punctuation character (CommonMark backslash escapes), which also stops GFM's
-bare-URL autolinks (``https\\://``, ``www\\.``), emoji and colour directives (``:``)
-and math (``$``); newlines become spaces so no block (heading, list, quote) starts.
+punctuation character (CommonMark backslash escapes), which also stops emoji and
+colour directives (``:``) and math (``$``); newlines become spaces so no block
+(heading, list, quote) starts. GFM's bare-URL and e-mail autolinks are found in
+the text after escapes are resolved (remark-gfm rewrites text nodes), so escaping
+cannot stop them: a word joiner (U+2060, invisible) goes inside ``://`` and after ``www``
+and ``@``, which breaks the patterns without changing what is shown.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-__all__ = ["BAND_BACKGROUND", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
+__all__ = ["BAND_BACKGROUND", "JOINER", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
+JOINER = "\u2060"  # word joiner: zero width, no line break
 METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
 MS_FORMAT = "%.1f"  # durations in milliseconds
 #: Background of a band's cells (the charts use the same hues, stronger).
@@ -27,7 +32,8 @@ def md(value: object, limit: int | None = None) -> str:
     text = " ".join(str(value).split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
-    return _PUNCTUATION.sub(r"\\\1", text)
+    broken = _AUTOLINK.sub(lambda m: ":" + JOINER + "//" if m.group(1) == "://" else m.group(1) + JOINER, text)
+    return _PUNCTUATION.sub(r"\\\1", broken)
 
 
 def app_url(page: str, **params: object) -> str:

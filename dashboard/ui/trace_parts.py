@@ -38,8 +38,8 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
     shown: str = span_id if span_id is not None and span_id in ids else ids[0]
     span = view.spans.iloc[ids.index(shown)]
     st.subheader(f"Span: {md(span['name'])}")
-    st.caption(f"{ms(float(view.spans['duration_ms'].iloc[ids.index(shown)]))} · status {md(span['status'])}"
-               + (f" · skipped: {md(span['skipped'])}" if span["skipped"] else ""))
+    state = f"skipped: {md(span['skipped'])}" if span["skipped"] else "error" if span["status"] == "ERROR" else "ran"
+    st.caption(f"{ms(float(view.spans['duration_ms'].iloc[ids.index(shown)]))} · {state}")
     table = span_documents(home, view, shown)
     if table is not None:
         gold = table["grade"].notna().any()

@@ -50,10 +50,12 @@ with left:
 with right:
     st.subheader("Span tree")
     st.caption("Select a span for its documents and attributes.")
-    tree = view.spans[["label", "duration_ms", "status", "skipped"]]
+    tree = view.spans[["label", "duration_ms", "status", "skipped"]].assign(
+        status=[charts.span_state(a, b) for a, b in zip(view.spans["status"], view.spans["skipped"])])
     picked = st.dataframe(tree, hide_index=True, key="traces-spans", on_select="rerun", selection_mode="single-row",
                           height=38 + 35 * len(tree), column_config={
                               "label": st.column_config.TextColumn("span", width="medium"),
+                              "status": st.column_config.TextColumn("state"),
                               "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
 span_rows = picked.selection.rows if picked is not None else []
 show_span(home, view, str(view.spans["span_id"].iloc[span_rows[0]]) if span_rows else None)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from searchtrace.dashboard.ui.text import app_url, md, metric, ms
+from searchtrace.dashboard.ui.text import JOINER, app_url, md, metric, ms
 
 PROBES = ["[Click to re-login](https://evil.example/login)", "![t](https://evil.example/p.png)",
           "<img src=https://evil.example/x.png>", "https://evil.example/bare", "www.evil.example",
@@ -18,7 +18,8 @@ PROBES = ["[Click to re-login](https://evil.example/login)", "![t](https://evil.
 def test_every_punctuation_character_is_escaped_and_nothing_is_lost(probe):
     out = md(probe)
     assert "\n" not in out
-    assert re.sub(r"\\(.)", r"\1", out) == " ".join(probe.split())  # unescaping gives the text back
+    shown = re.sub(r"\\(.)", r"\1", out).replace(JOINER, "")
+    assert shown == " ".join(probe.split())  # what is shown is the text
     assert re.fullmatch(r"(?:\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~])*", out)  # each punctuation mark escaped
 
 
@@ -28,6 +29,12 @@ def test_markdown_renderer_shows_probes_as_text():
     for probe in PROBES:
         html = renderer.render(md(probe))
         assert "<a " not in html and "<img" not in html and "<h1" not in html and "<li" not in html, (probe, html)
+
+
+def test_bare_urls_and_addresses_are_broken_for_autolinkers():
+    out = md("see HTTPS://evil.example, WWW.evil.example or me@evil.example")
+    assert "://" not in out.replace("\\", "") and "www." not in out.lower().replace("\\", "")
+    assert not re.search(r"@[\w-]", out.replace("\\", ""))
 
 
 def test_app_links_are_relative_and_encoded():
