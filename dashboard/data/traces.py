@@ -59,7 +59,7 @@ def _scan(home: str | Path, flt: TraceFilter, limit: int, source: str | None, do
     for summary in store.list_traces(flt):
         detail = store.load_trace(summary.trace_id)
         if detail is not None and _matches(detail, source, doc_id, attribute):
-            rows.append(summary.to_dict() | {"cold": _cold_ms(detail) is not None})
+            rows.append(summary.to_dict() | {"cold": "yes" if _cold_ms(detail) is not None else ""})
             if len(rows) >= limit:
                 break
     return rows
@@ -75,8 +75,9 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
     ``source`` (``searchtrace.source``: http, mcp, cli, eval, python), ``doc_id`` (any span's
     id arrays hold it) and ``attribute`` (key, case-insensitive substring of its value) are
     checked span by span among the newest :data:`SCAN_LIMIT` traces the other filters match.
-    ``cold`` marks a search whose embed stage loaded the model (see :data:`COLD_MS`), known
-    only for scanned traces (else False).
+    ``cold`` is ``yes`` for a search whose embed stage loaded the model (see :data:`COLD_MS`;
+    known for scanned traces), ``likely`` for one outside an eval run (whose queries are
+    embedded ahead) that took :data:`COLD_MS` or more, else empty.
 
     Raises:
         ValueError: an unknown band or a negative limit or offset.
@@ -88,12 +89,13 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
                      attribute if attribute and attribute[0] else None)
     else:
         store = trace_store(home)
-        rows = [s.to_dict() | {"cold": False} for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
+        rows = [s.to_dict() | {"cold": "likely" if s.duration_ms >= COLD_MS and not s.run_id else ""}
+                for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
         frame[column] = frame[column].map(lambda x: ", ".join(x))
-    frame["cold"] = frame["cold"].astype(bool)
+    frame["cold"] = frame["cold"].fillna("").astype(str)
     return frame[list(LIST_COLUMNS)]
 
 

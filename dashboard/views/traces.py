@@ -14,8 +14,10 @@ listed = cached.list_traces(home, **filters, limit=limit)
 total = cached.count_traces(home, **filters)
 scanned = any(filters[k] for k in ("source", "doc_id", "attribute"))
 st.caption(f"{total:,} matching traces{f' among the newest {SCAN_LIMIT:,}' if scanned else ''}; the newest "
-           f"{len(listed):,} shown. Click a row to open its trace; ❄ marks a cold start (the model loaded in embed).")
-table = listed.assign(cold=listed["cold"].map(lambda c: "❄" if c else ""))
+           f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold start (the model loaded in "
+           "embed; ❄? a slow search outside an eval run, likely one), so one slow start does not pass for a slow "
+           "search.")
+table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
 event = st.dataframe(table, hide_index=True, key="traces-table", on_select="rerun", selection_mode="single-row",
                      height=320, column_config={
                          "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),

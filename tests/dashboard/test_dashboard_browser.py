@@ -60,13 +60,13 @@ def shots(tmp_path_factory) -> Path:
 
 def pages(run_ids: dict[str, str]) -> list[tuple[str, str, str, str]]:
     """(name, path and query, heading, a text the page must show) of every page."""
-    base, fast = run_ids["base"], run_ids["fast"]
+    base, nodense = run_ids["base"], run_ids["nodense"]
     return [("runs", "", "Runs", "Trend"),  # the default page lives at the root
-            ("compare", f"compare?base={base}&cand={fast}", "Compare", "Most regressed queries"),
-            ("query", f"query?query=test-001&run={base}", "Query", "Orsolya Venn"),
-            ("traces", "traces", "Traces", "400 matching traces"),
-            ("calibration", f"calibration?run={base}", "Calibration", "Reliability diagram"),
-            ("latency", f"latency?run={fast}", "Latency", "Across runs")]
+            ("compare", f"compare?base={base}&cand={nodense}", "Compare", "dense weight 1 → 0"),
+            ("query", f"query?query=test-001&run={nodense}&base={base}", "Query", "Orsolya Venn"),
+            ("traces", "traces", "Traces", "400 matching traces"),  # the newest: a run without dense
+            ("calibration", f"calibration?run={nodense}", "Calibration", "rank-only"),
+            ("latency", f"latency?run={nodense}", "Latency", "Skipped stages did not run")]
 
 
 def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
@@ -74,6 +74,7 @@ def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
 
     for name, path, heading, text in pages(run_ids):
         browser.open(f"{server}/{path}")
+        settle(browser, heading, text)
         browser.wait_for(READY)
         time.sleep(0.5)  # let the charts draw before the screenshot
         state = json.loads(browser.evaluate(STATE))
