@@ -9,7 +9,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import band_style, md
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, md
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
 
@@ -40,7 +40,7 @@ def _results_table(results: pd.DataFrame, key: str) -> None:
     st.container(key=f"{key}-box").dataframe(styled, hide_index=True,
                  key=key, height=38 + 35 * min(len(data), 12), column_config={
                      "moved": st.column_config.TextColumn("vs other", help="rank change against the other run"),
-                     "title": st.column_config.TextColumn("title", width="medium"),
+                     "title": st.column_config.TextColumn("title", width=MEDIUM),
                      "snippet": st.column_config.TextColumn("snippet", width="large"),
                      "gold": st.column_config.TextColumn("gold", help="gold grade (★ per grade point)")})
 

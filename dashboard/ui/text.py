@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-__all__ = ["BAND_BACKGROUND", "JOINER", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
+from searchtrace.names import Band
+
+__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
@@ -24,7 +26,8 @@ JOINER = "\u2060"  # word joiner: zero width, no line break
 METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
 MS_FORMAT = "%.1f"  # durations in milliseconds
 #: Background of a band's cells (the charts use the same hues, stronger).
-BAND_BACKGROUND = {"high": "#c8e6c9", "medium": "#fff3c4", "low": "#ffcdd2"}
+BAND_BACKGROUND = dict(zip((b.value for b in Band), ("#c8e6c9", "#fff3c4", "#ffcdd2")))  # best band first
+MEDIUM = 240  # px: a text column of medium width (titles, names)
 
 
 def md(value: object, limit: int | None = None) -> str:

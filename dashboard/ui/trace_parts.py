@@ -8,7 +8,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import Waterfall, span_documents
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import band_style, md, ms
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, ms
 
 __all__ = ["show_span", "show_trace_header"]
 
@@ -50,11 +50,11 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
         styled = data[columns].style.map(band_style, subset=["band"]).format({"score": "{:.3f}"})
         st.container(key="traces-documents-box").dataframe(
                      styled, hide_index=True, key="traces-documents", height=38 + 35 * min(len(data), 10),
-                     column_config={"title": st.column_config.TextColumn("title", width="medium")})
+                     column_config={"title": st.column_config.TextColumn("title", width=MEDIUM)})
     attributes = view.attributes[view.attributes["span_id"] == shown][["key", "value"]]
     if attributes.empty:
         st.caption("No other attributes.")
     else:
         st.dataframe(attributes, hide_index=True, key="traces-attributes", column_config={
-            "key": st.column_config.TextColumn("attribute", width="medium"),
+            "key": st.column_config.TextColumn("attribute", width=MEDIUM),
             "value": st.column_config.TextColumn("value", width="large")})

@@ -4,7 +4,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import differing_settings, metric_names
 from searchtrace.dashboard.ui import cached, charts, context
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, app_url, md
+from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 
 st.title("Runs")
 home = context.home()
@@ -47,7 +47,7 @@ st.caption(f"{len(shown)} of {len(runs)} runs, newest first. Columns after the d
 number = st.column_config.NumberColumn
 event = st.dataframe(
     table, hide_index=True, key="runs-table", on_select="rerun", selection_mode="single-row",
-    column_config={"name": st.column_config.TextColumn("name", pinned=True, width="medium"),
+    column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
                    "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
                    **{m: number(m, format=METRIC_FORMAT) for m in metrics},
                    "wall_s": number("wall s", format="%.1f"),

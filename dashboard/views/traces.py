@@ -4,6 +4,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.text import MEDIUM
 from searchtrace.dashboard.ui.trace_filters import trace_filters
 from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 
@@ -56,7 +57,7 @@ with right:
         status=[charts.span_state(a, b) for a, b in zip(view.spans["status"], view.spans["skipped"])])
     picked = st.dataframe(tree, hide_index=True, key="traces-spans", on_select="rerun", selection_mode="single-row",
                           height=38 + 35 * len(tree), column_config={
-                              "label": st.column_config.TextColumn("span", width="medium"),
+                              "label": st.column_config.TextColumn("span", width=MEDIUM),
                               "status": st.column_config.TextColumn("state"),
                               "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
 span_rows = picked.selection.rows if picked is not None else []
