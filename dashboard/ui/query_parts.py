@@ -23,23 +23,26 @@ def show_header(view: QueryRun) -> None:
     st.caption(f"query {md(view.query_id)}")
 
 
-def _moved(rank: Any, other: Any) -> str:
+def _moved(rank: Any, other: Any, side: str) -> str:
+    """Where a result went from the baseline to the candidate, read from either side."""
     if other is None or other is pd.NA:
-        return "new"
-    if rank == other:
-        return "="
-    return f"▲{other - rank}" if rank < other else f"▼{rank - other}"
+        return "not in candidate" if side == "baseline" else "new"
+    before, after = (rank, other) if side == "baseline" else (other, rank)
+    arrow = "=" if before == after else f"▲{before - after}" if after < before else f"▼{after - before}"
+    return f"→ {other} {arrow}" if side == "baseline" else f"from {other} {arrow}"
 
 
-def _results_table(results: pd.DataFrame, key: str) -> None:
+def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
     data = results.assign(gold=["★" * int(g) if g else "" for g in results["grade"]],
-                          moved=[_moved(r, o) for r, o in zip(results["rank"], results["other_rank"])]
+                          moved=[_moved(r, o, side) for r, o in zip(results["rank"], results["other_rank"])]
                           if "other_rank" in results else "")
-    data = data[["rank", "moved", "title", "snippet", "band", "relevance", "gold", "doc_id"]]
+    data = data[["rank", "moved", "gold", "band", "title", "relevance", "snippet", "doc_id"]]
     styled = data.style.map(band_style, subset=["band"]).format({"relevance": "{:.3f}"})
     st.container(key=f"{key}-box").dataframe(styled, hide_index=True,
                  key=key, height=38 + 35 * min(len(data), 12), column_config={
-                     "moved": st.column_config.TextColumn("vs other", help="rank change against the other run"),
+                     "moved": st.column_config.TextColumn(
+                         "in candidate" if side == "baseline" else "vs baseline",
+                         help="rank in the other run; ▲ moved up from baseline to candidate, ▼ down"),
                      "title": st.column_config.TextColumn("title", width=MEDIUM),
                      "snippet": st.column_config.TextColumn("snippet", width="large"),
                      "gold": st.column_config.TextColumn("gold", help="gold grade (★ per grade point)")})
@@ -52,15 +55,14 @@ def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Map
         st.info(f"The {side} run has no record of this query.")
         return
     st.subheader(f"{side.capitalize()}: {md(names.get(view.run_id, view.run_id))}")
-    cells = st.columns(3)
-    cells[0].metric("nDCG@10", "n/a" if metric_value is None else f"{metric_value:.3f}")
-    cells[1].metric("bestScore", f"{view.best_score:.3f}")
-    cells[2].metric("confident", "no" if view.no_confident else "yes")
+    ndcg = "n/a" if metric_value is None else f"{metric_value:.3f}"
+    st.markdown(f"nDCG@10 **{ndcg}** · bestScore **{view.best_score:.3f}** · "
+                f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode")
     if view.degraded:
         st.warning(f"Degraded stages: {md(', '.join(view.degraded))}")
     if view.error:
         st.error(f"The search failed: {md(view.error)}")
-    _results_table(results, f"query-results-{side}")
+    _results_table(results, f"query-results-{side}", side)
     skipped = view.funnel[view.funnel["skipped"] != ""]
     st.altair_chart(charts.funnel(view.funnel), width="stretch")
     if not skipped.empty:

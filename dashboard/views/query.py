@@ -22,10 +22,11 @@ with left:
 pairs = context.load(cached.per_query, home, cand, ["query_id", "ndcg@10"])
 options = pairs["query_id"].tolist()
 dataset_path = context.load(cached.load_run, home, cand).dataset.path
-needle = st.text_input("Find a query by its text", key="query-find", placeholder="words of the query, or its id")
+find, pick = st.columns([1, 2])
+needle = find.text_input("Find a query by its text", key="query-find", placeholder="words of the query, or its id")
 if needle.strip():
     found = find_queries(dataset_path, options, needle)
-    st.caption(f"{len(found)} matching queries" + (" (first 50)" if len(found) == 50 else ""))
+    find.caption(f"{len(found)} matching queries" + (" (first 50)" if len(found) == 50 else ""))
     options = found["query_id"].tolist() or options
 wanted = context.param("query")
 if wanted and wanted not in options:
@@ -34,7 +35,7 @@ if not options:
     st.info("This run has no queries.")
     st.stop()
 texts = cached.query_texts(dataset_path)
-query_id = st.selectbox("Query", options, index=options.index(wanted) if wanted in options else 0, key="query-id",
+query_id = pick.selectbox("Query", options, index=options.index(wanted) if wanted in options else 0, key="query-id",
                         format_func=lambda q: f"{q}  {texts.get(q, '')[:90]}")
 if query_id != wanted:
     st.query_params["query"] = query_id
