@@ -46,7 +46,7 @@ if view is None:
     st.warning("That trace is not in the store (pruned?).")
     st.stop()
 show_trace_header(view)
-left, right = st.columns([3, 2])
+left, right = st.columns(2)
 with left:
     st.subheader("Spans")
     st.altair_chart(charts.waterfall(view.spans), width="stretch")
