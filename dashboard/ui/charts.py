@@ -36,7 +36,8 @@ def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
     return alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("created_at:T", title="run date (UTC)", axis=TIME_AXIS),
         y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False)),
-        color=alt.Color(f"{color}:N", title="settings"),
+        color=alt.Color(f"{color}:N", title="settings", legend=alt.Legend(labelLimit=400, orient="bottom",
+                                                                            columns=2)),
         tooltip=[alt.Tooltip("name:N", title="run"), alt.Tooltip(f"{color}:N", title="settings"),
                  alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M"), alt.Tooltip("value:Q", format=".3f")])
 

@@ -47,6 +47,7 @@ st.caption(f"{len(shown)} of {len(runs)} runs, newest first. Columns after the d
 number = st.column_config.NumberColumn
 event = st.dataframe(
     table, hide_index=True, key="runs-table", on_select="rerun", selection_mode="single-row",
+    height=min(50 + 35 * len(table), 560),
     column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
                    "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
                    **{m: number(m, format=METRIC_FORMAT) for m in metrics},
