@@ -163,8 +163,7 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         data.count_traces(home, **flt)
 
     def traces_by_document():
-        data.list_traces(home, doc_id=doc_id, limit=200)
-        data.count_traces(home, doc_id=doc_id)
+        data.list_traces(home, doc_id=doc_id, limit=data.SCAN_LIMIT)
 
     def calibration_page():
         data.calibration(home, newest)

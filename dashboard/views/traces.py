@@ -11,9 +11,12 @@ from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 st.title("Traces")
 home = context.home()
 filters, limit = trace_filters(cached.list_runs(home))
-listed = cached.list_traces(home, **filters, limit=limit)
-total = cached.count_traces(home, **filters)
 scanned = any(filters[k] for k in ("source", "doc_id", "attribute"))
+if scanned:  # one scan gives both the rows and their count
+    matched = cached.list_traces(home, **filters, limit=SCAN_LIMIT)
+    listed, total = matched.head(limit), len(matched)
+else:
+    listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
 st.caption(f"{total:,} matching traces{f' among the newest {SCAN_LIMIT:,}' if scanned else ''}; the newest "
            f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold start (the model loaded in "
            "embed; ❄? a slow search outside an eval run, likely one), so one slow start does not pass for a slow "
