@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -164,6 +165,13 @@ def _tree(spans: tuple[SpanRecord, ...]) -> list[tuple[SpanRecord, int]]:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, str) and value.startswith("{"):
+        try:  # a JSON summary (output.value): its fields as text
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, dict):
+            return ", ".join(f"{k}: {_text(x)}" for k, x in parsed.items())
     if isinstance(value, tuple):
         items = [_text(x) for x in value[:SHOWN_ITEMS]]
         more = f" … ({len(value)} items)" if len(value) > SHOWN_ITEMS else ""
