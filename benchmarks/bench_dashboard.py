@@ -117,54 +117,74 @@ def build_home(home: Path, n_runs: int, n_traces: int) -> None:
 # --- what each page loads ------------------------------------------------------------
 
 
-def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[str, str]]]:
-    """Page name -> (script, the page's data calls, URL parameters)."""
+#: Widgets a page variant sets before it is timed: (kind, key, value).
+FOUR_FILTERS = (("selectbox", "tf-mode", "graph"), ("selectbox", "tf-band", "low"), ("selectbox", "tf-noconf", "yes"),
+                ("text_input", "tf-text", "ferry"))
+
+
+def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[str, str], tuple]]:
+    """Page name -> (script, the page's data calls, URL parameters, widgets to set first)."""
     from searchtrace.dashboard import data
 
     runs = data.list_runs(home)
     newest, older = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
     query_id = data.per_query(home, newest, ["query_id"])["query_id"].iloc[0]
     first = data.list_traces(home, limit=1)["trace_id"].iloc[0]
+    real = data.list_traces(home, run_id=SOURCE, limit=1)["trace_id"].iloc[0]
+    real_view = data.waterfall(home, real)
+    assert real_view is not None
+    doc_id = str(real_view.documents[str(real_view.spans["span_id"].iloc[0])]["doc_id"].iloc[0])
+    doc_filter = (("text_input", "tf-doc", doc_id),)
 
     def runs_page():
+        data.settings_table(home)
         data.trend(home, "sample", "ndcg@10")
 
     def compare_page():
         data.compare_runs(home, older, newest)
 
     def query_page():
-        data.per_query(home, newest, ["query_id"])
+        data.per_query(home, newest, ["query_id", "ndcg@10"])
+        data.query_texts(data.load_run(home, newest).dataset.path)
+        data.side_by_side(home, older, newest, query_id)
+        data.query_across_runs(home, query_id, ("ndcg@10",))
         data.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
-        data.query_run(home, newest, query_id)
 
     def traces_page():
         data.list_traces(home, limit=200)
         data.count_traces(home)
-        data.waterfall(home, first)
+        view = data.waterfall(home, first)
+        if view is not None:
+            data.span_documents(home, view, str(view.spans["span_id"].iloc[0]))
 
     def traces_filtered():
         flt = dict(mode="graph", band="low", no_confident=True, query_text="ferry")
         data.list_traces(home, **flt, limit=200)
         data.count_traces(home, **flt)
 
+    def traces_by_document():
+        data.list_traces(home, doc_id=doc_id, limit=data.SCAN_LIMIT)
+
     def calibration_page():
         data.calibration(home, newest)
 
     def latency_page():
         data.stage_percentiles(data.stage_latency(home, newest))
+        data.load_run(home, newest)
         data.latency_by_run(home)
 
     def with_runs(fn: Callable[[], object]) -> Callable[[], object]:
         return lambda: (data.list_runs(home), fn())
 
     return {
-        "Runs": ("views/runs.py", with_runs(runs_page), {}),
-        "Compare": ("views/compare.py", with_runs(compare_page), {"base": older, "cand": newest}),
-        "Query": ("views/query.py", with_runs(query_page), {"query": query_id, "run": newest}),
-        "Traces": ("views/traces.py", with_runs(traces_page), {"trace": first}),
-        "Traces (4 filters)": ("views/traces.py", with_runs(traces_filtered), {}),
-        "Calibration": ("views/calibration.py", with_runs(calibration_page), {"run": newest}),
-        "Latency": ("views/latency.py", with_runs(latency_page), {"run": newest}),
+        "Runs": ("views/runs.py", with_runs(runs_page), {}, ()),
+        "Compare": ("views/compare.py", with_runs(compare_page), {"base": older, "cand": newest}, ()),
+        "Query": ("views/query.py", with_runs(query_page), {"query": query_id, "run": newest, "base": older}, ()),
+        "Traces": ("views/traces.py", with_runs(traces_page), {"trace": first}, ()),
+        "Traces (4 filters)": ("views/traces.py", with_runs(traces_filtered), {}, FOUR_FILTERS),
+        "Traces (document id)": ("views/traces.py", with_runs(traces_by_document), {}, doc_filter),
+        "Calibration": ("views/calibration.py", with_runs(calibration_page), {"run": newest}, ()),
+        "Latency": ("views/latency.py", with_runs(latency_page), {"run": newest}, ()),
     }
 
 
@@ -177,7 +197,7 @@ def median_ms(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def apptest_ms(script: str, params: dict[str, str], filters: bool, repeats: int) -> tuple[float, float]:
+def apptest_ms(script: str, params: dict[str, str], widgets: tuple, repeats: int) -> tuple[float, float]:
     """Cold (caches cleared) and warm AppTest runs of one page, median ms."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
@@ -189,11 +209,10 @@ def apptest_ms(script: str, params: dict[str, str], filters: bool, repeats: int)
         at.query_params.clear()
         at.query_params.update(params)
         at.switch_page(script)
-        if filters:  # set through the widgets, as a user would
+        if widgets:  # set through the widgets, as a user would
             at.run()
-            for key, value in (("tf-mode", "graph"), ("tf-band", "low"), ("tf-noconf", "yes")):
-                at.selectbox(key=key).set_value(value)
-            at.text_input(key="tf-text").set_value("ferry")
+            for kind, key, value in widgets:
+                getattr(at, kind)(key=key).set_value(value)
             st.cache_data.clear()
         t = time.perf_counter()
         at.run()
@@ -289,9 +308,9 @@ def main() -> None:
     for fn in (p[1] for p in pages.values()):
         fn()  # imports and the OS page cache, once
     print(f"\nper page, median of {args.repeats} (ms): data (uncached) | AppTest cold cache | AppTest warm cache")
-    for name, (script, load, params) in pages.items():
+    for name, (script, load, params, widgets) in pages.items():
         data_ms = median_ms(load, args.repeats)
-        cold, warm = apptest_ms(script, params, name.endswith("filters)"), args.repeats)
+        cold, warm = apptest_ms(script, params, widgets, args.repeats)
         print(f"  {name:<20} {data_ms:8.1f} | {cold:8.1f} | {warm:8.1f}")
     if args.browser:
         print(f"\nheadless Chromium until the tables are rendered, {args.repeats} fresh servers (ms): median | max")

@@ -13,6 +13,7 @@ except ImportError:  # run from a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from searchtrace.dashboard.ui import context  # noqa: E402
+from searchtrace.dashboard.ui.text import md  # noqa: E402
 from searchtrace.dashboard.ui.warmup import warm_up  # noqa: E402
 
 st.set_page_config(page_title="searchtrace", layout="wide")
@@ -24,6 +25,6 @@ pages = [
     st.Page(context.CALIBRATION, title="Calibration", url_path="calibration"),
     st.Page(context.LATENCY, title="Latency", url_path="latency"),
 ]
-st.sidebar.caption(f"home: `{context.home()}`")
+st.sidebar.caption(f"home: {md(context.home())}")
 st.navigation(pages).run()
 warm_up()  # after the first page's script: its imports are not slowed down

@@ -37,6 +37,7 @@ def streamlit_command(home: Path, address: str, port: int) -> list[str]:
     """The ``python -m streamlit run`` command line serving the app for ``home``."""
     return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", address,
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--client.toolbarMode", "minimal",
             "--", "--home", str(home)]
 
 

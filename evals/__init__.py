@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         latency_column,
         latency_stage,
     )
+    from searchtrace.evals.runlabel import RunLabel, default_run_name, run_settings, settings_diff, show_setting
     from searchtrace.evals.runs import Qrels, Run
     from searchtrace.evals.stats import RiskCoverage, risk_coverage
     from searchtrace.evals.trec import read_qrels, read_run, write_run
@@ -94,6 +95,11 @@ _EXPORTS = {
     "feature_column": "searchtrace.evals.runfolder",
     "latency_column": "searchtrace.evals.runfolder",
     "latency_stage": "searchtrace.evals.runfolder",
+    "RunLabel": "searchtrace.evals.runlabel",
+    "default_run_name": "searchtrace.evals.runlabel",
+    "run_settings": "searchtrace.evals.runlabel",
+    "settings_diff": "searchtrace.evals.runlabel",
+    "show_setting": "searchtrace.evals.runlabel",
     "Qrels": "searchtrace.evals.runs",
     "Run": "searchtrace.evals.runs",
     "RiskCoverage": "searchtrace.evals.stats",
@@ -134,10 +140,12 @@ __all__ = [
     "RiskCoverage",
     "Run",
     "RunFolder",
+    "RunLabel",
     "RunSummary",
     "TIE",
     "Timings",
     "compare",
+    "default_run_name",
     "evaluate",
     "feature_column",
     "fit_isotonic",
@@ -150,6 +158,9 @@ __all__ = [
     "read_run",
     "risk_coverage",
     "run_eval",
+    "run_settings",
+    "settings_diff",
+    "show_setting",
     "write_run",
 ]
 __getattr__, __dir__ = exports(__name__, _EXPORTS)

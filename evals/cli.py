@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-M", "--max-docs", type=int, metavar="N", help="score only each query's first N results")
     t.add_argument("-l", "--relevance-level", type=int, metavar="N", default=1,
                    help="the lowest relevant grade (default 1)")
+    p.add_argument("--name", help="what to call the run in the dashboard (default: dataset, mode and the "
+                   "settings that differ from the defaults, e.g. 'sample · graph · fusion=rrf')")
+    p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable)")
+    p.add_argument("--note", help="a free-text note kept with the run")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_eval)
 
@@ -101,13 +105,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.metrics import parse_metrics
     from searchtrace.evals.runfolder import EvalSettings
+    from searchtrace.evals.runlabel import RunLabel
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
+    label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
     settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, top_k=args.top_k,
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size)
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args), target=args.target)
+                      progress=show_progress(args), target=args.target, label=label)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))

@@ -31,6 +31,7 @@ from searchtrace.evals.runfolder import (
     per_query_table,
     results_table,
 )
+from searchtrace.evals.runlabel import RunLabel, default_run_name
 from searchtrace.evals.runner import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.retriever import (
     FEATURES,
@@ -78,11 +79,13 @@ def _config_json(config: RetrieverConfig) -> dict[str, Any]:
 
 
 def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
-             trace_settings: Any = None, progress: bool = True, target: str | None = None) -> RunFolder:
+             trace_settings: Any = None, progress: bool = True, target: str | None = None,
+             label: RunLabel | None = None) -> RunFolder:
     """Run (or resume) an eval; returns the run folder with all its files written.
 
     ``target``: search this service URL or ``module:function`` instead of the
-    local retriever (see :mod:`searchtrace.evals.target`).
+    local retriever (see :mod:`searchtrace.evals.target`). ``label`` names the run
+    (default: :func:`~searchtrace.evals.runlabel.default_run_name`).
     """
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
@@ -128,7 +131,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
-    return finalize(ctx, time.perf_counter() - started, resuming)
+    return finalize(ctx, time.perf_counter() - started, resuming, label)
 
 
 def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
@@ -154,7 +157,7 @@ def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:
                         qrels=qrels_fingerprint(dataset.qrels), scored=query_set_fingerprint(scored))
 
 
-def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
+def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | None = None) -> RunFolder:
     """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
     records = folder.records()
@@ -197,5 +200,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool) -> RunFolder:
         created_at=datetime.now(UTC).replace(microsecond=0),
         external=external,
     )
+    label = label or RunLabel()
+    summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note)
     folder.write_summary(summary)
     return folder

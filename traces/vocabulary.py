@@ -210,6 +210,9 @@ RUN_ID = "searchtrace.run_id"
 QUERY_ID = "searchtrace.query_id"
 """Query id within the eval run."""
 
+SOURCE = "searchtrace.source"
+"""Where the search came from: http, mcp, cli, eval or python."""
+
 ERROR_CODE = "searchtrace.error.code"
 """Error code when the search failed (VALIDATION_ERROR, ...)."""
 

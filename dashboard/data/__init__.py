@@ -6,19 +6,41 @@ pages only lay out and tests need no browser.
 
 from searchtrace.dashboard.data.calibration import Calibration, calibration
 from searchtrace.dashboard.data.compare import RunComparison, compare_runs
+from searchtrace.dashboard.data.documents import documents, find_queries, query_texts
 from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
-from searchtrace.dashboard.data.query import QueryRun, query_across_runs, query_run
-from searchtrace.dashboard.data.runs import list_runs, load_run, metric_names, per_query, trend
-from searchtrace.dashboard.data.traces import Waterfall, count_traces, list_traces, waterfall
+from searchtrace.dashboard.data.query import QueryRun, SideBySide, query_across_runs, query_run, side_by_side
+from searchtrace.dashboard.data.runs import (
+    differing_settings,
+    list_runs,
+    load_run,
+    metric_names,
+    per_query,
+    settings_table,
+    skipped_stages,
+    trend,
+)
+from searchtrace.dashboard.data.traces import (
+    SCAN_LIMIT,
+    Waterfall,
+    count_traces,
+    list_traces,
+    span_documents,
+    waterfall,
+)
 
 __all__ = [
+    "SCAN_LIMIT",
     "Calibration",
     "QueryRun",
     "RunComparison",
+    "SideBySide",
     "Waterfall",
     "calibration",
     "compare_runs",
     "count_traces",
+    "differing_settings",
+    "documents",
+    "find_queries",
     "latency_by_run",
     "list_runs",
     "list_traces",
@@ -27,6 +49,11 @@ __all__ = [
     "per_query",
     "query_across_runs",
     "query_run",
+    "query_texts",
+    "settings_table",
+    "side_by_side",
+    "skipped_stages",
+    "span_documents",
     "stage_latency",
     "stage_percentiles",
     "trend",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from searchtrace.dashboard.data.runs import run_folder
+from searchtrace.dashboard.data.runs import run_folder, skipped_stages
 from searchtrace.evals import ConfidenceReport
 from searchtrace.names import Band
 
@@ -28,6 +29,9 @@ class Calibration:
             without a relevant result in the top k); ``aurc`` its area.
         best_vs_ndcg: query_id, category, bestScore, ndcg@10 (evaluated queries).
         summary: the run's confidence report (ece, brier, auroc, ...).
+        skipped: stages the run skipped, with why (see :func:`dashboard.data.runs.skipped_stages`).
+        rank_only: every query has the same bestScore, as when relevance falls back to ranks
+            (no dense similarity to calibrate), so bestScore cannot rank queries.
     """
 
     reliability: pd.DataFrame
@@ -36,6 +40,8 @@ class Calibration:
     aurc: float | None
     best_vs_ndcg: pd.DataFrame
     summary: ConfidenceReport
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    rank_only: bool = False
 
 
 def _reliability(relevance: np.ndarray, labels: np.ndarray, n_bins: int) -> pd.DataFrame:
@@ -81,7 +87,10 @@ def calibration(home: str | Path, run_id: str, *, k: int = 10, n_bins: int = 10)
     queries = folder.per_query(["query_id", "category", "bestScore", "ndcg@10"])
     curve, aurc = _risk_coverage(queries, top)
     scored = queries.dropna(subset=["ndcg@10"]) if "ndcg@10" in queries else queries.iloc[:0]
+    summary = folder.summary()
+    best = scored["bestScore"].dropna()
     return Calibration(
         reliability=_reliability(top["relevance"].to_numpy(float), top["label"].to_numpy(float), n_bins),
         bands=_bands(top), risk_coverage=curve, aurc=aurc,
-        best_vs_ndcg=scored.reset_index(drop=True), summary=folder.summary().confidence)
+        best_vs_ndcg=scored.reset_index(drop=True), summary=summary.confidence, skipped=skipped_stages(summary),
+        rank_only=len(best) > 1 and best.nunique() == 1)

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 import pandas as pd
 
-from searchtrace.dashboard.data.runs import load_run, per_query
+from searchtrace.dashboard.data.query_context import query_text
+from searchtrace.dashboard.data.runs import load_run, per_query, run_folder
 
 if TYPE_CHECKING:
     from searchtrace.evals import Evaluation
 
-__all__ = ["RunComparison", "compare_runs", "evaluation_of"]
+__all__ = ["SIGNIFICANCE", "RunComparison", "compare_runs", "evaluation_of", "gold_ranks"]
+
+SIGNIFICANCE = 0.05  # a delta whose Holm-corrected randomization p-value is below this is marked significant
 
 
 @dataclass(frozen=True)
@@ -24,12 +27,18 @@ class RunComparison:
     Attributes:
         base, candidate: the run ids.
         metrics: one row per metric: metric, base, candidate, delta, ci_low, ci_high,
-            p_t_test, p_randomization (both Holm-corrected), wins, ties, losses.
-        queries: per metric, one row per paired query: query_id, category, base,
-            candidate, delta, outcome (win, tie or loss).
+            p_t_test, p_randomization (both Holm-corrected), significant, wins, ties, losses.
+        queries: per metric, one row per paired query: query_id, text, category, base,
+            candidate, delta, outcome (win, tie or loss), base_rank and candidate_rank (the
+            best final rank of a gold document in each run; None when none was ranked),
+            base_gold_ranks and candidate_gold_ranks (every gold document's rank, as text).
         regressed: per metric, the most regressed queries, worst first (same columns).
         n_queries: paired queries (the union of both runs' evaluated queries).
         same_dataset: whether both runs scored the same dataset bytes.
+        settings: (setting, base value, candidate value) of each setting that differs.
+        categories: per metric and query category: metric, category, queries, base,
+            candidate, delta, wins, losses.
+        names: the two runs' names.
     """
 
     base: str
@@ -39,6 +48,9 @@ class RunComparison:
     regressed: Mapping[str, pd.DataFrame]
     n_queries: int
     same_dataset: bool
+    settings: tuple[tuple[str, str, str], ...] = ()
+    categories: pd.DataFrame = field(default_factory=pd.DataFrame)
+    names: tuple[str, str] = ("", "")
 
 
 def evaluation_of(frame: pd.DataFrame, metrics: list[str]) -> Evaluation:
@@ -50,6 +62,18 @@ def evaluation_of(frame: pd.DataFrame, metrics: list[str]) -> Evaluation:
                                   {m: scored[m].fillna(0.0).to_numpy() for m in metrics})
 
 
+def gold_ranks(home: str | Path, run_id: str) -> dict[str, tuple[int | None, str]]:
+    """Each query's best final rank of a gold document in a run (None when none was ranked), and the
+    final ranks of all its gold documents, highest grade first, as text (``1, 6, -``)."""
+    out: dict[str, tuple[int | None, str]] = {}
+    for outcome in run_folder(home, run_id).outcomes():
+        gold = sorted((t for t in outcome.attribution if t.grade > 0), key=lambda t: (-t.grade, t.doc_id))
+        ranks = [t.final_rank for t in gold if t.final_rank is not None]
+        out[outcome.query_id] = (min(ranks) if ranks else None,
+                                 ", ".join("-" if t.final_rank is None else str(t.final_rank) for t in gold))
+    return out
+
+
 def _pairs(categories: Mapping[str, str], ids: list[str], a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
     from searchtrace.evals import TIE
 
@@ -59,6 +83,26 @@ def _pairs(categories: Mapping[str, str], ids: list[str], a: np.ndarray, b: np.n
                          "candidate": b, "delta": delta, "outcome": outcome})
 
 
+def _by_category(metric: str, pairs: pd.DataFrame) -> pd.DataFrame:
+    grouped = pairs.assign(category=pairs["category"].fillna("-")).groupby("category", sort=True)
+    out = grouped.agg(queries=("query_id", "size"), base=("base", "mean"), candidate=("candidate", "mean"),
+                      delta=("delta", "mean"), wins=("outcome", lambda o: int((o == "win").sum())),
+                      losses=("outcome", lambda o: int((o == "loss").sum())))
+    return out.reset_index().assign(metric=metric)[["metric", "category", "queries", "base", "candidate", "delta",
+                                                     "wins", "losses"]]
+
+
+def _with_context(pairs: pd.DataFrame, texts: Mapping[str, str | None],
+                  ranks: tuple[Mapping[str, tuple[int | None, str]], ...]) -> pd.DataFrame:
+    out = pairs.copy()
+    out.insert(1, "text", [texts.get(q) for q in out["query_id"]])
+    for side, side_ranks in zip(("base", "candidate"), ranks):
+        got = [side_ranks.get(q, (None, "")) for q in out["query_id"]]
+        out[f"{side}_rank"] = pd.array([r for r, _ in got], dtype="Int64")
+        out[f"{side}_gold_ranks"] = [text for _, text in got]
+    return out
+
+
 def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: int = 10,
                  n_resamples: int = 10_000, seed: int = 0) -> RunComparison:
     """Compare ``cand_id`` to ``base_id`` on the metrics both runs have (see :func:`searchtrace.evals.compare`).
@@ -66,7 +110,12 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
     Raises:
         ValidationError, NotFoundError: an unknown run id.
     """
-    from searchtrace.evals import compare  # scipy: imported when a comparison is asked for
+    from searchtrace.evals import (
+        compare,  # scipy: imported when a comparison is asked for
+        default_run_name,
+        run_settings,
+        settings_diff,
+    )
 
     base_run, cand_run = load_run(home, base_id), load_run(home, cand_id)
     metrics = [m for m in base_run.metrics if m in cand_run.metrics]
@@ -76,18 +125,25 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
     categories = dict(zip(frames[0]["query_id"], frames[0]["category"])) | dict(
         zip(frames[1]["query_id"], frames[1]["category"]))
     ids = list(dict.fromkeys([*evals[0].query_ids.tolist(), *evals[1].query_ids.tolist()]))
-    queries, regressed, rows = {}, {}, []
+    texts = {q: query_text(base_run.dataset.path, q) or query_text(cand_run.dataset.path, q) for q in ids}
+    ranks = (gold_ranks(home, base_id), gold_ranks(home, cand_id))
+    queries, regressed, rows, per_category = {}, {}, [], []
     for item in result.metrics:
         m = str(item.metric)
         sides = [dict(zip(e.query_ids.tolist(), e[m].tolist())) for e in evals]
         a, b = (np.array([s.get(q, 0.0) for q in ids]) for s in sides)
-        pairs = _pairs(categories, ids, a, b)
+        pairs = _with_context(_pairs(categories, ids, a, b), texts, ranks)
         queries[m] = pairs
+        per_category.append(_by_category(m, pairs))
         worst = [q.query_id for q in item.most_regressed]
         regressed[m] = pairs.set_index("query_id").loc[worst].reset_index() if worst else pairs.iloc[:0]
         rows.append({"metric": m, "base": item.base_mean, "candidate": item.candidate_mean, "delta": item.delta,
                      "ci_low": item.ci.low, "ci_high": item.ci.high, "p_t_test": item.p_t_test_holm,
-                     "p_randomization": item.p_randomization_holm, "wins": item.wins, "ties": item.ties,
-                     "losses": item.losses})
+                     "p_randomization": item.p_randomization_holm,
+                     "significant": bool(item.p_randomization_holm < SIGNIFICANCE), "wins": item.wins,
+                     "ties": item.ties, "losses": item.losses})
     same = base_run.dataset.fingerprint == cand_run.dataset.fingerprint
-    return RunComparison(base_id, cand_id, pd.DataFrame(rows), queries, regressed, result.n_queries, same)
+    diff = tuple(settings_diff(run_settings(base_run), run_settings(cand_run)))
+    names = (base_run.name or default_run_name(base_run), cand_run.name or default_run_name(cand_run))
+    return RunComparison(base_id, cand_id, pd.DataFrame(rows), queries, regressed, result.n_queries, same,
+                         diff, pd.concat(per_category, ignore_index=True), names)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from searchtrace.dashboard.data.runs import list_runs, load_run, run_folder
+from searchtrace.dashboard.data.runs import list_runs, load_run, run_folder, skipped_stages
 from searchtrace.evals import latency_stage
 from searchtrace.names import Stage
 from searchtrace.traces import SEARCH_SPAN
@@ -48,11 +48,15 @@ def stage_percentiles(latency: pd.DataFrame) -> pd.DataFrame:
 
 
 def latency_by_run(home: str | Path) -> pd.DataFrame:
-    """Each run's stage percentiles from its ``run.json``: run_id, created_at, mode, stage, p50, p95, p99, n."""
+    """Each run's stage percentiles from its ``run.json``: run_id, name, created_at, mode, stage, p50, p95,
+    p99, n, skipped (the run skipped the stage: its time is the span's bookkeeping, not work)."""
     rows = []
     for run in list_runs(home).itertuples(index=False):
         summary = load_run(home, str(run.run_id))
+        skipped = skipped_stages(summary)
         for stage, p in summary.latency_ms.items():
-            rows.append({"run_id": run.run_id, "created_at": run.created_at, "mode": run.mode, "stage": stage,
-                         "p50": p.p50, "p95": p.p95, "p99": p.p99, "n": p.n})
-    return pd.DataFrame(rows, columns=["run_id", "created_at", "mode", "stage", "p50", "p95", "p99", "n"])
+            rows.append({"run_id": run.run_id, "name": run.name, "created_at": run.created_at, "mode": run.mode,
+                         "stage": stage, "p50": p.p50, "p95": p.p95, "p99": p.p99, "n": p.n,
+                         "skipped": stage in skipped})
+    return pd.DataFrame(rows, columns=["run_id", "name", "created_at", "mode", "stage", "p50", "p95", "p99", "n",
+                                       "skipped"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -31,6 +31,7 @@ class TraceContext:
         graph_ids: documents the graph stage returned.
         candidate_counts: candidates each stage produced, by span name.
         durations_ms: each span's duration, by span name.
+        skipped: why each skipped stage did not run (``fusion weight 0``), by span name.
     """
 
     trace_id: str
@@ -41,6 +42,7 @@ class TraceContext:
     graph_ids: tuple[str, ...]
     candidate_counts: Mapping[str, int]
     durations_ms: Mapping[str, float]
+    skipped: Mapping[str, str] = field(default_factory=dict)
 
 
 def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
@@ -57,7 +59,8 @@ def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
         graph_triples=graph.get(v.GRAPH_HITS), graph_ids=tuple(graph.get(v.CANDIDATE_IDS, ())),
         candidate_counts={s.name: s.attributes[v.CANDIDATE_COUNT] for s in detail.spans
                           if v.CANDIDATE_COUNT in s.attributes},
-        durations_ms={s.name: s.duration_ms for s in detail.spans})
+        durations_ms={s.name: s.duration_ms for s in detail.spans},
+        skipped={s.name: str(s.attributes[v.SKIPPED]) for s in detail.spans if v.SKIPPED in s.attributes})
 
 
 def _readable(path: Path) -> bool:

@@ -9,15 +9,15 @@ from typing import Any
 import pandas as pd
 
 from searchtrace.errors import SearchtraceError
-from searchtrace.evals import RunFolder, RunSummary
+from searchtrace.evals import RunFolder, RunSummary, default_run_name, run_settings, show_setting
 from searchtrace.home import Home
 
-__all__ = ["RUN_COLUMNS", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows", "run_folder",
-           "trend"]
+__all__ = ["RUN_COLUMNS", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
+           "run_folder", "settings_table", "skipped_stages", "trend"]
 
 #: Columns of :func:`list_runs` before the metric columns.
-RUN_COLUMNS = ("run_id", "dataset", "split", "mode", "created_at", "queries", "evaluated", "errors", "wall_s",
-               "fingerprint")
+RUN_COLUMNS = ("run_id", "dataset", "name", "tags", "note", "group", "previous", "split", "mode", "created_at",
+               "queries", "evaluated", "errors", "wall_s", "fingerprint")
 
 
 def run_folder(home: str | Path, run_id: str) -> RunFolder:
@@ -40,9 +40,15 @@ def load_run(home: str | Path, run_id: str) -> RunSummary:
 
 
 def _row(folder: RunFolder, summary: RunSummary) -> dict[str, Any]:
+    group = default_run_name(summary)
     return {
         "run_id": folder.run_id,
         "dataset": summary.dataset.name,
+        "name": summary.name or group,
+        "tags": ", ".join(summary.tags),
+        "note": summary.note or "",
+        "group": group.partition(" · ")[2] or group,
+        "previous": None,
         "split": summary.dataset.split,
         "mode": summary.retriever.mode,
         "created_at": folder.created_at(summary),
@@ -58,7 +64,10 @@ def list_runs(home: str | Path) -> pd.DataFrame:
     """Every completed run under ``<home>/runs``, newest first.
 
     Columns: :data:`RUN_COLUMNS`, then one per metric (NaN where a run lacks it).
-    The row's ``run_id`` is the folder name. Interrupted runs, and runs whose
+    The row's ``run_id`` is the folder name; ``name`` the run's name (its default for
+    unnamed runs); ``group`` its mode and the settings that differ from the defaults
+    (runs of one group are comparable over time); ``previous`` the run before it on
+    the same dataset (None for the first). Interrupted runs, and runs whose
     ``run.json`` cannot be read, are left out.
     """
     rows = []
@@ -71,7 +80,10 @@ def list_runs(home: str | Path) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=list(RUN_COLUMNS))
     frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
-    return frame.sort_values(["created_at", "run_id"], ascending=False, ignore_index=True)
+    frame = frame.sort_values(["created_at", "run_id"], ascending=False, ignore_index=True)
+    frame["previous"] = frame.groupby("dataset", sort=False)["run_id"].shift(-1).astype(object)
+    frame["previous"] = frame["previous"].where(frame["previous"].notna(), None)
+    return frame
 
 
 def metric_names(runs: pd.DataFrame) -> list[str]:
@@ -80,13 +92,33 @@ def metric_names(runs: pd.DataFrame) -> list[str]:
 
 
 def trend(home: str | Path, dataset: str, metric: str) -> pd.DataFrame:
-    """One metric of every run on ``dataset`` over time: run_id, mode, created_at, value (oldest first)."""
+    """One metric of every run on ``dataset`` over time, oldest first: run_id, name, group (runs of
+    identical settings share one), mode, created_at, value."""
+    columns = ["run_id", "name", "group", "mode", "created_at", "value"]
     runs = list_runs(home)
     if runs.empty or metric not in runs:
-        return pd.DataFrame(columns=["run_id", "mode", "created_at", "value"])
+        return pd.DataFrame(columns=columns)
     picked = runs[runs["dataset"] == dataset]
-    out = picked[["run_id", "mode", "created_at", metric]].rename(columns={metric: "value"})
+    out = picked[[*columns[:-1], metric]].rename(columns={metric: "value"})
     return out.sort_values("created_at", ignore_index=True)
+
+
+def settings_table(home: str | Path) -> pd.DataFrame:
+    """Each run's settings (see :func:`searchtrace.evals.run_settings`) as text, one row per run id."""
+    rows = {}
+    for folder in RunFolder.all_in_home(Home(Path(home))):
+        try:
+            settings = run_settings(folder.summary())
+        except (SearchtraceError, OSError):
+            continue
+        rows[folder.run_id] = {k: show_setting(v) for k, v in settings.items()}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("run_id")
+
+
+def differing_settings(settings: pd.DataFrame, run_ids: Sequence[str]) -> list[str]:
+    """The settings whose value differs between ``run_ids`` (rows of :func:`settings_table`)."""
+    rows = settings.reindex([r for r in run_ids if r in settings.index])
+    return [c for c in rows.columns if rows[c].nunique(dropna=False) > 1]
 
 
 def per_query(home: str | Path, run_id: str, columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -121,3 +153,13 @@ def per_query_rows(home: str | Path, run_ids: Sequence[str], query_id: str, colu
     frame = table.to_pandas()
     frame.insert(0, "run_id", frame.pop("__filename").map(paths))
     return frame.drop(columns="query_id").reindex(columns=["run_id", *wanted[1:]])
+
+
+def skipped_stages(summary: RunSummary) -> dict[str, str]:
+    """The stages a run's searches skipped, with why: a fusion weight of 0 skips its stage (and a
+    skipped dense stage needs no query embedding)."""
+    weights = summary.retriever.setting("fusion", "weights")
+    out = {str(stage): "fusion weight 0" for stage, w in (weights or {}).items() if w == 0}
+    if "dense" in out:
+        out["embed"] = "dense stage skipped"
+    return out

@@ -1,49 +1,113 @@
-"""Stored traces as tables: a filtered list, and one trace as a span waterfall."""
+"""Stored traces as tables: a filtered list, and one trace as a span tree with its documents."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import pandas as pd
 
+from searchtrace.dashboard.data.documents import documents
+from searchtrace.dashboard.data.runs import run_folder
 from searchtrace.dashboard.data.tracestore import trace_store
+from searchtrace.errors import SearchtraceError
 from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter
+from searchtrace.traces import vocabulary as v
 
-__all__ = ["LIST_COLUMNS", "Waterfall", "count_traces", "list_traces", "waterfall"]
+__all__ = ["COLD_MS", "LIST_COLUMNS", "SCAN_LIMIT", "Waterfall", "count_traces", "list_traces", "span_documents",
+           "waterfall"]
 
-LIST_COLUMNS = ("trace_id", "start", "duration_ms", "mode", "query", "run_id", "query_id", "best_score",
-                "no_confident", "bands", "degraded", "n_results", "error_code", "n_spans")
+LIST_COLUMNS = ("start", "query", "duration_ms", "cold", "mode", "best_score", "no_confident", "bands", "degraded",
+                "n_results", "error_code", "run_id", "query_id", "n_spans", "trace_id")
 SHOWN_ITEMS = 20  # array attributes are cut to this many items for display
+SCAN_LIMIT = 500  # traces read span by span for the source, document and attribute filters (about 2 ms each)
+COLD_MS = 1000.0  # an embed span this slow, on a query not embedded ahead, loaded the model
 
 
 def _filter(limit: int | None = 200, offset: int = 0, **fields: Any) -> TraceFilter:
     return TraceFilter(**{k: v for k, v in fields.items() if v not in (None, "")}, limit=limit, offset=offset)
 
 
+def _matches(detail: TraceDetail, source: str | None, doc_id: str | None,
+             attribute: tuple[str, str] | None) -> bool:
+    if source is not None:
+        roots = [s for s in detail.spans if s.name == v.SEARCH_SPAN] or list(detail.spans[:1])
+        found = next((str(s.attributes[v.SOURCE]) for s in roots if v.SOURCE in s.attributes), None)
+        if found is None and detail.summary.run_id:
+            found = "eval"  # traces of eval runs written before the source was recorded
+        if found != source:
+            return False
+    if doc_id is not None and not any(
+            doc_id in value for s in detail.spans for value in s.attributes.values() if isinstance(value, tuple)):
+        return False
+    if attribute is not None:
+        key, wanted = attribute
+        values = [s.attributes[key] for s in detail.spans if key in s.attributes]
+        shown = [", ".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in values]
+        if not any(wanted.casefold() in text.casefold() for text in shown):
+            return False
+    return True
+
+
+def _scan(home: str | Path, flt: TraceFilter, limit: int, source: str | None, doc_id: str | None,
+          attribute: tuple[str, str] | None) -> list[dict[str, Any]]:
+    store = trace_store(home)
+    if store is None:
+        return []
+    rows = []
+    for summary in store.list_traces(flt):
+        detail = store.load_trace(summary.trace_id)
+        if detail is not None and _matches(detail, source, doc_id, attribute):
+            rows.append(summary.to_dict() | {"cold": "yes" if _cold_ms(detail) is not None else ""})
+            if len(rows) >= limit:
+                break
+    return rows
+
+
 def list_traces(home: str | Path, *, mode: str | None = None, band: str | None = None,
                 no_confident: bool | None = None, degraded: bool | str | None = None,
                 min_latency_ms: float | None = None, run_id: str | None = None, query_text: str | None = None,
+                source: str | None = None, doc_id: str | None = None, attribute: tuple[str, str] | None = None,
                 limit: int = 200, offset: int = 0) -> pd.DataFrame:
     """Traces matching every filter given, newest first, at most ``limit`` (columns :data:`LIST_COLUMNS`).
+
+    ``source`` (``searchtrace.source``: http, mcp, cli, eval, python), ``doc_id`` (any span's
+    id arrays hold it) and ``attribute`` (key, case-insensitive substring of its value) are
+    checked span by span among the newest :data:`SCAN_LIMIT` traces the other filters match.
+    ``cold`` is ``yes`` for a search whose embed stage loaded the model (see :data:`COLD_MS`;
+    known for scanned traces), ``likely`` for one outside an eval run (whose queries are
+    embedded ahead) that took :data:`COLD_MS` or more, else empty.
 
     Raises:
         ValueError: an unknown band or a negative limit or offset.
     """
-    flt = _filter(limit, offset, mode=mode, band=band, no_confident=no_confident, degraded=degraded,
-                  min_latency_ms=min_latency_ms, run_id=run_id, query_text=query_text)
-    store = trace_store(home)
-    rows = [s.to_dict() for s in store.list_traces(flt)] if store else []
+    fields = dict(mode=mode, band=band, no_confident=no_confident, degraded=degraded, min_latency_ms=min_latency_ms,
+                  run_id=run_id, query_text=query_text)
+    if source or doc_id or attribute:
+        rows = _scan(home, _filter(SCAN_LIMIT, offset, **fields), limit, source or None, doc_id or None,
+                     attribute if attribute and attribute[0] else None)
+    else:
+        store = trace_store(home)
+        rows = [s.to_dict() | {"cold": "likely" if s.duration_ms >= COLD_MS and not s.run_id else ""}
+                for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
-        frame[column] = frame[column].map(lambda x: ",".join(x))
+        frame[column] = frame[column].map(lambda x: ", ".join(x))
+    frame["cold"] = frame["cold"].fillna("").astype(str)
     return frame[list(LIST_COLUMNS)]
 
 
 def count_traces(home: str | Path, **filters: Any) -> int:
-    """How many traces match the filters of :func:`list_traces` (0 when the home has no store)."""
+    """How many traces match the filters of :func:`list_traces` (0 when the home has no store).
+
+    With a span-level filter (source, doc_id, attribute) the count is over the scanned traces only.
+    """
+    scanned = {k: filters.pop(k, None) for k in ("source", "doc_id", "attribute")}
+    if any(scanned.values()):
+        return len(list_traces(home, **filters, **scanned, limit=SCAN_LIMIT))
     store = trace_store(home)
     return store.count(_filter(None, 0, **filters)) if store else 0
 
@@ -54,51 +118,140 @@ class Waterfall:
 
     Attributes:
         summary: the trace's summary (see :meth:`traces.records.TraceSummary.to_dict`).
-        spans: one row per span in start order: span_id, parent_id, name, depth, start_ms and
-            end_ms (from the trace's start), duration_ms, status, kind.
-        attributes: one row per span attribute: span_id, name, key, value (text; arrays cut).
+        spans: one row per span in tree order (each parent before its children): span_id,
+            parent_id, name, label (indented by depth), depth, start_ms and end_ms (from the
+            trace's start), duration_ms, status, skipped (why the stage did not run, else "").
+        attributes: one row per span attribute: span_id, name, key, value (readable text;
+            the id, score and band arrays shown as :attr:`documents` are left out).
+        documents: per span id, the documents the span produced: rank, doc_id, score, band
+            (of returned results), content (when captured).
+        cold_ms: the embed stage's duration when it loaded the model, else None.
     """
 
     summary: dict[str, Any]
     spans: pd.DataFrame
     attributes: pd.DataFrame
+    documents: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    cold_ms: float | None = None
 
 
-def _depths(spans: tuple[SpanRecord, ...]) -> dict[str, int]:
-    parent = {s.span_id: s.parent_id for s in spans}
-    depth: dict[str, int] = {}
+#: (ids, scores, contents) attribute keys of the arrays shown as a documents table, in preference order.
+DOCUMENT_ARRAYS = ((v.RERANK_OUTPUT_IDS, v.RERANK_OUTPUT_SCORES, None),
+                   (v.CANDIDATE_IDS, v.CANDIDATE_SCORES, v.CANDIDATE_CONTENTS),
+                   (v.RESULT_IDS, v.RESULT_RELEVANCE, None))
+TABLE_KEYS = {v.CANDIDATE_IDS, v.CANDIDATE_SCORES, v.CANDIDATE_CONTENTS, v.RESULT_IDS, v.RESULT_BANDS,
+              v.RESULT_RELEVANCE, v.RERANK_INPUT_IDS, v.RERANK_INPUT_SCORES, v.RERANK_OUTPUT_IDS,
+              v.RERANK_OUTPUT_SCORES}
+
+
+def _tree(spans: tuple[SpanRecord, ...]) -> list[tuple[SpanRecord, int]]:
+    """Spans depth first (children in start order), each with its depth; orphans are roots."""
+    ids = {s.span_id for s in spans}
+    children: dict[str | None, list[SpanRecord]] = {}
     for s in spans:
-        d, p, seen = 0, parent.get(s.span_id), {s.span_id}
-        while p in parent and p not in seen:
-            seen.add(p)
-            d, p = d + 1, parent[p]
-        depth[s.span_id] = d
-    return depth
+        children.setdefault(s.parent_id if s.parent_id in ids else None, []).append(s)
+    out: list[tuple[SpanRecord, int]] = []
+    seen: set[str] = set()
+
+    def walk(parent: str | None, depth: int) -> None:
+        for child in children.get(parent, []):
+            if child.span_id not in seen:
+                seen.add(child.span_id)
+                out.append((child, depth))
+                walk(child.span_id, depth + 1)
+
+    walk(None, 0)
+    return out
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, str) and value.startswith("{"):
+        try:  # a JSON summary (output.value): its fields as text
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, dict):
+            return ", ".join(f"{k}: {_text(x)}" for k, x in parsed.items())
     if isinstance(value, tuple):
-        shown = ", ".join(map(str, value[:SHOWN_ITEMS]))
-        return f"[{shown}{f', … ({len(value)} items)' if len(value) > SHOWN_ITEMS else ''}]"
+        items = [_text(x) for x in value[:SHOWN_ITEMS]]
+        more = f" … ({len(value)} items)" if len(value) > SHOWN_ITEMS else ""
+        return (", ".join(items) + more) if items else "(none)"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return str(value)
+
+
+def _documents(span: SpanRecord, bands: Mapping[str, str]) -> pd.DataFrame | None:
+    attrs = span.attributes
+    for ids_key, scores_key, contents_key in DOCUMENT_ARRAYS:
+        ids = attrs.get(ids_key)
+        if isinstance(ids, tuple) and ids:
+            scores = attrs.get(scores_key) or ()
+            contents = attrs.get(contents_key) if contents_key else None
+            return pd.DataFrame({
+                "rank": range(1, len(ids) + 1), "doc_id": [str(i) for i in ids],
+                "score": [float(scores[i]) if i < len(scores) else None for i in range(len(ids))],
+                "band": [bands.get(str(i), "") for i in ids],
+                "content": [str(contents[i]) if contents and i < len(contents) else "" for i in range(len(ids))]})
+    return None
+
+
+def _cold_ms(detail: TraceDetail) -> float | None:
+    for s in detail.spans:
+        if s.name == "embed" and s.duration_ms >= COLD_MS and not s.attributes.get(v.EMBED_PRECOMPUTED):
+            return s.duration_ms
+    return None
 
 
 def _waterfall(detail: TraceDetail) -> Waterfall:
     t0 = min((s.start_ns for s in detail.spans), default=detail.summary.start_ns)
-    depth = _depths(detail.spans)
-    spans = pd.DataFrame([{"span_id": s.span_id, "parent_id": s.parent_id, "name": s.name, "depth": depth[s.span_id],
+    tree = _tree(detail.spans)
+    spans = pd.DataFrame([{"span_id": s.span_id, "parent_id": s.parent_id, "name": s.name,
+                           "label": ("\u2003" * d) + ("└ " if d else "") + s.name, "depth": d,
                            "start_ms": (s.start_ns - t0) / 1e6, "end_ms": (s.end_ns - t0) / 1e6,
-                           "duration_ms": s.duration_ms, "status": s.status, "kind": s.kind} for s in detail.spans],
-                         columns=["span_id", "parent_id", "name", "depth", "start_ms", "end_ms", "duration_ms",
-                                  "status", "kind"])
+                           "duration_ms": s.duration_ms, "status": s.status,
+                           "skipped": str(s.attributes.get(v.SKIPPED, ""))} for s, d in tree],
+                         columns=["span_id", "parent_id", "name", "label", "depth", "start_ms", "end_ms",
+                                  "duration_ms", "status", "skipped"])
     attributes = pd.DataFrame([{"span_id": s.span_id, "name": s.name, "key": k, "value": _text(val)}
-                               for s in detail.spans for k, val in sorted(s.attributes.items())],
+                               for s, _ in tree for k, val in sorted(s.attributes.items()) if k not in TABLE_KEYS],
                               columns=["span_id", "name", "key", "value"])
-    return Waterfall(detail.summary.to_dict(), spans, attributes)
+    root = next((s for s in detail.spans if s.name == v.SEARCH_SPAN), None)
+    ids, bands = (root.attributes.get(v.RESULT_IDS, ()), root.attributes.get(v.RESULT_BANDS, ())) if root else ((), ())
+    band_of = {str(d): str(b) for d, b in zip(ids, bands)}
+    docs = {s.span_id: table for s, _ in tree if (table := _documents(s, band_of)) is not None}
+    return Waterfall(detail.summary.to_dict(), spans, attributes, docs, _cold_ms(detail))
 
 
 def waterfall(home: str | Path, trace_id: str) -> Waterfall | None:
-    """The trace's spans and attributes, or None when it is not stored."""
+    """The trace's spans, attributes and documents, or None when it is not stored."""
     store = trace_store(home)
     detail = store.load_trace(trace_id.strip()) if store and trace_id else None
     return _waterfall(detail) if detail else None
+
+
+def span_documents(home: str | Path, view: Waterfall, span_id: str) -> pd.DataFrame | None:
+    """The documents table of one span, with each document's title and, when the trace belongs to an
+    eval run, its gold grade: rank, doc_id, title, score, band, grade, content. None for a span
+    without documents."""
+    table = view.documents.get(span_id)
+    if table is None:
+        return None
+    run_id, query_id = view.summary.get("run_id"), view.summary.get("query_id")
+    grades: dict[str, int] = {}
+    dataset_path = None
+    if run_id and query_id:
+        try:
+            folder = run_folder(home, str(run_id))
+            dataset_path = folder.summary().dataset.path
+            outcome = folder.query(str(query_id))
+        except (SearchtraceError, OSError):
+            outcome = None
+        if outcome is not None:
+            grades = {t.doc_id: t.grade for t in outcome.attribution}
+    docs = documents(dataset_path)
+    out = table.assign(title=[docs.get(d, ("", ""))[0] for d in table["doc_id"]],
+                       grade=pd.array([grades.get(d) if grades else None for d in table["doc_id"]], dtype="Int64"))
+    return out[["rank", "doc_id", "title", "score", "band", "grade", "content"]]

@@ -7,7 +7,8 @@ import streamlit as st
 from searchtrace.dashboard import data
 
 __all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "latency_by_run", "list_runs", "list_traces",
-           "per_query", "query_across_runs", "query_run", "stage_latency", "trend", "waterfall"]
+           "load_run", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "trend",
+           "waterfall"]
 
 TTL_S = 30  # runs and traces keep arriving; a table is at most this stale
 _cached = st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=128)
@@ -21,6 +22,10 @@ list_traces = _cached(data.list_traces)
 per_query = _cached(data.per_query)
 query_across_runs = _cached(data.query_across_runs)
 query_run = _cached(data.query_run)
+settings_table = _cached(data.settings_table)
+load_run = _cached(data.load_run)
+query_texts = _cached(data.query_texts)
+side_by_side = _cached(data.side_by_side)
 stage_latency = _cached(data.stage_latency)
 trend = _cached(data.trend)
 waterfall = _cached(data.waterfall)

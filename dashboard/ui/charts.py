@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import altair as alt
 import pandas as pd
 
 from searchtrace.names import Band
 
-__all__ = ["band_precision", "best_vs_ndcg", "funnel", "latency_boxes", "latency_trend", "pair_scatter",
-           "reliability", "risk_coverage", "trend", "waterfall"]
+__all__ = ["PICK", "band_precision", "best_vs_ndcg", "funnel", "latency_boxes", "latency_trend", "pair_scatter",
+           "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
@@ -25,41 +27,71 @@ def _diagonal(lo: float = 0.0, hi: float = 1.0) -> alt.Chart:
     return alt.Chart(line).mark_line(strokeDash=[4, 4], color="gray").encode(x="x:Q", y="y:Q")
 
 
-def trend(frame: pd.DataFrame, metric: str) -> alt.Chart:
-    """A metric over time, one point per run, coloured by mode."""
+TIME_AXIS = alt.Axis(format="%Y-%m-%d %H:%M", labelAngle=-30, labelOverlap=True, tickCount=6)  # 24 h, no AM/PM
+STATUS_COLORS = alt.Scale(domain=["ran", "skipped", "error"], range=["#1e88e5", "#bdbdbd", "#c62828"])
+
+
+def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
+    """A metric over time, one point per run, one line per group of identical settings."""
     return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("created_at:T", title="run date"), y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False)),
-        color="mode:N", tooltip=["run_id", "mode", "created_at:T", alt.Tooltip("value:Q", format=".4f")])
+        x=alt.X("created_at:T", title="run date (UTC)", axis=TIME_AXIS),
+        y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False)),
+        color=alt.Color(f"{color}:N", title="settings", legend=alt.Legend(labelLimit=400, orient="bottom",
+                                                                            columns=2)),
+        tooltip=[alt.Tooltip("name:N", title="run"), alt.Tooltip(f"{color}:N", title="settings"),
+                 alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M"), alt.Tooltip("value:Q", format=".3f")])
 
 
-def pair_scatter(pairs: pd.DataFrame, metric: str) -> alt.Chart:
-    """Per-query baseline against candidate, coloured win/tie/loss, with the no-change diagonal."""
-    points = alt.Chart(pairs).mark_circle(size=60, opacity=0.7).encode(
+PICK = "pick"  # the scatter's point selection (st.altair_chart on_select)
+
+
+def pair_scatter(pairs: pd.DataFrame, metric: str) -> alt.LayerChart:
+    """Per-query baseline against candidate, coloured win/tie/loss, with the no-change diagonal;
+    clicking a point selects its query (selection :data:`PICK`, field ``query_id``)."""
+    pick = alt.selection_point(name=PICK, fields=["query_id"], on="click")
+    points = alt.Chart(pairs[["query_id", "text", "category", "base", "candidate", "delta", "outcome"]]).mark_circle(
+        size=70, opacity=0.75, cursor="pointer").encode(
         x=alt.X("base:Q", title=f"baseline {metric}", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("candidate:Q", title=f"candidate {metric}", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("outcome:N", scale=OUTCOME_COLORS),
-        tooltip=["query_id", "category", alt.Tooltip("base:Q", format=".4f"),
-                 alt.Tooltip("candidate:Q", format=".4f"), alt.Tooltip("delta:Q", format="+.4f")])
+        tooltip=["query_id", "text", "category", alt.Tooltip("base:Q", format=".3f"),
+                 alt.Tooltip("candidate:Q", format=".3f"), alt.Tooltip("delta:Q", format="+.3f")]).add_params(pick)
     return (_diagonal() + points).properties(height=380)
 
 
 def funnel(frame: pd.DataFrame) -> alt.Chart:
-    """Gold documents held at each stage of the funnel."""
-    return alt.Chart(frame).mark_bar().encode(
+    """Gold documents held at each stage of the funnel; a skipped stage is grey and says so."""
+    data = frame.assign(label=[f"{s} (skipped)" if k else s for s, k in zip(frame["stage"], frame["skipped"])],
+                        state=["skipped" if k else "ran" for k in frame["skipped"]])
+    return alt.Chart(data).mark_bar().encode(
         x=alt.X("gold:Q", title="gold documents", axis=alt.Axis(tickMinStep=1)),
-        y=alt.Y("stage:N", sort=None, title=None), tooltip=["stage", "gold", "documents"]).properties(height=200)
+        y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=200)),
+        color=alt.Color("state:N", scale=STATUS_COLORS, legend=None),
+        tooltip=["stage", "gold", "documents", "skipped"]).properties(height=200)
 
 
-def waterfall(spans: pd.DataFrame) -> alt.Chart:
-    """Spans as bars from start to end (ms from the trace's start), in start order."""
+def span_state(status: str, skipped: str) -> str:
+    """ran, skipped or error: a span's colour."""
+    return "error" if status == "ERROR" else "skipped" if skipped else "ran"
+
+
+def waterfall(spans: pd.DataFrame) -> alt.LayerChart:
+    """Spans as bars from start to end (ms from the trace's start) in tree order, every row labelled
+    with its stage (indented by depth) and its duration; skipped stages grey, errors red."""
     visible = spans["end_ms"].max() / 300 if len(spans) else 0.0  # sub-pixel spans still show
-    frame = spans.assign(label=[("· " * d) + n for d, n in zip(spans["depth"], spans["name"])],
-                         bar_end=spans["end_ms"].clip(lower=spans["start_ms"] + visible))
-    return alt.Chart(frame).mark_bar().encode(
+    frame = spans.assign(
+        row=[f"{label} (skipped)" if skip else label for label, skip in zip(spans["label"], spans["skipped"])],
+        bar_end=spans["end_ms"].clip(lower=spans["start_ms"] + visible),
+        state=[span_state(st, sk) for st, sk in zip(spans["status"], spans["skipped"])],
+        duration=[f"{d:.1f} ms" if d < 10_000 else f"{d / 1000:.1f} s" for d in spans["duration_ms"]])
+    y = alt.Y("row:N", sort=None, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=12))
+    base = alt.Chart(frame).encode(y=y)
+    bars = base.mark_bar().encode(
         x=alt.X("start_ms:Q", title="ms since trace start"), x2="bar_end:Q",
-        y=alt.Y("label:N", sort=None, title=None), color=alt.Color("status:N", legend=None),
-        tooltip=["name", alt.Tooltip("duration_ms:Q", format=".3f"), alt.Tooltip("start_ms:Q", format=".3f"),
-                 "status"]).properties(height=max(120, 26 * len(frame)))
+        color=alt.Color("state:N", scale=STATUS_COLORS, title=None),
+        tooltip=["name", "duration", alt.Tooltip("start_ms:Q", format=".1f"), "status", "skipped"])
+    labels = base.mark_text(align="left", dx=4, fontSize=11).encode(x="bar_end:Q", text="duration:N")
+    return (bars + labels).properties(height=max(140, 28 * len(frame)))
 
 
 def reliability(frame: pd.DataFrame) -> alt.Chart:
@@ -92,21 +124,33 @@ def best_vs_ndcg(frame: pd.DataFrame) -> alt.Chart:
     """Per-query bestScore against nDCG@10, coloured by category."""
     return alt.Chart(frame).mark_circle(size=60, opacity=0.7).encode(
         x=alt.X("bestScore:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("ndcg@10:Q", scale=alt.Scale(domain=[0, 1])),
-        color="category:N", tooltip=["query_id", "category", "bestScore", alt.Tooltip("ndcg@10:Q", format=".4f")]
-    ).properties(height=320)
+        color="category:N", tooltip=["query_id", "category", alt.Tooltip("bestScore:Q", format=".3f"),
+                                     alt.Tooltip("ndcg@10:Q", format=".3f")]).properties(height=320)
 
 
-def latency_boxes(frame: pd.DataFrame) -> alt.Chart:
-    """Per-stage latency distributions (log scale), whiskers at the 1.5 IQR rule."""
-    stages = [str(s) for s in frame["stage"].cat.categories] if hasattr(frame["stage"], "cat") else None
-    data = _sample(frame.assign(stage=frame["stage"].astype(str), ms=frame["ms"].clip(lower=1e-3)))
+def latency_boxes(frame: pd.DataFrame, skipped: Mapping[str, str] | None = None) -> alt.Chart:
+    """Per-stage latency distributions (log scale), whiskers at the 1.5 IQR rule; skipped stages labelled."""
+    skipped = skipped or {}
+
+    def name(stage: object) -> str:
+        return f"{stage} (skipped)" if str(stage) in skipped else str(stage)
+
+    stages = [name(s) for s in frame["stage"].cat.categories] if hasattr(frame["stage"], "cat") else None
+    data = _sample(frame.assign(stage=frame["stage"].map(name).astype(str), ms=frame["ms"].clip(lower=1e-3)))
     return alt.Chart(data).mark_boxplot(extent=1.5).encode(
         x=alt.X("ms:Q", title="ms (log)", scale=alt.Scale(type="log")), y=alt.Y("stage:N", sort=stages, title=None)
     ).properties(height=max(160, 28 * data["stage"].nunique()))
 
 
-def latency_trend(frame: pd.DataFrame, percentile: str) -> alt.Chart:
-    """A latency percentile of chosen stages, one point per run."""
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("created_at:T", title="run date"), y=alt.Y(f"{percentile}:Q", title=f"{percentile} ms"),
-        color="stage:N", tooltip=["run_id", "stage", "mode", alt.Tooltip(f"{percentile}:Q", format=".3f")])
+def latency_trend(frame: pd.DataFrame, percentile: str) -> alt.LayerChart:
+    """A latency percentile of chosen stages, one point per run; a run that skipped the stage is a hollow
+    point off the line (its near-zero time is not a speed-up)."""
+    data = frame.assign(state=frame["skipped"].map({True: "skipped", False: "ran"}))
+    base = alt.Chart(data).encode(x=alt.X("created_at:T", title="run date (UTC)", axis=TIME_AXIS),
+                                  y=alt.Y(f"{percentile}:Q", title=f"{percentile} ms"), color="stage:N")
+    line = base.transform_filter(alt.datum.state == "ran").mark_line()
+    points = base.mark_point(filled=True, size=50).encode(
+        shape=alt.Shape("state:N", scale=alt.Scale(domain=["ran", "skipped"], range=["circle", "cross"]),
+                        title="stage"),
+        tooltip=["name", "stage", "state", alt.Tooltip(f"{percentile}:Q", format=".1f")])
+    return line + points

@@ -11,12 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from searchtrace.dashboard.config import resolve_home
+from searchtrace.dashboard.ui.text import md
 from searchtrace.errors import SearchtraceError
 
 T = TypeVar("T")
 
 __all__ = ["CALIBRATION", "COMPARE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
-           "runs_page", "select_run"]
+           "run_names", "runs_page", "select_run"]
 
 # Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
 # Streamlit would also list that folder as pages of its own before st.navigation runs.
@@ -44,15 +45,20 @@ def load(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
     try:
         return fn(*args, **kwargs)
     except SearchtraceError as exc:
-        st.error(exc.message)
+        st.error(md(exc.message))
         st.stop()
         raise  # not reached: st.stop() raises
 
 
 def run_label(runs: pd.DataFrame) -> Callable[[str], str]:
-    """A selectbox label function: run id, mode and date."""
-    info = {r.run_id: f"{r.run_id}  ({r.mode}, {r.created_at:%Y-%m-%d %H:%M})" for r in runs.itertuples()}
+    """A selectbox label function (plain text): run name and date."""
+    info = {r.run_id: f"{r.name}  ({r.created_at:%Y-%m-%d %H:%M})" for r in runs.itertuples()}
     return lambda run_id: info.get(run_id, run_id)
+
+
+def run_names(runs: pd.DataFrame) -> dict[str, str]:
+    """Each run's name, by run id."""
+    return dict(zip(runs["run_id"], runs["name"]))
 
 
 def select_run(runs: pd.DataFrame, label: str, key: str, url_param: str = "run", default: int = 0) -> str:

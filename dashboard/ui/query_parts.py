@@ -1,45 +1,125 @@
-"""Sections of the Query page that only lay out a :class:`dashboard.data.QueryRun`."""
+"""Sections of the Query page that only lay out :class:`dashboard.data.QueryRun` and :class:`SideBySide`."""
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
+import pandas as pd
 import streamlit as st
 
-from searchtrace.dashboard.data import QueryRun
+from searchtrace.dashboard.data import QueryRun, SideBySide
+from searchtrace.dashboard.ui import charts, context
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, md
 
-__all__ = ["show_context", "show_header"]
+__all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
+
+HINTS = (("detectedEntities", "Detected entities"), ("relatedTerms", "Related terms"),
+         ("narrowerQuery", "Narrower query"), ("broaderQuery", "Broader query"))
 
 
 def show_header(view: QueryRun) -> None:
-    """The query text and its outcome in this run."""
-    st.markdown(f"**{view.query_id}**: {view.text or '(query text not recorded)'}")
-    best, flag, mode, degraded = st.columns(4)
-    best.metric("bestScore", f"{view.best_score:.3f}")
-    flag.metric("noConfidentResults", "yes" if view.no_confident else "no")
-    mode.metric("mode", view.mode or "?")
-    degraded.metric("degraded", ", ".join(view.degraded) or "none")
+    """The query text and its id."""
+    st.markdown(f"### {md(view.text or '(query text not recorded)')}")
+    st.caption(f"query {md(view.query_id)}")
+
+
+def _moved(rank: Any, other: Any, side: str) -> str:
+    """Where a result went from the baseline to the candidate, read from either side."""
+    if other is None or other is pd.NA:
+        return "not in candidate" if side == "baseline" else "new"
+    before, after = (rank, other) if side == "baseline" else (other, rank)
+    arrow = "=" if before == after else f"▲{before - after}" if after < before else f"▼{after - before}"
+    return f"→ {other} {arrow}" if side == "baseline" else f"from {other} {arrow}"
+
+
+def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
+    data = results.assign(gold=["★" * int(g) if g else "" for g in results["grade"]],
+                          moved=[_moved(r, o, side) for r, o in zip(results["rank"], results["other_rank"])]
+                          if "other_rank" in results else "")
+    data = data[["rank", "moved", "gold", "band", "title", "relevance", "snippet", "doc_id"]]
+    styled = data.style.map(band_style, subset=["band"]).format({"relevance": "{:.3f}"})
+    st.container(key=f"{key}-box").dataframe(styled, hide_index=True,
+                 key=key, height=38 + 35 * min(len(data), 12), column_config={
+                     "moved": st.column_config.TextColumn(
+                         "in candidate" if side == "baseline" else "vs baseline",
+                         help="rank in the other run; ▲ moved up from baseline to candidate, ▼ down"),
+                     "title": st.column_config.TextColumn("title", width=MEDIUM),
+                     "snippet": st.column_config.TextColumn("snippet", width="large"),
+                     "gold": st.column_config.TextColumn("gold", help="gold grade (★ per grade point)")})
+
+
+def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Mapping[str, str],
+             metric_value: float | None) -> None:
+    """One run's column: name, outcome, ranking, funnel and a link to the trace."""
+    if view is None:
+        st.info(f"The {side} run has no record of this query.")
+        return
+    st.subheader(f"{side.capitalize()}: {md(names.get(view.run_id, view.run_id))}")
+    ndcg = "n/a" if metric_value is None else f"{metric_value:.3f}"
+    st.markdown(f"nDCG@10 **{ndcg}** · bestScore **{view.best_score:.3f}** · "
+                f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode")
+    if view.degraded:
+        st.warning(f"Degraded stages: {md(', '.join(view.degraded))}")
     if view.error:
-        st.error(f"The search failed: {view.error}")
+        st.error(f"The search failed: {md(view.error)}")
+    _results_table(results, f"query-results-{side}", side)
+    skipped = view.funnel[view.funnel["skipped"] != ""]
+    st.altair_chart(charts.funnel(view.funnel), width="stretch")
+    if not skipped.empty:
+        st.caption("Skipped stages (they did not run, so they hold no gold document): "
+                   + "; ".join(f"{md(s)}: {md(r)}" for s, r in zip(skipped["stage"], skipped["skipped"])))
+    if view.trace_id and st.button(f"Open the {side} trace", key=f"query-open-trace-{side}",
+                                   type="primary" if side == "candidate" else "secondary"):
+        st.switch_page(context.TRACES, query_params={"trace": view.trace_id})
+
+
+def show_gold_moves(pair: SideBySide) -> None:
+    """Where each gold document went between the runs."""
+    st.subheader("Gold documents")
+    if pair.gold.empty:
+        st.caption("No gold document is judged for this query.")
+        return
+    gold = pair.gold.assign(grade=["★" * int(g) for g in pair.gold["grade"]])
+    st.container(key="query-gold-box").dataframe(gold, hide_index=True,
+                 key="query-gold", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
+                                                   "base_rank": "base rank", "candidate_rank": "cand. rank"})
+
+
+def _hints(hints: Mapping[str, Any] | None) -> list[str]:
+    lines = []
+    for key, label in HINTS:
+        value = (hints or {}).get(key)
+        if isinstance(value, list) and value:
+            lines.append(f"- **{label}**: " + ", ".join(md(v) for v in value))
+        elif isinstance(value, str) and value:
+            lines.append(f"- **{label}**: {md(value)}")
+    return lines
 
 
 def show_context(view: QueryRun) -> None:
-    """Graph triples, rewrite terms and retry hints."""
+    """Graph triples (subject → relation → object), rewrite terms and retry hints, as text."""
     left, right = st.columns(2)
     with left:
         st.subheader("Knowledge graph")
         trace = view.trace
         if trace is not None:
-            st.caption(f"Entities detected: {', '.join(trace.entities) or 'none'}; "
-                       f"graph triples reached: {trace.graph_triples if trace.graph_triples is not None else 0}.")
+            st.caption(f"Entities detected: {md(', '.join(trace.entities) or 'none')}; graph triples reached: "
+                       f"{trace.graph_triples if trace.graph_triples is not None else 0}.")
         if view.kg.empty:
             st.caption("No triples behind the results.")
         else:
-            st.caption("Dataset triples of the result documents the graph stage reached.")
-            st.dataframe(view.kg, hide_index=True, key="query-kg")
+            triples = pd.DataFrame({"triple": [f"{s} → {r} → {o}" for s, r, o in
+                                               zip(view.kg["subject"], view.kg["relation"], view.kg["object"])],
+                                    "document": view.kg["doc_id"]})
+            st.dataframe(triples, hide_index=True, key="query-kg", column_config={
+                "triple": st.column_config.TextColumn("subject → relation → object", width="large")})
     with right:
         st.subheader("Rewrite and retry hints")
         terms = view.trace.rewrite_terms if view.trace else ()
-        st.markdown(f"Rewrite terms: {', '.join(f'`{t}`' for t in terms) or 'none'}")
-        if view.retry_hints:
-            st.json(dict(view.retry_hints), expanded=True)
+        st.markdown(f"**Rewrite terms**: {', '.join(md(t) for t in terms) or 'none'}")
+        lines = _hints(view.retry_hints)
+        if lines:
+            st.markdown("\n".join(lines))
         else:
             st.caption("No retry hints: the best result reached the high band.")
+

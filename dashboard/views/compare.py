@@ -1,8 +1,9 @@
-"""Compare: two runs metric by metric, per query, and the most regressed queries."""
+"""Compare: what changed between two runs (settings), which deltas are real, and which queries moved."""
 
 import streamlit as st
 
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.compare_parts import query_table, query_view, settings_diff, several_runs, styled_metrics
 
 st.title("Compare")
 home = context.home()
@@ -21,37 +22,36 @@ if base == cand:
     st.stop()
 
 comparison = context.load(cached.compare_runs, home, base, cand)
+settings_diff(comparison)
 if not comparison.same_dataset:
     st.warning("The runs scored different datasets (or different versions of one): deltas may mean little.")
 st.caption(f"{comparison.n_queries} paired queries; delta = candidate - baseline; 95% paired bootstrap CI; "
-           "p-values Holm-corrected across metrics.")
-number = st.column_config.NumberColumn
-st.dataframe(comparison.metrics, hide_index=True, key="compare-metrics", column_config={
-    **{c: number(c, format="%.4f") for c in ("base", "candidate", "ci_low", "ci_high")},
-    "delta": number("delta", format="%+.4f"),
-    "p_t_test": number("p (t-test)", format="%.4f"), "p_randomization": number("p (randomization)", format="%.4f")})
+           "p-values Holm-corrected across metrics; ✓ marks p (randomization) < 0.05, coloured by direction.")
+st.dataframe(styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics")
 
+st.subheader("Most regressed queries")
 metrics = comparison.metrics["metric"].tolist()
-metric = st.selectbox("Metric", metrics, index=metrics.index("ndcg@10") if "ndcg@10" in metrics else 0,
-                      key="compare-metric")
-row = comparison.metrics.set_index("metric").loc[metric]
-wins, ties, losses = st.columns(3)
-wins.metric("Wins", int(row["wins"]))
-ties.metric("Ties", int(row["ties"]))
-losses.metric("Losses", int(row["losses"]))
-st.altair_chart(charts.pair_scatter(comparison.queries[metric], metric), width="stretch")
+left, right = st.columns([1, 2])
+metric = left.selectbox("Metric", metrics, index=metrics.index("ndcg@10") if "ndcg@10" in metrics else 0,
+                        key="compare-metric")
+with right:
+    view = query_view(comparison, metric)
+picked = query_table(comparison, metric, view)
+if picked:
+    st.switch_page(context.QUERY, query_params={"query": picked, "run": cand, "base": base})
 
-st.header("Most regressed queries")
-regressed = comparison.regressed[metric]
-if regressed.empty:
-    st.success(f"No query lost on {metric}.")
-else:
-    links = regressed.assign(open=[f"query?query={q}&run={cand}&base={base}" for q in regressed["query_id"]])
-    st.dataframe(links, hide_index=True, key="compare-regressed", column_config={
-        "open": st.column_config.LinkColumn("open", display_text="Query page"),
-        "delta": number("delta", format="%+.4f")})
-    st.caption("Open one in the Query page:")
-    buttons = st.columns(min(len(regressed), 5))
-    for i, query_id in enumerate(regressed["query_id"]):
-        if buttons[i % len(buttons)].button(query_id, key=f"open-{query_id}"):
-            st.switch_page(context.QUERY, query_params={"query": query_id, "run": cand, "base": base})
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("Per query")
+    st.caption("Click a point to open its query side by side.")
+    event = st.altair_chart(charts.pair_scatter(comparison.queries[metric], metric), width="stretch",
+                            on_select="rerun", key="compare-scatter")
+    points = (event.selection.get(charts.PICK) if event is not None else None) or []
+    if points and points[0].get("query_id"):
+        st.switch_page(context.QUERY, query_params={"query": points[0]["query_id"], "run": cand, "base": base})
+with right:
+    st.subheader("Per category")
+    categories = comparison.categories[comparison.categories["metric"] == metric].drop(columns="metric")
+    st.dataframe(styled_metrics(categories, significance=False), hide_index=True, key="compare-categories")
+
+several_runs(runs, base, cand)

@@ -1,50 +1,73 @@
-"""Query: one query across runs, and in one run its results, stage funnel, graph context and hints."""
+"""Query: one query in a baseline and a candidate run side by side, and across every run."""
 
 import streamlit as st
 
+from searchtrace.dashboard.data import find_queries
 from searchtrace.dashboard.ui import cached, charts, context
-from searchtrace.dashboard.ui.query_parts import show_context, show_header
+from searchtrace.dashboard.ui.query_parts import show_context, show_gold_moves, show_header, show_run
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
 
 home, runs = context.runs_page("Query")
+names = context.run_names(runs)
+left, right = st.columns(2)
+with right:
+    cand = context.select_run(runs, "Candidate run", "query-run", url_param="run")
+previous = runs.set_index("run_id")["previous"].get(cand)
+with left:
+    if context.param("base") not in set(runs["run_id"]) and previous:
+        st.query_params["base"] = previous
+    base = context.select_run(runs, "Baseline run", "query-base", url_param="base",
+                              default=int(runs["run_id"].tolist().index(previous)) if previous else 0)
 
-source = context.param("run") if context.param("run") in set(runs["run_id"]) else runs["run_id"].iloc[0]
-options = context.load(cached.per_query, home, source, ["query_id"])["query_id"].tolist()
+pairs = context.load(cached.per_query, home, cand, ["query_id", "ndcg@10"])
+options = pairs["query_id"].tolist()
+dataset_path = context.load(cached.load_run, home, cand).dataset.path
+find, pick = st.columns([1, 2])
+needle = find.text_input("Find a query by its text", key="query-find", placeholder="words of the query, or its id")
+if needle.strip():
+    found = find_queries(dataset_path, options, needle)
+    find.caption(f"{len(found)} matching queries" + (" (first 50)" if len(found) == 50 else ""))
+    options = found["query_id"].tolist() or options
 wanted = context.param("query")
 if wanted and wanted not in options:
     options = [wanted, *options]
-query_id = st.selectbox("Query", options, index=options.index(wanted) if wanted else 0, key="query-id")
+if not options:
+    st.info("This run has no queries.")
+    st.stop()
+texts = cached.query_texts(dataset_path)
+query_id = pick.selectbox("Query", options, index=options.index(wanted) if wanted in options else 0, key="query-id",
+                        format_func=lambda q: f"{q}  {texts.get(q, '')[:90]}")
 if query_id != wanted:
     st.query_params["query"] = query_id
 
-across = cached.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
-if across.empty:
-    st.warning(f"No run has query {query_id!r}.")
+pair = context.load(cached.side_by_side, home, base, cand, query_id)
+either = pair.candidate or pair.base
+if either is None:
+    st.warning(f"Neither run has a record of query {md(query_id)}.")
     st.stop()
-run_id = context.select_run(runs[runs["run_id"].isin(across["run_id"])], "Run", "query-run")
-view = context.load(cached.query_run, home, run_id, query_id)
-if view is None:
-    st.warning(f"Run {run_id} has no journal record of {query_id}.")
-    st.stop()
-show_header(view)
+    raise SystemExit  # not reached: st.stop() raises
+show_header(either)
+ndcg = {r: v for r, v in cached.query_across_runs(home, query_id, ("ndcg@10",))[["run_id", "ndcg@10"]].itertuples(
+    index=False)} if "ndcg@10" in pairs else {}
+if base == cand:
+    st.caption("Baseline and candidate are the same run: pick another baseline to compare rankings.")
+left, right = st.columns(2)
+with left:
+    show_run(pair.base, pair.base_results, "baseline", names, ndcg.get(base))
+with right:
+    show_run(pair.candidate, pair.candidate_results, "candidate", names, ndcg.get(cand))
+show_gold_moves(pair)
+show_context(either)
 
 st.header("Across runs")
-st.dataframe(across, hide_index=True, key="query-across", column_config={
-    "created_at": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm")})
+across = cached.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
+across = across.assign(name=across["run_id"].map(names))
+st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", "bestScore", "noConfidentResults",
+                     "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
+             column_config={"created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
+                            **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT)
+                               for c in ("ndcg@10", "recall@100", "bestScore")}})
 if len(across) > 1 and "ndcg@10" in across:
-    st.altair_chart(charts.trend(across.rename(columns={"ndcg@10": "value"}), "ndcg@10"), width="stretch")
-
-st.header(f"In {run_id}")
-
-st.subheader("Results")
-st.dataframe(view.results, hide_index=True, key="query-results", column_config={
-    "gold": st.column_config.CheckboxColumn("gold"), "relevance": st.column_config.ProgressColumn(
-        "relevance", min_value=0.0, max_value=1.0, format="%.3f")})
-
-st.subheader("Stage funnel")
-left, right = st.columns([2, 3])
-left.altair_chart(charts.funnel(view.funnel), width="stretch")
-right.caption("Each gold document: which stages had it, its rank after fusion and at the end, where it was lost.")
-right.dataframe(view.gold, hide_index=True, key="query-gold")
-show_context(view)
-if view.trace_id and st.button("Open its trace", key="query-open-trace"):
-    st.switch_page(context.TRACES, query_params={"trace": view.trace_id})
+    groups = runs.set_index("run_id")["group"]
+    points = across.rename(columns={"ndcg@10": "value"}).assign(group=across["run_id"].map(groups))
+    st.altair_chart(charts.trend(points, "ndcg@10"), width="stretch")

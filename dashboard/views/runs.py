@@ -1,29 +1,74 @@
-"""Runs: every run with its headline metrics, and a metric's trend per dataset."""
+"""Runs: every run by name with the settings that differ between them, filters, and trends per settings group."""
 
 import streamlit as st
 
-from searchtrace.dashboard.data import metric_names
+from searchtrace.dashboard.data import differing_settings, metric_names
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 
 st.title("Runs")
 home = context.home()
 runs = cached.list_runs(home)
 if runs.empty:
-    st.info(f"No completed runs in `{home / 'runs'}` yet: `searchtrace eval DATASET --home {home}` writes one.")
+    st.info(f"No completed runs in {md(home / 'runs')} yet: searchtrace eval DATASET \\-\\-home {md(home)} "
+            "writes one.")
     st.stop()
 
+settings = cached.settings_table(home)
 metrics = metric_names(runs)
-left, right = st.columns(2)
 datasets = sorted(runs["dataset"].dropna().unique())
+tags = sorted({t.strip() for value in runs["tags"] for t in str(value).split(",") if t.strip()})
+varying = differing_settings(settings, runs["run_id"].tolist())
+choices = [f"{c}={v}" for c in varying for v in sorted(settings[c].dropna().unique())]
+left, middle, right = st.columns([1, 1, 2])
 dataset = left.selectbox("Dataset", ["all", *datasets], key="runs-dataset")
-modes = sorted(runs["mode"].dropna().unique())
-mode = right.selectbox("Mode", ["all", *modes], key="runs-mode")
-shown = runs[((runs["dataset"] == dataset) | (dataset == "all")) & ((runs["mode"] == mode) | (mode == "all"))]
-st.caption(f"{len(shown)} of {len(runs)} runs, newest first; click a column header to sort.")
-st.dataframe(
-    shown.drop(columns=["fingerprint"]), hide_index=True, key="runs-table",
-    column_config={"created_at": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm"),
-                   **{m: st.column_config.NumberColumn(m, format="%.4f") for m in metrics}})
+tag = middle.selectbox("Tag", ["all", *tags], key="runs-tag")
+wanted = right.multiselect("Settings", choices, key="runs-settings", placeholder="any settings")
+
+shown = runs
+if dataset != "all":
+    shown = shown[shown["dataset"] == dataset]
+if tag != "all":
+    shown = shown[shown["tags"].map(lambda value: tag in [t.strip() for t in str(value).split(",")])]
+for choice in wanted:
+    key, _, value = choice.partition("=")
+    shown = shown[shown["run_id"].map(lambda r, k=key, v=value: settings.at[r, k] == v if r in settings.index else False)]
+columns = differing_settings(settings, shown["run_id"].tolist())
+table = shown[["name", "created_at", "dataset"]].copy()
+for column in columns:
+    table[column] = shown["run_id"].map(settings[column])
+for column in [*metrics, "queries", "errors", "wall_s", "tags", "note", "run_id"]:
+    table[column] = shown[column]
+table["compare"] = [app_url("compare", base=p, cand=r) if p else None for r, p in zip(shown["run_id"], shown["previous"])]
+table["queries view"] = [app_url("query", run=r, base=p) for r, p in zip(shown["run_id"], shown["previous"])]
+table = table.reset_index(drop=True)
+st.caption(f"{len(shown)} of {len(runs)} runs, newest first. Columns after the date: the settings that differ "
+           "between these runs. Select a row to open its comparison with the previous run of its dataset.")
+number = st.column_config.NumberColumn
+event = st.dataframe(
+    table, hide_index=True, key="runs-table", on_select="rerun", selection_mode="single-row",
+    height=min(50 + 35 * len(table), 560),
+    column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
+                   "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
+                   **{m: number(m, format=METRIC_FORMAT) for m in metrics},
+                   "wall_s": number("wall s", format="%.1f"),
+                   "compare": st.column_config.LinkColumn("compare", display_text="vs previous"),
+                   "queries view": st.column_config.LinkColumn("queries", display_text="queries")})
+
+rows = event.selection.rows if event is not None else []
+if rows:
+    picked = shown.iloc[rows[0]]
+    st.markdown(f"**{md(picked['name'])}**" + (f": {md(picked['note'])}" if picked["note"] else ""))
+    buttons = st.columns(3)
+    previous = picked["previous"]
+    if buttons[0].button("Compare with the previous run", key="runs-open-compare", disabled=previous is None,
+                         type="primary"):
+        st.switch_page(context.COMPARE, query_params={"base": previous, "cand": picked["run_id"]})
+    if buttons[1].button("Its queries", key="runs-open-query"):
+        params = {"run": picked["run_id"]} | ({"base": previous} if previous else {})
+        st.switch_page(context.QUERY, query_params=params)
+    if buttons[2].button("Its traces", key="runs-open-traces"):
+        st.switch_page(context.TRACES, query_params={"run": picked["run_id"]})
 
 st.header("Trend")
 left, right = st.columns(2)
@@ -32,4 +77,6 @@ trend_dataset = left.selectbox("Dataset", datasets, key="trend-dataset",
 metric = right.selectbox("Metric", metrics, key="trend-metric",
                          index=metrics.index("ndcg@10") if "ndcg@10" in metrics else 0)
 points = cached.trend(home, trend_dataset, metric)
+st.caption("One line per group of runs with identical settings (mode and the settings that differ from the "
+           "defaults), so a change of settings is not read as a change over time.")
 st.altair_chart(charts.trend(points, metric), width="stretch")

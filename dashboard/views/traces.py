@@ -1,45 +1,67 @@
-"""Traces: a filtered list of stored traces, and one trace as a span waterfall."""
+"""Traces: a filtered list (click a row to open one), its span tree, and a span's documents and attributes."""
 
 import streamlit as st
 
+from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.text import MEDIUM
 from searchtrace.dashboard.ui.trace_filters import trace_filters
+from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 
 st.title("Traces")
 home = context.home()
 filters, limit = trace_filters(cached.list_runs(home))
-listed = cached.list_traces(home, **filters, limit=limit)
-total = cached.count_traces(home, **filters)
-st.caption(f"{total:,} matching traces; the newest {len(listed):,} shown.")
-st.dataframe(listed, hide_index=True, key="traces-table", column_config={
-    "start": st.column_config.DatetimeColumn("start", format="YYYY-MM-DD HH:mm:ss"),
-    "duration_ms": st.column_config.NumberColumn("ms", format="%.2f"),
-    "best_score": st.column_config.NumberColumn("bestScore", format="%.3f")})
+scanned = any(filters[k] for k in ("source", "doc_id", "attribute"))
+if scanned:  # one scan gives both the rows and their count
+    matched = cached.list_traces(home, **filters, limit=SCAN_LIMIT)
+    listed, total = matched.head(limit), len(matched)
+else:
+    listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
+st.caption(f"{total:,} matching traces{f' among the newest {SCAN_LIMIT:,}' if scanned else ''}; the newest "
+           f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold start (the model loaded in "
+           "embed; ❄? a slow search outside an eval run, likely one), so one slow start does not pass for a slow "
+           "search.")
+table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
+event = st.dataframe(table, hide_index=True, key="traces-table", on_select="rerun", selection_mode="single-row",
+                     height=320, column_config={
+                         "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),
+                         "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
+                         "cold": st.column_config.TextColumn("cold", width="small"),
+                         "query": st.column_config.TextColumn("query", width="large"),
+                         "best_score": st.column_config.NumberColumn("bestScore", format="%.3f")})
 
-st.header("Trace")
-options = listed["trace_id"].tolist()
+rows = event.selection.rows if event is not None else []
 wanted = context.param("trace")
-if wanted and wanted not in options:
-    options = [wanted, *options]
-if not options:
+if rows:
+    trace_id = str(listed["trace_id"].iloc[rows[0]])
+    if trace_id != wanted:
+        st.query_params["trace"] = trace_id
+elif wanted:
+    trace_id = wanted
+elif not listed.empty:
+    trace_id = str(listed["trace_id"].iloc[0])
+else:
     st.info("No trace to show.")
     st.stop()
-queries = dict(zip(listed["trace_id"], listed["query"].fillna("")))
-trace_id = st.selectbox("Trace", options, index=options.index(wanted) if wanted else 0, key="traces-pick",
-                        format_func=lambda t: f"{t}  {queries.get(t, '')[:80]}")
-if trace_id != wanted:
-    st.query_params["trace"] = trace_id
+
 view = cached.waterfall(home, trace_id)
 if view is None:
-    st.warning(f"Trace {trace_id} is not in the store (pruned?).")
+    st.warning("That trace is not in the store (pruned?).")
     st.stop()
-summary = view.summary
-st.markdown(f"**{summary['query'] or '(query not recorded)'}**: {summary['mode'] or '?'} mode, "
-            f"{summary['duration_ms']:.2f} ms, run `{summary['run_id'] or '-'}` query `{summary['query_id'] or '-'}`")
-st.altair_chart(charts.waterfall(view.spans), width="stretch")
-st.dataframe(view.spans.drop(columns=["parent_id"]), hide_index=True, key="traces-spans", column_config={
-    c: st.column_config.NumberColumn(c, format="%.3f") for c in ("start_ms", "end_ms", "duration_ms")})
-names = view.spans["name"].tolist()
-span = st.selectbox("Span attributes", names, key="traces-span")
-st.dataframe(view.attributes[view.attributes["name"] == span].drop(columns=["span_id", "name"]),
-             hide_index=True, key="traces-attributes")
+show_trace_header(view)
+left, right = st.columns(2)
+with left:
+    st.subheader("Spans")
+    st.altair_chart(charts.waterfall(view.spans), width="stretch")
+with right:
+    st.subheader("Span tree")
+    st.caption("Select a span for its documents and attributes.")
+    tree = view.spans[["label", "duration_ms", "status", "skipped"]].assign(
+        status=[charts.span_state(a, b) for a, b in zip(view.spans["status"], view.spans["skipped"])])
+    picked = st.dataframe(tree, hide_index=True, key="traces-spans", on_select="rerun", selection_mode="single-row",
+                          height=38 + 35 * len(tree), column_config={
+                              "label": st.column_config.TextColumn("span", width=MEDIUM),
+                              "status": st.column_config.TextColumn("state"),
+                              "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
+span_rows = picked.selection.rows if picked is not None else []
+show_span(home, view, str(view.spans["span_id"].iloc[span_rows[0]]) if span_rows else None)

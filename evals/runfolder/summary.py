@@ -52,6 +52,9 @@ class RunSummary:
         created_at: when the run finished (None for format-1 runs; see ``RunFolder.created_at``).
         external: where an external run's rankings came from (None: this project's
             retriever; always None before format 3).
+        name, tags, note: what the user calls the run (``eval --name/--tag/--note``; the name
+            defaults to ``searchtrace.evals.default_run_name``). Optional keys: format-2 readers
+            ignore them, and runs written before them read as unnamed.
     """
 
     run_id: str
@@ -73,6 +76,9 @@ class RunSummary:
     created_at: datetime | None = None
     untraced: int = 0
     external: ExternalRun | None = None
+    name: str | None = None
+    tags: tuple[str, ...] = ()
+    note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
@@ -88,6 +94,7 @@ class RunSummary:
             "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
             "untraced": self.untraced,
             "external": self.external.to_json() if self.external else None,
+            "name": self.name, "tags": list(self.tags), "note": self.note,
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
@@ -126,4 +133,5 @@ class RunSummary:
             errors=f.integer("errors"), untraced=f.integer("untraced", 0),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
             created_at=created_at, external=ExternalRun.from_json(external) if external else None,
+            name=f.opt_text("name"), tags=f.strings("tags", []), note=f.opt_text("note"),
         )

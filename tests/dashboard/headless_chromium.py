@@ -29,7 +29,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 class Chromium:
     """One headless browser with one tab; use as a context manager."""
 
-    def __init__(self, binary: str = CHROMIUM, timeout_s: float = 30.0, window: tuple[int, int] = (1400, 1000)) -> None:
+    def __init__(self, binary: str = CHROMIUM, timeout_s: float = 30.0, window: tuple[int, int] = (1600, 1000)) -> None:
         self.binary = binary
         self.window = window
         self.timeout_s = timeout_s
@@ -48,6 +48,8 @@ class Chromium:
             self._ws = self._stack.enter_context(connect(page["webSocketDebuggerUrl"], max_size=None,
                                                          open_timeout=10))
             self.call("Page.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=self.window[0], height=self.window[1],
+                      deviceScaleFactor=1, mobile=False)  # the window's size is the page's, screenshots included
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -101,6 +103,35 @@ class Chromium:
                 return value
             time.sleep(0.2)
         raise TimeoutError(f"timed out waiting for {expression}")
+
+    def click_at(self, x: float, y: float) -> None:
+        """A left mouse click at viewport coordinates, as a user's (canvas widgets such as tables need one)."""
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
+                      clickCount=0 if kind == "mouseMoved" else 1)
+
+    def rect(self, selector: str) -> dict[str, float]:
+        """The element's box in viewport coordinates after scrolling it into the middle of the view."""
+        found = self.evaluate(f"""(() => {{ const e = document.querySelector({json.dumps(selector)});
+            if (!e) return null; e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
+            return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }})()""")
+        if not found:
+            raise LookupError(f"no element matches {selector}")
+        return found
+
+    def click_row(self, selector: str, row: int, row_px: float = 35.0) -> None:
+        """Click the selection box of a Streamlit dataframe's ``row`` (0-based, below a one-row header)."""
+        box = self.rect(selector)
+        time.sleep(0.3)  # the scroll settles
+        box = self.rect(selector)
+        self.click_at(box["x"] + 16, box["y"] + row_px * (row + 1) + row_px / 2)
+
+    def click(self, selector: str) -> None:
+        """Click the centre of the element (a button, a link)."""
+        box = self.rect(selector)
+        time.sleep(0.2)
+        box = self.rect(selector)
+        self.click_at(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
     def screenshot(self, path: Path) -> Path:
         data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)["data"]

@@ -1,18 +1,18 @@
 """The dashboard served by ``streamlit run`` and loaded in a real headless Chromium.
 
 Each page must render its heading and its tables with no Streamlit exception
-element. Screenshots go to ``$SEARCHTRACE_SCREENSHOTS`` when set (else a
-temporary folder). Needs Debian's ``chromium`` (``.ci/install-browser.sh``).
+element, and the regression triage flow (Runs -> Compare -> the most regressed
+query side by side -> its trace -> a retrieval stage's documents) must work by
+mouse clicks, three of them from Compare to the documents. Screenshots (1600x1000)
+go to ``$SEARCHTRACE_SCREENSHOTS`` when set (else a temporary folder). Needs
+Debian's ``chromium`` (``.ci/install-browser.sh``).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -34,40 +34,13 @@ STATE = """JSON.stringify({
   text: document.body.innerText})"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(dashboard_home):
-    """``searchtrace dashboard``'s streamlit command on a free loopback port; yields the base URL."""
-    from searchtrace.dashboard.cli import streamlit_command
+    """The dashboard on the fixture home; yields the base URL."""
+    from streamlit_server import serve
 
-    port = free_port()
-    env = os.environ | {"SEARCHTRACE_HOME": str(dashboard_home)}
-    proc = subprocess.Popen(streamlit_command(dashboard_home, "127.0.0.1", port), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read() == b"ok":
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"streamlit did not start: {proc.stdout.read().decode(errors='replace')[-2000:]}")
-        time.sleep(0.3)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with serve(dashboard_home) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +60,13 @@ def shots(tmp_path_factory) -> Path:
 
 def pages(run_ids: dict[str, str]) -> list[tuple[str, str, str, str]]:
     """(name, path and query, heading, a text the page must show) of every page."""
-    base, fast = run_ids["base"], run_ids["fast"]
+    base, nodense = run_ids["base"], run_ids["nodense"]
     return [("runs", "", "Runs", "Trend"),  # the default page lives at the root
-            ("compare", f"compare?base={base}&cand={fast}", "Compare", "Most regressed queries"),
-            ("query", f"query?query=test-001&run={base}", "Query", "Orsolya Venn"),
-            ("traces", "traces", "Traces", "300 matching traces"),
-            ("calibration", f"calibration?run={base}", "Calibration", "Reliability diagram"),
-            ("latency", f"latency?run={fast}", "Latency", "Across runs")]
+            ("compare", f"compare?base={base}&cand={nodense}", "Compare", "dense weight 1 → 0"),
+            ("query", f"query?query=test-001&run={nodense}&base={base}", "Query", "Orsolya Venn"),
+            ("traces", "traces", "Traces", "400 matching traces"),  # the newest: a run without dense
+            ("calibration", f"calibration?run={nodense}", "Calibration", "rank-only"),
+            ("latency", f"latency?run={nodense}", "Latency", "Skipped stages did not run")]
 
 
 def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
@@ -101,6 +74,7 @@ def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
 
     for name, path, heading, text in pages(run_ids):
         browser.open(f"{server}/{path}")
+        settle(browser, heading, text)
         browser.wait_for(READY)
         time.sleep(0.5)  # let the charts draw before the screenshot
         state = json.loads(browser.evaluate(STATE))
@@ -111,6 +85,88 @@ def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
         assert state["headings"][0] == heading, (name, state["headings"])
         assert state["tables"] >= 1 and state["charts"] >= 1, (name, state)
         assert text in state["text"], (name, state["text"][:2000])
+
+
+IDLE = "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'"
+CELLS = """JSON.stringify(Array.from(document.querySelectorAll('%s [role=row]')).map(
+  r => Array.from(r.querySelectorAll('[role=gridcell],[role=columnheader]')).map(c => c.innerText)))"""
+
+
+def settle(browser, heading: str, text: str = "") -> dict:
+    """Wait until the page titled ``heading`` has finished its script (and shows ``text``); its state."""
+    import json
+
+    browser.wait_for(f"{IDLE} && document.querySelector('h1')?.innerText.trim() === {json.dumps(heading)}"
+                     f" && document.body.innerText.includes({json.dumps(text)})")
+    time.sleep(0.8)  # a rerun the page's own query-parameter update starts
+    browser.wait_for(IDLE)
+    return json.loads(browser.evaluate(STATE))
+
+
+def table(browser, box: str) -> list[dict[str, str]]:
+    """The visible rows of the dataframe inside the element with class ``st-key-<box>``, by column header."""
+    import json
+
+    rows = json.loads(browser.evaluate(CELLS % f".st-key-{box}"))
+    header, body = rows[0], rows[1:]
+    return [dict(zip(header[-len(r):], r)) for r in body]
+
+
+def test_triage_flow_runs_compare_query_trace_documents(server, browser, shots, run_ids, dashboard_home,
+                                                        sample_dataset):
+    from searchtrace.dashboard.data import compare_runs, list_runs, side_by_side, span_documents, waterfall
+
+    base, fast = run_ids["base"], run_ids["fast"]
+    browser.open(f"{server}/")
+    settle(browser, "Runs")
+    row = list_runs(dashboard_home)["run_id"].tolist().index(fast)
+    browser.click_row(".st-key-runs-table", row)
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare button') !== null")
+    browser.screenshot(shots / "triage-1-runs.png")
+    browser.click(".st-key-runs-open-compare button")
+    state = settle(browser, "Compare", "Most regressed queries")
+    assert "sample · fast against baseline sample · graph" in state["text"] and "mode graph → fast" in state["text"]
+    browser.screenshot(shots / "triage-2-compare.png")
+
+    clicks = 0
+    worst = compare_runs(dashboard_home, base, fast, n_resamples=100).regressed["ndcg@10"].iloc[0]
+    listed = table(browser, "compare-queries-regressed")
+    assert listed[0]["query_id"] == worst["query_id"] and listed[0]["query"] == worst["text"]
+    browser.click_row(".st-key-compare-queries-regressed", 0)
+    clicks += 1
+    state = settle(browser, "Query", worst["text"])
+    assert f"query={worst['query_id']}" in browser.evaluate("location.search")
+    pair = side_by_side(dashboard_home, base, fast, worst["query_id"])
+    gold = {r["doc_id"]: r for r in table(browser, "query-gold-box")}
+    assert set(gold) == set(pair.gold["doc_id"])
+    for doc in pair.gold.itertuples(index=False):  # both ranks of each gold document, as run.trec has them
+        assert (gold[doc.doc_id]["base rank"], gold[doc.doc_id]["cand. rank"]) == (
+            str(doc.base_rank) if doc.base_rank is not None else "", str(doc.candidate_rank))
+    assert "Baseline: sample · graph" in state["text"] and "Candidate: sample · fast" in state["text"]
+    browser.screenshot(shots / "triage-3-query.png")
+
+    browser.click(".st-key-query-open-trace-candidate button")
+    clicks += 1
+    state = settle(browser, "Traces", "Span tree")
+    trace_id = pair.candidate.trace_id
+    assert f"trace={trace_id}" in browser.evaluate("location.search")
+    assert worst["text"] in state["headings"] or worst["text"] in state["text"]
+    browser.screenshot(shots / "triage-4-trace.png")
+
+    view = waterfall(dashboard_home, trace_id)
+    dense = view.spans["name"].tolist().index("dense")
+    browser.click_row(".st-key-traces-spans", dense)
+    clicks += 1
+    settle(browser, "Traces", "Span: dense")
+    expected = span_documents(dashboard_home, view, str(view.spans["span_id"].iloc[dense]))
+    shown = table(browser, "traces-documents-box")
+    assert len(shown) >= 5
+    for got, want in zip(shown, expected.itertuples(index=False)):
+        assert (got["doc_id"], got["title"]) == (want.doc_id, want.title)
+    titles = {d.id: d.title for d in sample_dataset.docs}
+    assert all(titles[r["doc_id"]] == r["title"] for r in shown)
+    browser.screenshot(shots / "triage-5-documents.png")
+    assert clicks <= 3
 
 
 def test_server_listens_on_loopback_only(server):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,8 +102,12 @@ slow = pytest.mark.slow
 @slow
 def test_list_runs_matches_run_json(dashboard_home, run_ids):
     runs = list_runs(dashboard_home)
-    assert len(runs) == 3
-    assert runs["run_id"].tolist() == [run_ids["top20"], run_ids["fast"], run_ids["base"]]  # newest first
+    assert len(runs) == 4
+    assert runs["run_id"].tolist() == [run_ids[r] for r in ("nodense", "top20", "fast", "base")]  # newest first
+    assert runs["previous"].tolist() == [run_ids[r] for r in ("top20", "fast", "base")] + [None]
+    assert runs["name"].tolist() == ["no dense, rrf", "sample · graph · top_k=20", "sample · fast", "sample · graph"]
+    assert runs["group"].tolist() == ["graph · fusion=rrf · dense weight=0", "graph · top_k=20", "fast", "graph"]
+    assert runs["tags"].iloc[0] == "ablation, rrf" and runs["note"].iloc[0] == "dense stage off"
     for row in runs.to_dict("records"):
         summary = load_run(dashboard_home, row["run_id"])
         assert row["mode"] == summary.retriever.mode and row["dataset"] == "sample" and row["queries"] == 100
@@ -114,7 +119,7 @@ def test_list_runs_matches_run_json(dashboard_home, run_ids):
 @slow
 def test_trend_is_oldest_first(dashboard_home, run_ids):
     points = trend(dashboard_home, "sample", "recall@100")
-    assert points["run_id"].tolist() == [run_ids["base"], run_ids["fast"], run_ids["top20"]]
+    assert points["run_id"].tolist() == [run_ids[r] for r in ("base", "fast", "top20", "nodense")]
     assert points["value"].iloc[2] == load_run(dashboard_home, run_ids["top20"]).metrics["recall@100"]
     assert trend(dashboard_home, "nope", "ndcg@10").empty
 
@@ -144,7 +149,7 @@ def test_query_across_runs_and_in_one_run(dashboard_home, run_ids, sample_datase
     base, fast = run_ids["base"], run_ids["fast"]
     query_id = compare_runs(dashboard_home, base, fast, n_resamples=100).regressed["ndcg@10"]["query_id"].iloc[0]
     across = query_across_runs(dashboard_home, query_id)
-    assert len(across) == 3
+    assert len(across) == 4
     pq = per_query(dashboard_home, fast, ["query_id", "ndcg@10"]).set_index("query_id")
     assert across.set_index("run_id").loc[fast, "ndcg@10"] == pq.loc[query_id, "ndcg@10"]
 
@@ -175,8 +180,17 @@ def test_graph_context_only_in_graph_mode(dashboard_home, run_ids):
 
 @slow
 def test_traces_list_and_waterfall(dashboard_home, run_ids):
-    assert count_traces(dashboard_home) == 300
-    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 300
+    # every search of the four runs is a trace; so is each load of the embedding model (a trace of its own)
+    import sqlite3
+
+    from searchtrace.traces.vocabulary import EMBEDDER_LOAD_SPAN
+
+    conn = sqlite3.connect(Path(dashboard_home) / "traces.sqlite")
+    loads = conn.execute("SELECT COUNT(*) FROM traces WHERE root_name = ?", (EMBEDDER_LOAD_SPAN,)).fetchone()[0]
+    conn.close()
+    assert 1 <= loads <= 4
+    assert count_traces(dashboard_home) == 400 + loads
+    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 400 + loads
     fast = list_traces(dashboard_home, run_id=run_ids["fast"], limit=500)
     assert len(fast) == 100 and set(fast["mode"]) == {"fast"}
     assert count_traces(dashboard_home, mode="fast") == 100

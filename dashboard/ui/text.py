@@ -1,0 +1,63 @@
+"""Strings from data or the URL shown as text, links only to the app, and the dashboard's number formats.
+
+Streamlit renders titles, captions, alerts and ``st.markdown`` as Markdown: a
+query text like ``[Click to re-login](https://x.example)`` or ``![](https://x.example/t.png)``
+would become a link or an outside image. :func:`md` escapes every ASCII
+punctuation character (CommonMark backslash escapes), which also stops emoji and
+colour directives (``:``) and math (``$``); newlines become spaces so no block
+(heading, list, quote) starts. GFM's bare-URL and e-mail autolinks are found in
+the text after escapes are resolved (remark-gfm rewrites text nodes), so escaping
+cannot stop them: a word joiner (U+2060, invisible) goes inside ``://`` and after ``www``
+and ``@``, which breaks the patterns without changing what is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+from searchtrace.names import Band
+
+__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
+JOINER = "\u2060"  # word joiner: zero width, no line break
+METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
+MS_FORMAT = "%.1f"  # durations in milliseconds
+#: Background of a band's cells (the charts use the same hues, stronger).
+BAND_BACKGROUND = dict(zip((b.value for b in Band), ("#c8e6c9", "#fff3c4", "#ffcdd2")))  # best band first
+MEDIUM = 240  # px: a text column of medium width (titles, names)
+
+
+def md(value: object, limit: int | None = None) -> str:
+    """``value`` as Markdown that shows exactly its characters (on one line, cut to ``limit``)."""
+    text = " ".join(str(value).split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    broken = _AUTOLINK.sub(lambda m: ":" + JOINER + "//" if m.group(1) == "://" else m.group(1) + JOINER, text)
+    return _PUNCTUATION.sub(r"\\\1", broken)
+
+
+def app_url(page: str, **params: object) -> str:
+    """A relative link to one of the app's pages with URL-encoded parameters (None values left out)."""
+    query = urlencode({k: str(v) for k, v in params.items() if v is not None})
+    return f"{page}?{query}" if query else page
+
+
+def metric(value: float | None) -> str:
+    """A metric value: 3 decimals, ``n/a`` when undefined."""
+    return "n/a" if value is None or value != value else f"{value:.3f}"
+
+
+def ms(value: float | None) -> str:
+    """A duration: ms with 1 decimal (s with 1 decimal from 10 s)."""
+    if value is None or value != value:
+        return "n/a"
+    return f"{value / 1000:.1f} s" if value >= 10_000 else f"{value:.1f} ms"
+
+
+def band_style(band: object) -> str:
+    """CSS for a cell holding a band name (pandas Styler)."""
+    color = BAND_BACKGROUND.get(str(band))
+    return f"background-color: {color}" if color else ""
