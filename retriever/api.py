@@ -9,6 +9,7 @@ from searchtrace.retriever.config import RetrieverConfig
 from searchtrace.retriever.index import ensure_index
 from searchtrace.retriever.pipeline import Retriever
 from searchtrace.retriever.settings import resolve_config
+from searchtrace.traces import vocabulary
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = None, *,
                    embedder: Encoder | None = None, progress: bool = True, tracer: Tracer | None = None,
-                   capture: CaptureConfig | None = None, deferred: DeferredAttributes | None = None) -> Retriever:
+                   capture: CaptureConfig | None = None, deferred: DeferredAttributes | None = None,
+                   source: vocabulary.Source | None = None) -> Retriever:
     """Index the dataset if needed (content-addressed) and return a Retriever on it.
 
     Args:
@@ -27,11 +29,12 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
         config: the retriever's configuration (default: flags-free ``resolve_config()``).
         embedder: the text encoder (default: all-MiniLM-L6-v2, loaded on first use).
         progress: show progress bars while indexing.
-        tracer, capture, deferred: tracing (see :class:`Retriever`).
+        tracer, capture, deferred, source: tracing (see :class:`Retriever`); ``source`` default python.
     """
     from searchtrace.retriever.embedding import Embedder
 
     config = config or resolve_config()
     embedder = embedder or Embedder()
     index = ensure_index(Path(dataset_dir), config, embedder, progress=progress)
-    return Retriever(index, embedder, config, tracer=tracer, capture=capture, deferred=deferred)
+    return Retriever(index, embedder, config, tracer=tracer, capture=capture, deferred=deferred,
+                     source=source or vocabulary.Source.PYTHON)

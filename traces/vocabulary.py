@@ -201,3 +201,40 @@ QUERY_ID = "searchtrace.query_id"
 
 ERROR_CODE = "searchtrace.error.code"
 """Error code when the search failed (VALIDATION_ERROR, ...)."""
+
+SOURCE = "searchtrace.source"
+"""Who called: a :class:`Source` value (http, mcp, cli, eval, python); on the search span and the server span."""
+
+DATASET = "searchtrace.dataset"
+"""The dataset a served request searched (its folder name), on the server span."""
+
+
+class Source(str, enum.Enum):
+    """Values of ``searchtrace.source``: the surface a search came through."""
+
+    HTTP = "http"
+    MCP = "mcp"
+    CLI = "cli"
+    EVAL = "eval"
+    PYTHON = "python"
+
+
+# --- server spans (searchtrace serve) -------------------------------------------
+
+HTTP_REQUEST_METHOD = "http.request.method"
+"""OpenTelemetry semantic convention: the HTTP method of a served request."""
+
+HTTP_ROUTE = "http.route"
+"""OpenTelemetry semantic convention: the matched route (``/v1/search``)."""
+
+HTTP_RESPONSE_STATUS_CODE = "http.response.status_code"
+"""OpenTelemetry semantic convention: the status code answered."""
+
+MCP_METHOD_NAME = "mcp.method.name"
+"""MCP semantic convention: the JSON-RPC method (``tools/call``)."""
+
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+"""GenAI semantic convention: the MCP tool called."""
+
+TIMED_OUT = "searchtrace.timed_out"
+"""True on a server span whose search passed the request's time limit (answered 504)."""
