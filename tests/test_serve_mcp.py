@@ -11,12 +11,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import anyio
 import httpx
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import RequestParamsMeta
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from serve_helpers import make_service, running
@@ -65,7 +67,7 @@ async def exercise(client: Client, dataset) -> dict:
     out["invalid"] = await client.call_tool("search", {"query": "x", "top_k": 500})
     out["unknown_id"] = await client.call_tool("get_docs", {"ids": ["no-such-doc"]})
     out["unknown_tool"] = await client.call_tool("delete_everything", {})
-    out["joined"] = await client.call_tool("search", {"query": "Emberly"}, meta={"traceparent": TRACEPARENT})
+    out["joined"] = await client.call_tool("search", {"query": "Emberly"}, meta=cast(RequestParamsMeta, {"traceparent": TRACEPARENT}))
     return out
 
 
