@@ -40,6 +40,7 @@ from searchtrace.errors import (
 from searchtrace.names import Stage
 from searchtrace.retriever.config import FusionConfig, RetrieverConfig
 from searchtrace.retriever.pipeline import Retriever
+from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import TraceFilter, TraceStore
@@ -259,8 +260,12 @@ class Service:
             datasets[name] = {"documents": m.n_docs, "triples": m.n_triples, "model": m.model, "indexKey": m.key,
                               "builtAt": datetime.fromtimestamp(m.built_at, UTC).isoformat(),
                               "buildSeconds": round(m.build_seconds, 3)}
-        return {"datasets": datasets, "searchesServed": self.searches_served,
-                "uptimeSeconds": round(time.time() - self.started, 1), **self._latency()}
+        out = {"datasets": datasets, "searchesServed": self.searches_served,
+               "uptimeSeconds": round(time.time() - self.started, 1), **self._latency()}
+        embedder = next(iter(self._served.values())).main.embedder if self._served else None
+        if isinstance(embedder, BatchingEncoder):
+            out["queryEmbedding"] = {"queries": embedder.queries, "modelCalls": embedder.calls}
+        return out
 
     def _latency(self) -> dict[str, Any]:
         """p50/p95 of the searches this server answered, from the trace store (None without one)."""
