@@ -90,3 +90,18 @@ def test_variants_differ_only_in_fusion_settings():
     assert replace(keyword, fusion=config.fusion) == config
     ktd = replace(config, fusion=replace(config.fusion, method=FusionMethod.KEYWORD_THEN_DENSE))
     assert variant_config(ktd, Variant.HYBRID).fusion.method is FusionMethod.DBSF
+
+
+@pytest.mark.slow
+def test_search_spans_record_their_source(traced):
+    from searchtrace.traces import vocabulary
+
+    retriever, exporter = traced()
+    retriever.search({"query": "Emberly"})
+    retriever.search({"query": "Emberly"}, source=vocabulary.Source.MCP)
+    sources = [s.attributes["searchtrace.source"] for s in exporter.get_finished_spans() if s.name == "search"]
+    assert sources == ["python", "mcp"]
+    cli_retriever, cli_exporter = traced(source=vocabulary.Source.CLI)
+    cli_retriever.search({"query": "Emberly"})
+    assert [s.attributes["searchtrace.source"] for s in cli_exporter.get_finished_spans() if s.name == "search"] == [
+        "cli"]
