@@ -41,6 +41,7 @@ from searchtrace.retriever import (
     open_retriever,
     search_fingerprint,
 )
+from searchtrace.traces import vocabulary
 
 __all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval",
            "warn_dropped_qrels"]
@@ -117,7 +118,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     else:
         retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
                                    tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
-                                   deferred=handles.deferred)
+                                   deferred=handles.deferred, source=vocabulary.Source.EVAL)
     ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.

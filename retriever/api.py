@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = None, *,
                    embedder: Encoder | None = None, progress: bool = True, tracer: Tracer | None = None,
-                   capture: CaptureConfig | None = None, deferred: DeferredAttributes | None = None) -> Retriever:
+                   capture: CaptureConfig | None = None, deferred: DeferredAttributes | None = None,
+                   source: v.Source | None = None) -> Retriever:
     """Index the dataset if needed (content-addressed) and return a Retriever on it.
 
     Args:
@@ -30,7 +31,7 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
         embedder: the text encoder (default: all-MiniLM-L6-v2 on ONNX Runtime); its model is loaded
             here, before any search (:func:`warm_up`).
         progress: show progress bars while indexing.
-        tracer, capture, deferred: tracing (see :class:`Retriever`).
+        tracer, capture, deferred, source: tracing (see :class:`Retriever`); ``source`` default python.
     """
     from searchtrace.retriever.embedding import Embedder
 
@@ -38,7 +39,8 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
     embedder = embedder or Embedder(config.home, config.precision)
     warm_up(embedder, tracer)
     index = ensure_index(Path(dataset_dir), config, embedder, progress=progress)
-    return Retriever(index, embedder, config, tracer=tracer, capture=capture, deferred=deferred)
+    return Retriever(index, embedder, config, tracer=tracer, capture=capture, deferred=deferred,
+                     source=source or v.Source.PYTHON)
 
 
 def warm_up(embedder: object, tracer: Tracer | None = None) -> None:

@@ -48,6 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_search)
 
+    from searchtrace.retriever.serve.run import add_serve_parser
+
+    add_serve_parser(sub)
+
     ds = sub.add_parser("datasets", help="dataset tools").add_subparsers(dest="datasets_command", required=True)
     p = ds.add_parser("synth", help="write a seeded synthetic dataset (BEIR layout + triples)")
     p.add_argument("out", help="folder to write")
@@ -120,14 +124,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         print(json.dumps(exc.to_dict()) if args.json else f"error: {exc.message}", file=sys.stdout if args.json else sys.stderr)
         return ExitCode.INVALID
-    from searchtrace.traces import TraceSettings, make_tracer_provider
+    from searchtrace.traces import TraceSettings, make_tracer_provider, vocabulary
 
     config = config_from_arguments(args)
     trace_settings = TraceSettings.resolve().for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
     retriever = open_retriever(args.dataset, config, progress=show_progress(args),
                                tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture,
-                               deferred=handles.deferred)
+                               deferred=handles.deferred, source=vocabulary.Source.CLI)
     try:
         response = retriever.search(request)
     finally:

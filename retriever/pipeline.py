@@ -56,12 +56,13 @@ class Retriever:
         capture: trace privacy switches.
         deferred: ``traces.deferred.DeferredAttributes`` of the tracer provider
             (``TraceHandles.deferred``): heavy attributes are then built at export.
+        source: who calls (``searchtrace.source`` on every search span); a search may say otherwise.
     """
 
     def __init__(self, index: OpenIndex, embedder: Encoder, config: RetrieverConfig | None = None, *,
                  tracer: trace.Tracer | None = None, relevance: conf.RelevanceModel | None = None,
                  reranker: Reranker | None = None, capture: attrs.CaptureConfig | None = None,
-                 deferred: DeferredAttributes | None = None) -> None:
+                 deferred: DeferredAttributes | None = None, source: v.Source = v.Source.PYTHON) -> None:
         self.index = index
         self.embedder = embedder
         self.config = config or RetrieverConfig()
@@ -72,6 +73,7 @@ class Retriever:
         self.reranker = reranker or IdentityReranker()
         self.capture = capture or attrs.CaptureConfig()
         self.deferred = deferred
+        self.source = source
         # an index built without passage parts searches by the passage vector alone
         self._parts_weight = self.config.dense.parts_weight if index.manifest.parts else 0.0
 
@@ -91,9 +93,12 @@ class Retriever:
         self.index.close()
 
     def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
-               run_id: str | None = None, query_id: str | None = None) -> dict:
-        """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input."""
-        return self._traced(request, query_vector, run_id, query_id, with_detail=False)[0]
+               run_id: str | None = None, query_id: str | None = None, source: v.Source | None = None) -> dict:
+        """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input.
+
+        ``source`` overrides the retriever's for this search's span (a server says http or mcp).
+        """
+        return self._traced(request, query_vector, run_id, query_id, with_detail=False, source=source)[0]
 
     def search_detailed(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
                         run_id: str | None = None, query_id: str | None = None) -> tuple[dict, SearchDetail | None]:
@@ -160,9 +165,11 @@ class Retriever:
         return fusion.enabled(Stage.DENSE) or fusion.method is FusionMethod.KEYWORD_THEN_DENSE
 
     def _traced(self, request: Mapping[str, Any] | SearchRequest, query_vector: np.ndarray | None,
-                run_id: str | None, query_id: str | None, with_detail: bool) -> tuple[dict, SearchDetail | None]:
+                run_id: str | None, query_id: str | None, with_detail: bool,
+                source: v.Source | None = None) -> tuple[dict, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
-        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=attrs.span_kind(v.SEARCH_SPAN),
+        opening = {**attrs.span_kind(v.SEARCH_SPAN), v.SOURCE: (source or self.source).value}
+        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=opening,
                                                record_exception=False, set_status_on_exception=False) as root:
             record(root, attrs.eval_context, run_id, query_id)
             try:

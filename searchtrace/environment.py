@@ -30,14 +30,20 @@ __all__ = [
     "QDRANT_REPLICATION_FACTOR",
     "QDRANT_SHARD_NUMBER",
     "QDRANT_URL",
+    "SEARCHTRACE_API_KEY",
     "SEARCHTRACE_CAPTURE_CONTENT",
     "SEARCHTRACE_CAPTURE_QUERY",
+    "SEARCHTRACE_CORS_ORIGINS",
+    "SEARCHTRACE_DASHBOARD_URL",
     "SEARCHTRACE_EMBED_PRECISION",
     "SEARCHTRACE_HOME",
     "SEARCHTRACE_MAX_CANDIDATES",
     "SEARCHTRACE_OTLP",
     "SEARCHTRACE_OTLP_EXIT_TIMEOUT",
+    "SEARCHTRACE_PROGRESS_SECONDS",
     "SEARCHTRACE_RETRIEVER_CONFIG",
+    "SEARCHTRACE_SERVE_MAX_INFLIGHT",
+    "SEARCHTRACE_SERVE_TIMEOUT",
     "SEARCHTRACE_TRACE_STORE",
     "TOKENIZERS_PARALLELISM",
 ]
@@ -74,6 +80,24 @@ what is not sent by then is counted and reported, never waited for."""
 
 SEARCHTRACE_PROGRESS_SECONDS = "SEARCHTRACE_PROGRESS_SECONDS"
 """Seconds between two progress lines of long work when stderr is not a terminal (default 10)."""
+
+# --- serving (searchtrace serve) -------------------------------------------
+
+SEARCHTRACE_API_KEY = "SEARCHTRACE_API_KEY"
+"""The bearer token every HTTP and MCP-over-HTTP request must carry; required to bind a
+non-loopback address (unset on loopback = no authentication)."""
+
+SEARCHTRACE_SERVE_TIMEOUT = "SEARCHTRACE_SERVE_TIMEOUT"
+"""Seconds a served search may take before it answers 504 TIMEOUT (default 2)."""
+
+SEARCHTRACE_SERVE_MAX_INFLIGHT = "SEARCHTRACE_SERVE_MAX_INFLIGHT"
+"""Searches a server runs at once; one more answers 429 OVERLOADED (default 32)."""
+
+SEARCHTRACE_CORS_ORIGINS = "SEARCHTRACE_CORS_ORIGINS"
+"""Comma-separated origins allowed to call the HTTP API from a browser (default: none, no CORS)."""
+
+SEARCHTRACE_DASHBOARD_URL = "SEARCHTRACE_DASHBOARD_URL"
+"""The dashboard's base URL; served responses then carry ``traceUrl`` opening their trace there."""
 
 # --- backends ---------------------------------------------------------------
 

@@ -17,6 +17,8 @@ __all__ = [
     "ErrorDict",
     "ExitCode",
     "NotFoundError",
+    "Overloaded",
+    "SearchTimeout",
     "SearchtraceError",
     "ValidationError",
 ]
@@ -29,6 +31,10 @@ class ErrorCode(str, enum.Enum):
     NOT_FOUND = "NOT_FOUND"
     BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
     SEARCH_ERROR = "SEARCH_ERROR"
+    TIMEOUT = "TIMEOUT"
+    OVERLOADED = "OVERLOADED"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    UNAUTHORIZED = "UNAUTHORIZED"
 
 
 class ExitCode(enum.IntEnum):
@@ -110,3 +116,15 @@ class DataError(SearchtraceError):
 
 class ConfigError(ValidationError, ValueError):
     """A bad setting (an environment variable, a flag, a settings file); names the setting."""
+
+
+class SearchTimeout(SearchtraceError):
+    """A search that did not finish within the served request's time limit."""
+
+    code = ErrorCode.TIMEOUT
+
+
+class Overloaded(SearchtraceError):
+    """A server at its bound of searches in flight: try again shortly."""
+
+    code = ErrorCode.OVERLOADED

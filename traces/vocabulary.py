@@ -210,9 +210,6 @@ RUN_ID = "searchtrace.run_id"
 QUERY_ID = "searchtrace.query_id"
 """Query id within the eval run."""
 
-SOURCE = "searchtrace.source"
-"""Where the search came from: http, mcp, cli, eval or python."""
-
 ERROR_CODE = "searchtrace.error.code"
 """Error code when the search failed (VALIDATION_ERROR, ...)."""
 
@@ -221,3 +218,40 @@ TARGET = "searchtrace.target"
 
 TARGET_TRACE_ID = "searchtrace.target.trace_id"
 """The ``traceId`` the eval target's response carried (its own trace of the search)."""
+
+SOURCE = "searchtrace.source"
+"""Who called: a :class:`Source` value (http, mcp, cli, eval, python); on the search span and the server span."""
+
+DATASET = "searchtrace.dataset"
+"""The dataset a served request searched (its folder name), on the server span."""
+
+
+class Source(str, enum.Enum):
+    """Values of ``searchtrace.source``: the surface a search came through."""
+
+    HTTP = "http"
+    MCP = "mcp"
+    CLI = "cli"
+    EVAL = "eval"
+    PYTHON = "python"
+
+
+# --- server spans (searchtrace serve) -------------------------------------------
+
+HTTP_REQUEST_METHOD = "http.request.method"
+"""OpenTelemetry semantic convention: the HTTP method of a served request."""
+
+HTTP_ROUTE = "http.route"
+"""OpenTelemetry semantic convention: the matched route (``/v1/search``)."""
+
+HTTP_RESPONSE_STATUS_CODE = "http.response.status_code"
+"""OpenTelemetry semantic convention: the status code answered."""
+
+MCP_METHOD_NAME = "mcp.method.name"
+"""MCP semantic convention: the JSON-RPC method (``tools/call``)."""
+
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+"""GenAI semantic convention: the MCP tool called."""
+
+TIMED_OUT = "searchtrace.timed_out"
+"""True on a server span whose search passed the request's time limit (answered 504)."""

@@ -1,0 +1,127 @@
+"""Micro-batching of query embeddings: concurrent searches share one model call.
+
+A search thread hands its query to :meth:`BatchingEncoder.encode_query` and
+waits; one worker thread takes every query waiting when the model is free
+(after an optional short window) and embeds them in one ``encode_queries``
+call. Alone, a query goes straight through ``encode_query`` (the single-query
+fast path), so a lightly loaded server adds no wait; under load, queries pile
+up while the model works and the next call embeds them together, which on few
+cores is where throughput comes from (one forward pass over a batch costs far
+less than one per query).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Protocol
+
+import numpy as np
+
+
+class QueryEncoder(Protocol):
+    """What the batcher wraps: the retriever's encoder (``retriever.embedding.Encoder``) plus a batch call."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def encode_documents(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> np.ndarray: ...
+
+
+class BatchingEncoder:
+    """An encoder whose ``encode_query`` is served in batches by one worker thread.
+
+    Args:
+        inner: the model (``encode_query``, ``encode_queries``, ``encode_documents``).
+        window_ms: once the model is free, how long to wait for more queries (0: none).
+        max_batch: most queries in one model call.
+
+    Attributes:
+        calls: model calls made for queries so far; ``queries``: queries embedded.
+    """
+
+    def __init__(self, inner: QueryEncoder, window_ms: float = 0.0, max_batch: int = 64) -> None:
+        self.inner = inner
+        self.window_s = window_ms / 1000
+        self.max_batch = max_batch
+        self.calls = 0
+        self.queries = 0
+        self._pending: list[tuple[str, Future[np.ndarray]]] = []
+        self._ready = threading.Condition()
+        self._closed = False
+        self._worker: threading.Thread | None = None
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def encode_documents(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> np.ndarray:
+        """The model's own (index building does not go through the batcher)."""
+        return self.inner.encode_documents(texts, batch_size=batch_size, progress=progress)
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The model's own batch call (a caller with a batch needs no batcher)."""
+        return self.inner.encode_queries(texts)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """Embed one query, in one model call with the queries that arrive alongside it."""
+        future: Future[np.ndarray] = Future()
+        with self._ready:
+            if self._closed:
+                raise RuntimeError("the query batcher is closed")
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._run, name="query-batcher", daemon=True)
+                self._worker.start()
+            self._pending.append((text, future))
+            self._ready.notify()
+        return future.result()
+
+    def close(self) -> None:
+        """Stop the worker (queries waiting are still embedded first)."""
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
+        if self._worker is not None:
+            self._worker.join(5)
+
+    def _take(self) -> list[tuple[str, Future[np.ndarray]]] | None:
+        with self._ready:
+            while not self._pending and not self._closed:
+                self._ready.wait()
+            if not self._pending:
+                return None
+            if self.window_s > 0 and len(self._pending) < self.max_batch:
+                deadline = time.monotonic() + self.window_s
+                while len(self._pending) < self.max_batch and (left := deadline - time.monotonic()) > 0:
+                    self._ready.wait(left)
+            batch, self._pending = self._pending[:self.max_batch], self._pending[self.max_batch:]
+            return batch
+
+    def _run(self) -> None:
+        while (batch := self._take()) is not None:
+            try:
+                if len(batch) == 1:
+                    vectors = [self.inner.encode_query(batch[0][0])]
+                else:
+                    vectors = list(self.inner.encode_queries([text for text, _ in batch]))
+            except BaseException as exc:  # the callers raise it; the worker carries on
+                for _, future in batch:
+                    future.set_exception(exc)
+                continue
+            self.calls += 1
+            self.queries += len(batch)
+            for (_, future), vector in zip(batch, vectors):
+                future.set_result(vector)

@@ -1,0 +1,120 @@
+"""The server's settings: one frozen object, explicit argument > environment variable > default."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from searchtrace import environment as names
+from searchtrace.errors import ConfigError
+
+MAX_BODY_BYTES = 64 * 1024
+"""Largest request body the HTTP API reads (and MCP over HTTP): 64 KiB."""
+
+MAX_IDS = 100
+"""Most ids one ``get_docs`` / ``get_chunks`` call may ask for."""
+
+MAX_RESPONSE_BYTES = 5 * 1024 * 1024
+"""Largest ``get_docs`` / ``get_chunks`` answer: 5 MB (a bigger one is refused, 413)."""
+
+DEFAULT_TIMEOUT_S = 2.0
+DEFAULT_MAX_INFLIGHT = 32
+RETRY_AFTER_S = 1
+"""What a 429 answer's ``Retry-After`` says."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How ``searchtrace serve`` listens and what it allows.
+
+    Attributes:
+        host, port: where the HTTP server binds (loopback unless told otherwise).
+        api_key: the bearer token every request must carry (None: no authentication,
+            allowed on a loopback address only).
+        timeout_s: a search slower than this answers 504 TIMEOUT.
+        max_inflight: searches running at once; one more answers 429 OVERLOADED.
+        cors_origins: origins allowed from a browser (empty: no CORS headers at all).
+        dashboard_url: the dashboard's base URL, for ``traceUrl`` (None: no URL).
+        batch_window_ms: how long the query-embedding batcher waits for company
+            once a model call is free (0: it takes whatever queued during the last call).
+        allowed_hosts: Host header values (beside the loopback names) the MCP transport's
+            DNS-rebinding check accepts.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    api_key: str | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_inflight: int = DEFAULT_MAX_INFLIGHT
+    cors_origins: tuple[str, ...] = ()
+    dashboard_url: str | None = None
+    batch_window_ms: float = 0.0
+    allowed_hosts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0 < self.timeout_s <= 600:
+            problems.append(f"timeout must be a number of seconds in (0, 600], got {self.timeout_s!r}")
+        if not 1 <= self.max_inflight <= 1024:
+            problems.append(f"max in-flight searches must be 1-1024, got {self.max_inflight!r}")
+        if not 0 <= self.port <= 65535:
+            problems.append(f"port must be 0-65535, got {self.port!r}")
+        if not 0 <= self.batch_window_ms <= 100:
+            problems.append(f"batch window must be 0-100 ms, got {self.batch_window_ms!r}")
+        if not is_loopback(self.host) and not self.api_key:
+            problems.append(f"refusing to listen on {self.host}, which is not a loopback address, without an API "
+                            f"key: set {names.SEARCHTRACE_API_KEY} (clients send it as 'Authorization: Bearer ...')")
+        if problems:
+            raise ConfigError("; ".join(problems), field="serve")
+
+    @classmethod
+    def resolve(cls, *, host: str | None = None, port: int | None = None, timeout_s: float | None = None,
+                max_inflight: int | None = None, cors_origins: str | None = None, dashboard_url: str | None = None,
+                batch_window_ms: float | None = None, allowed_hosts: str | None = None, environ: Mapping[str, str] | None = None) -> ServeConfig:
+        """Explicit argument > environment variable > default. Raises ConfigError naming the setting."""
+        env = os.environ if environ is None else environ
+        origins = cors_origins if cors_origins is not None else env.get(names.SEARCHTRACE_CORS_ORIGINS, "")
+        return cls(
+            host=host or "127.0.0.1",
+            port=8765 if port is None else port,
+            api_key=env.get(names.SEARCHTRACE_API_KEY) or None,
+            timeout_s=timeout_s if timeout_s is not None else _number(env, names.SEARCHTRACE_SERVE_TIMEOUT,
+                                                                        DEFAULT_TIMEOUT_S),
+            max_inflight=max_inflight if max_inflight is not None else int(
+                _number(env, names.SEARCHTRACE_SERVE_MAX_INFLIGHT, DEFAULT_MAX_INFLIGHT, whole=True)),
+            cors_origins=tuple(o.strip() for o in origins.split(",") if o.strip()),
+            dashboard_url=(dashboard_url or env.get(names.SEARCHTRACE_DASHBOARD_URL) or None),
+            batch_window_ms=0.0 if batch_window_ms is None else batch_window_ms,
+            allowed_hosts=tuple(h.strip() for h in (allowed_hosts or "").split(",") if h.strip())
+            + ((host,) if host and not is_loopback(host) and host not in ("0.0.0.0", "::") else ()),
+        )
+
+    def trace_url(self, trace_id: str) -> str | None:
+        """The dashboard's Traces page opened on one trace, when a dashboard URL is set."""
+        if not self.dashboard_url or not trace_id:
+            return None
+        return f"{self.dashboard_url.rstrip('/')}/traces?trace={trace_id}"
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and any loopback address (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _number(env: Mapping[str, str], name: str, default: float, whole: bool = False) -> float:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value) if whole else float(value)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{name} must be {kind}, got {value!r}", field=name) from None
+    return number

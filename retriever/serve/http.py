@@ -1,0 +1,191 @@
+"""The HTTP API (FastAPI): search endpoints, documents, stats, probes, and MCP mounted at ``/mcp``.
+
+Every search (and document fetch) is one trace: a SERVER span named after the
+route, joined to the caller's trace when a W3C ``traceparent`` header comes
+with the request, parenting the ``search`` span. Errors are always the error
+object with its status (400, 401, 404, 413, 429 + Retry-After, 503, 504),
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from opentelemetry import propagate
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
+
+from searchtrace import __version__
+from searchtrace.errors import ErrorCode, SearchtraceError, ValidationError
+from searchtrace.retriever.serve.config import MAX_BODY_BYTES, RETRY_AFTER_S
+from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit
+from searchtrace.retriever.serve.schemas import search_schema
+from searchtrace.retriever.serve.service import STATUS, Service, Variant
+from searchtrace.traces import vocabulary as v
+
+log = logging.getLogger(__name__)
+
+
+def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """JSON by orjson (numpy values included)."""
+    return Response(orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY), status_code=status,
+                    media_type="application/json", headers=headers)
+
+
+def error_response(exc: SearchtraceError, trace_id: str = "") -> Response:
+    """The error object with its status (and Retry-After on 429)."""
+    headers = {"retry-after": str(RETRY_AFTER_S)} if exc.code is ErrorCode.OVERLOADED else {}
+    if trace_id:
+        headers["x-trace-id"] = trace_id
+    return json_response(exc.to_dict(), STATUS.get(exc.code, 500), headers)
+
+
+async def _traced(service: Service, request: Request, route: str, work: Any) -> Response:
+    """Run ``work()`` (a coroutine factory) under the request's server span; answer its JSON or its error."""
+    parent = propagate.extract(dict(request.headers))
+    attributes = {v.HTTP_REQUEST_METHOD: request.method, v.HTTP_ROUTE: route}
+    trace_id = ""
+    try:
+        with service.server_span(f"{request.method} {route}", v.Source.HTTP, parent, attributes) as span:
+            trace_id = format(span.get_span_context().trace_id, "032x")
+            try:
+                payload = await work()
+            except SearchtraceError as exc:
+                span.set_attribute(v.HTTP_RESPONSE_STATUS_CODE, STATUS.get(exc.code, 500))
+                raise
+            span.set_attribute(v.HTTP_RESPONSE_STATUS_CODE, 200)
+    except SearchtraceError as exc:
+        return error_response(exc, trace_id)
+    return json_response(payload, headers={"x-trace-id": trace_id})
+
+
+def _body(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ValidationError(f"request body is not valid JSON: {exc}") from None
+
+
+def _ids(request: Request) -> list[str]:
+    return [i.strip() for value in request.query_params.getlist("ids") for i in value.split(",") if i.strip()]
+
+
+def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
+    """The ASGI app: routes, error handlers, body limit, API key, CORS if configured, MCP at ``/mcp``."""
+    manager = None
+    if mcp:
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from searchtrace.retriever.serve.mcp_tools import build_server
+
+        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *(f"{h}:*" for h in service.serve.allowed_hosts)]
+        origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *service.serve.cors_origins]
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                             allowed_origins=origins)
+        manager = StreamableHTTPSessionManager(build_server(service), json_response=True, stateless=True,
+                                               security_settings=security, max_request_body_size=MAX_BODY_BYTES)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if manager is None:
+            yield
+            return
+        async with manager.run():
+            yield
+
+    app = FastAPI(title="searchtrace", version=__version__, lifespan=lifespan,
+                  description="Hybrid graph-aware search; every call is a trace.")
+    names = list(service.dataset_paths)
+
+    def body_doc(with_fusion: bool) -> dict[str, Any]:
+        return {"requestBody": {"required": True, "content": {"application/json": {
+            "schema": search_schema(names, with_fusion=with_fusion)}}}}
+
+    async def search(request: Request, variant: Variant | None, route: str) -> Response:
+        async def work() -> dict:
+            return await service.search(_body(await request.body()), variant, v.Source.HTTP)
+        return await _traced(service, request, route, work)
+
+    @app.post("/v1/search", openapi_extra=body_doc(True), summary="Hybrid search (the full request)")
+    async def search_hybrid(request: Request) -> Response:
+        return await search(request, None, "/v1/search")
+
+    @app.post("/v1/search/keyword", openapi_extra=body_doc(False), summary="BM25 only")
+    async def search_keyword(request: Request) -> Response:
+        return await search(request, Variant.KEYWORD, "/v1/search/keyword")
+
+    @app.post("/v1/search/vector", openapi_extra=body_doc(False), summary="Dense only")
+    async def search_vector(request: Request) -> Response:
+        return await search(request, Variant.VECTOR, "/v1/search/vector")
+
+    @app.get("/v1/docs", summary="Documents by id (ids=a,b or ids=a&ids=b; at most 100)")
+    async def docs(request: Request, dataset: str | None = None) -> Response:
+        async def work() -> dict:
+            return {"documents": await service.documents(_ids(request), dataset, chunks=False)}
+        return await _traced(service, request, "/v1/docs", work)
+
+    @app.get("/v1/chunks", summary="Chunks by id, shaped as results (at most 100)")
+    async def chunks(request: Request, dataset: str | None = None) -> Response:
+        async def work() -> dict:
+            return {"chunks": await service.documents(_ids(request), dataset, chunks=True)}
+        return await _traced(service, request, "/v1/chunks", work)
+
+    @app.get("/v1/stats", summary="Datasets, searches served, latency p50/p95 from the trace store")
+    async def stats() -> Response:
+        return json_response(await asyncio.to_thread(service.stats))
+
+    @app.get("/healthz", summary="Alive")
+    async def healthz() -> Response:
+        return json_response({"status": "ok"})
+
+    @app.get("/readyz", summary="Indexes open and model loaded")
+    async def readyz() -> Response:
+        state = service.readiness()
+        return json_response(state, 200 if state["ready"] else 503)
+
+    if manager is not None:
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+
+        app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), include_in_schema=False))
+
+    _error_handlers(app)
+    if service.serve.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(service.serve.cors_origins),
+                           allow_methods=["GET", "POST"], allow_headers=["authorization", "content-type",
+                                                                         "traceparent", "mcp-session-id"])
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    if service.serve.api_key:
+        app.add_middleware(BearerAuth, api_key=service.serve.api_key)  # outermost: nothing is read unauthorized
+    return app
+
+
+def _error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        code = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.VALIDATION_ERROR}.get(exc.status_code, ErrorCode.SEARCH_ERROR)
+        message = f"no route {request.method} {request.url.path}" if exc.status_code in (404, 405) else str(exc.detail)
+        return json_response({"error": {"code": code.value, "message": message, "field": None}}, exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {}
+        field = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
+        return json_response(ValidationError(f"{field or 'request'}: {first.get('msg', 'invalid')}",
+                                             field=field).to_dict(), 400)
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        log.exception("request failed: %s %s", request.method, request.url.path)
+        return json_response({"error": {"code": "SEARCH_ERROR", "message": "internal error (logged by the server)",
+                                        "field": None}}, 500)

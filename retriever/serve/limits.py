@@ -1,0 +1,96 @@
+"""Pure ASGI guards in front of every route: the bearer token, then the body size.
+
+Both answer with the error object themselves, before any route (or the MCP
+transport) sees the request.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from searchtrace.errors import ErrorCode
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})
+"""Paths answered without the API key (a load balancer's probes)."""
+
+
+async def send_error(send: Send, status: int, code: ErrorCode, message: str, field: str | None = None,
+                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """Answer ``{"error": {...}}`` with ``status``."""
+    body = json.dumps({"error": {"code": code.value, "message": message, "field": field}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BearerAuth:
+    """Requires ``Authorization: Bearer <key>`` (compared in constant time) on every path but the probes."""
+
+    def __init__(self, app: ASGIApp, api_key: str) -> None:
+        self.app = app
+        self.key = api_key.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            return await self.app(scope, receive, send)
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        scheme, _, token = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self.key):
+            return await self.app(scope, receive, send)
+        await send_error(send, 401, ErrorCode.UNAUTHORIZED,
+                         "missing or wrong API key: send 'Authorization: Bearer <SEARCHTRACE_API_KEY>'",
+                         headers=[(b"www-authenticate", b'Bearer realm="searchtrace"')])
+
+
+class BodyLimit:
+    """Refuses a request body over ``limit`` bytes with 413, whether announced (Content-Length) or streamed.
+
+    The body is read here, up to the limit, and replayed to the app in one message.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return await self._too_large(send, int(declared))
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return await self._too_large(send, size)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send, size: int) -> None:
+        await send_error(send, 413, ErrorCode.PAYLOAD_TOO_LARGE,
+                         f"request body is {size:,} bytes or more; the maximum is {self.limit:,}")

@@ -1,0 +1,138 @@
+"""The MCP server: six tools over the service, with the official ``mcp`` SDK's low-level Server.
+
+Each tool answers twice: structured content (the HTTP API's JSON, unchanged) and
+text an LLM reads well (:mod:`.render`). A failure is a tool error
+(``isError``) whose structured content is the error object. Every call is one
+trace: a server span ``tools/call <tool>`` (joined to the caller's trace when
+the request's ``_meta`` carries a W3C ``traceparent``) over the search span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from opentelemetry import propagate
+from opentelemetry.context import Context
+
+from searchtrace import __version__
+from searchtrace.errors import SearchtraceError, ValidationError
+from searchtrace.retriever.serve import render
+from searchtrace.retriever.serve.schemas import ids_schema, search_schema
+from searchtrace.retriever.serve.service import Service, Variant
+from searchtrace.traces import vocabulary as v
+
+TOOL_DESCRIPTIONS = {
+    "search": "Hybrid search (dense + BM25 + knowledge graph) over a document collection. Returns the best "
+              "passages with a relevance percentage and band, related knowledge-graph facts, and retry hints "
+              "when nothing matches confidently.",
+    "search_keyword": "BM25 keyword search only (exact terms, names, codes).",
+    "search_vector": "Dense (semantic) search only.",
+    "get_chunks": "Fetch passages (chunks) by id, as search results are shaped.",
+    "get_docs": "Fetch whole documents by id: title, text and metadata.",
+    "stats": "Documents, triples, model, index key and build time per dataset; searches served; latency p50/p95.",
+}
+
+Handler = Callable[[Service, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+async def _search(service: Service, args: dict[str, Any], variant: Variant | None) -> dict[str, Any]:
+    return await service.search(args, variant, v.Source.MCP)
+
+
+async def _documents(service: Service, args: dict[str, Any], chunks: bool) -> dict[str, Any]:
+    unknown = set(args) - {"ids", "dataset"}
+    if unknown:
+        raise ValidationError(f"unknown field {sorted(unknown)[0]}; allowed fields: ids, dataset",
+                              field=sorted(unknown)[0])
+    ids = args.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise ValidationError("ids must be a list of document id strings", field="ids")
+    found = await service.documents(ids, args.get("dataset"), chunks=chunks)
+    return {"chunks" if chunks else "documents": found}
+
+
+async def _stats(service: Service, args: dict[str, Any]) -> dict[str, Any]:
+    return await service.run(service.stats)
+
+
+HANDLERS: dict[str, Handler] = {
+    "search": lambda s, a: _search(s, a, None),
+    "search_keyword": lambda s, a: _search(s, a, Variant.KEYWORD),
+    "search_vector": lambda s, a: _search(s, a, Variant.VECTOR),
+    "get_chunks": lambda s, a: _documents(s, a, True),
+    "get_docs": lambda s, a: _documents(s, a, False),
+    "stats": _stats,
+}
+
+
+def tools(service: Service) -> list[types.Tool]:
+    """The tools with input schemas carrying the limits."""
+    names = list(service.dataset_paths)
+    schemas = {"search": search_schema(names, with_fusion=True),
+               "search_keyword": search_schema(names, with_fusion=False),
+               "search_vector": search_schema(names, with_fusion=False),
+               "get_chunks": ids_schema(names), "get_docs": ids_schema(names),
+               "stats": {"type": "object", "properties": {}, "additionalProperties": False}}
+    read_only = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    return [types.Tool(name=name, description=TOOL_DESCRIPTIONS[name], input_schema=schemas[name],
+                       annotations=read_only) for name in HANDLERS]
+
+
+def _text(name: str, payload: Mapping[str, Any]) -> str:
+    if name.startswith("search"):
+        return render.response_text(payload)
+    if name in ("get_docs", "get_chunks"):
+        return render.documents_text(payload.get("documents") or payload.get("chunks") or [])
+    import json
+
+    return json.dumps(payload, indent=2)
+
+
+def _parent(meta: Mapping[str, Any] | None) -> Context | None:
+    """The caller's trace context from the request's ``_meta`` (``traceparent``), if it carries one."""
+    if not meta or "traceparent" not in meta:
+        return None
+    return propagate.extract({k: x for k, x in meta.items() if isinstance(x, str)})
+
+
+async def call_tool(service: Service, name: str, arguments: dict[str, Any] | None,
+                    meta: Mapping[str, Any] | None) -> types.CallToolResult:
+    """One tool call under its server span; errors come back as tool errors carrying the error object."""
+    attributes = {v.MCP_METHOD_NAME: "tools/call", v.GEN_AI_TOOL_NAME: name}
+    trace_id = ""
+    try:
+        with service.server_span(f"tools/call {name}", v.Source.MCP, _parent(meta), attributes) as span:
+            trace_id = format(span.get_span_context().trace_id, "032x")
+            handler = HANDLERS.get(name)
+            if handler is None:
+                from searchtrace.errors import NotFoundError
+
+                raise NotFoundError(f"unknown tool {name!r}; tools: {', '.join(HANDLERS)}", field="name")
+            payload = await handler(service, dict(arguments or {}))
+    except SearchtraceError as exc:
+        error = exc.to_dict()
+        text = render.error_text(error["error"]) + (f"\ntrace {trace_id}" if trace_id else "")
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=True)
+    return types.CallToolResult(content=[types.TextContent(text=_text(name, payload))], structured_content=payload)
+
+
+def build_server(service: Service) -> Server[Any]:
+    """The MCP server (for stdio, or the streamable HTTP transport mounted at ``/mcp``)."""
+
+    async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                            ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools(service))
+
+    async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+                           ) -> types.CallToolResult:
+        return await call_tool(service, params.name, params.arguments, ctx.meta)
+
+    server: Server[Any] = Server("searchtrace", version=__version__,
+                                 instructions="Search the served document collections; every call is traced.",
+                                 on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    server.middleware = []  # our own server span (with the source) replaces the SDK's
+    return server

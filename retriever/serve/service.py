@@ -1,0 +1,338 @@
+"""What HTTP and MCP both serve: the open datasets, bounded and timed searches off the event loop, stats.
+
+Each served dataset holds one open index and four retrievers on it that differ
+only in search settings: the configured hybrid fusion, ``keyword_then_dense``,
+BM25 alone (dense and graph weights 0) and dense alone (keyword and graph
+weights 0). No stage code is repeated: a weight of 0 skips a stage, as
+everywhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import enum
+import logging
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from searchtrace.errors import (
+    BackendUnavailable,
+    ErrorCode,
+    NotFoundError,
+    Overloaded,
+    SearchTimeout,
+    SearchtraceError,
+    ValidationError,
+)
+from searchtrace.names import Stage
+from searchtrace.retriever.config import FusionConfig, RetrieverConfig
+from searchtrace.retriever.pipeline import Retriever
+from searchtrace.retriever.serve.batcher import BatchingEncoder
+from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
+from searchtrace.retriever.types import FusionMethod
+from searchtrace.traces import TraceFilter, TraceStore
+from searchtrace.traces import vocabulary as v
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+STATUS = {ErrorCode.VALIDATION_ERROR: 400, ErrorCode.UNAUTHORIZED: 401, ErrorCode.NOT_FOUND: 404,
+          ErrorCode.PAYLOAD_TOO_LARGE: 413, ErrorCode.OVERLOADED: 429, ErrorCode.SEARCH_ERROR: 500,
+          ErrorCode.BACKEND_UNAVAILABLE: 503, ErrorCode.TIMEOUT: 504}
+"""The HTTP status of each error code."""
+
+SERVER_FIELDS = ("dataset", "fusion")
+"""Request fields the server reads itself (which dataset, which fusion) before the retriever's validation."""
+
+
+class Variant(str, enum.Enum):
+    """Which of a dataset's retrievers answers: the search settings, never different stage code."""
+
+    HYBRID = "fuse"
+    KEYWORD_THEN_DENSE = "keyword_then_dense"
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+
+
+def variant_config(config: RetrieverConfig, variant: Variant) -> RetrieverConfig:
+    """The search settings of one variant, derived from the configured ones."""
+    fusion = config.fusion
+    fused = fusion.method if fusion.method is not FusionMethod.KEYWORD_THEN_DENSE else FusionMethod.DBSF
+    if variant is Variant.HYBRID:
+        fusion = replace(fusion, method=fused)
+    elif variant is Variant.KEYWORD_THEN_DENSE:
+        weights = {**fusion.weights, Stage.KEYWORD: fusion.weight(Stage.KEYWORD) or 1.0}
+        fusion = FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE, k0=fusion.k0, weights=weights)
+    elif variant is Variant.KEYWORD:
+        fusion = FusionConfig(method=fused, k0=fusion.k0,
+                              weights={Stage.DENSE: 0.0, Stage.KEYWORD: 1.0, Stage.GRAPH: 0.0})
+    else:
+        fusion = FusionConfig(method=fused, k0=fusion.k0,
+                              weights={Stage.DENSE: 1.0, Stage.KEYWORD: 0.0, Stage.GRAPH: 0.0})
+    return replace(config, fusion=fusion)
+
+
+@dataclass(frozen=True)
+class Served:
+    """One open dataset: its name, its retrievers by variant."""
+
+    name: str
+    retrievers: Mapping[Variant, Retriever]
+
+    @property
+    def main(self) -> Retriever:
+        return self.retrievers[Variant.HYBRID]
+
+
+Opener = Callable[[Path, RetrieverConfig], Retriever]
+"""Opens (indexing first if needed) the hybrid retriever of one dataset folder."""
+
+
+class Service:
+    """The datasets a server answers for, and the one way every search runs.
+
+    Args:
+        datasets: dataset folders; a request's ``dataset`` field names one by its folder name.
+        config: the retriever configuration (the hybrid variant's settings).
+        serve: limits, timeout, dashboard URL.
+        opener: opens one dataset's hybrid retriever (indexes it if needed).
+        tracer: the tracer of the server spans (the retrievers' own).
+        store: the trace store, for the latency figures of ``stats`` (None: none).
+    """
+
+    def __init__(self, datasets: Sequence[Path], config: RetrieverConfig, serve: ServeConfig, opener: Opener, *,
+                 tracer: trace.Tracer, store: TraceStore | None = None) -> None:
+        names = [Path(d).name for d in datasets]
+        if not names:
+            raise ValidationError("serve needs at least one dataset folder", field="dataset")
+        if len(set(names)) != len(names):
+            raise ValidationError(f"two datasets share a folder name: {', '.join(names)}", field="dataset")
+        self.dataset_paths = {n: Path(d) for n, d in zip(names, datasets)}
+        self.config = config
+        self.serve = serve
+        self.tracer = tracer
+        self.store = store
+        self._opener = opener
+        self._served: dict[str, Served] = {}
+        self._opening_error: str | None = None
+        self._slots = threading.BoundedSemaphore(serve.max_inflight)
+        self._executor = ThreadPoolExecutor(max_workers=serve.max_inflight, thread_name_prefix="search")
+        self._count_lock = threading.Lock()
+        self.searches_served = 0
+        self.started = time.time()
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def open(self) -> None:
+        """Open every dataset (indexing it first if needed); blocking. Records a failure for ``readyz``."""
+        try:
+            for name, path in self.dataset_paths.items():
+                hybrid = self._opener(path, variant_config(self.config, Variant.HYBRID))
+                retrievers = {Variant.HYBRID: hybrid}
+                for variant in (Variant.KEYWORD_THEN_DENSE, Variant.KEYWORD, Variant.VECTOR):
+                    retrievers[variant] = Retriever(hybrid.index, hybrid.embedder,
+                                                    variant_config(self.config, variant), tracer=hybrid.tracer,
+                                                    relevance=hybrid.relevance, reranker=hybrid.reranker,
+                                                    capture=hybrid.capture, deferred=hybrid.deferred,
+                                                    source=hybrid.source)
+                hybrid.embedder.encode_query("ready")  # the model loaded before readyz says so
+                self._served[name] = Served(name, retrievers)
+        except Exception as exc:
+            self._opening_error = getattr(exc, "message", None) or str(exc)
+            log.exception("opening the datasets failed")
+            raise
+
+    @property
+    def ready(self) -> bool:
+        """Every dataset open (its index verified, the model loadable)."""
+        return len(self._served) == len(self.dataset_paths)
+
+    def readiness(self) -> dict[str, Any]:
+        """What ``/readyz`` answers: ready or not, and why not."""
+        out: dict[str, Any] = {"ready": self.ready, "datasets": {n: n in self._served for n in self.dataset_paths}}
+        if self._opening_error:
+            out["error"] = self._opening_error
+        return out
+
+    def close(self) -> None:
+        """Stop the search threads and close every index."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for served in self._served.values():
+            served.main.close()
+
+    # -- the one way a search runs -------------------------------------------
+
+    def served(self, name: object) -> Served:
+        """The dataset a request names (None: the first). Raises NotFoundError or BackendUnavailable."""
+        if name is not None and not isinstance(name, str):
+            raise ValidationError(f"dataset must be a string, got {type(name).__name__}", field="dataset")
+        name = name or next(iter(self.dataset_paths))
+        if name not in self.dataset_paths:
+            raise NotFoundError(f"unknown dataset {name!r}; served: {', '.join(self.dataset_paths)}",
+                                field="dataset")
+        if name not in self._served:
+            raise BackendUnavailable(f"dataset {name!r} is still opening" if not self._opening_error
+                                     else f"dataset {name!r} could not be opened: {self._opening_error}")
+        return self._served[name]
+
+    async def search(self, body: Any, variant: Variant | None, source: v.Source) -> dict:
+        """Run one search (``body``: the request, plus ``dataset`` and for the hybrid search ``fusion``).
+
+        Returns the response (with ``traceUrl`` when a dashboard is set) or raises a SearchtraceError.
+        """
+        if not isinstance(body, Mapping):
+            raise ValidationError(f"request must be a JSON object, got {type(body).__name__}")
+        request = {k: x for k, x in body.items() if k not in SERVER_FIELDS}
+        served = self.served(body.get("dataset"))
+        chosen = variant or _fusion_variant(body.get("fusion"))
+        if variant is not None and "fusion" in body:
+            raise ValidationError("fusion is chosen by this endpoint; leave it out", field="fusion")
+        retriever = served.retrievers[chosen]
+        response = await self.run(lambda: retriever.search(request, source=source))
+        with self._count_lock:
+            self.searches_served += 1
+        if "error" in response:
+            error = response["error"]
+            raise coded(error["code"], error["message"], error.get("field"))
+        url = self.serve.trace_url(response.get("traceId", ""))
+        return {**response, "traceUrl": url} if url else response
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on a search thread, in the caller's trace context, bounded and timed.
+
+        Raises:
+            Overloaded: every search slot is taken (the caller answers 429).
+            SearchTimeout: it took longer than the timeout (it finishes in the background).
+        """
+        if not self._slots.acquire(blocking=False):
+            raise Overloaded(f"{self.serve.max_inflight} searches are running; try again shortly")
+        ctx = contextvars.copy_context()
+
+        def job() -> T:
+            try:
+                return ctx.run(work)
+            finally:
+                self._slots.release()
+
+        try:
+            future = self._executor.submit(job)
+        except RuntimeError:  # shutting down
+            self._slots.release()
+            raise BackendUnavailable("the server is shutting down") from None
+        try:
+            # shield: a timeout must not cancel a queued job, whose slot only it releases
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), self.serve.timeout_s)
+        except TimeoutError:
+            raise SearchTimeout(f"the search took longer than {self.serve.timeout_s:g} s") from None
+
+    # -- documents and stats -----------------------------------------------
+
+    async def documents(self, ids: Sequence[str], dataset: str | None, chunks: bool) -> list[dict]:
+        """Documents (or chunks) by id, bounded in count and bytes. Raises NotFoundError naming unknown ids."""
+        ids = check_ids(ids)
+        served = self.served(dataset)
+        get = served.main.get_chunks if chunks else served.main.get_docs
+        found = await self.run(lambda: get(list(ids)))
+        size = sum(len(str(d)) for d in found)
+        if size > MAX_RESPONSE_BYTES:
+            raise coded(ErrorCode.PAYLOAD_TOO_LARGE, f"the {len(ids)} documents asked for are about {size:,} bytes; "
+                        f"the most one answer carries is {MAX_RESPONSE_BYTES:,}: ask for fewer ids", "ids")
+        return found
+
+    def stats(self) -> dict[str, Any]:
+        """Per dataset: documents, triples, model, index key and build time; searches served; latency."""
+        datasets = {}
+        for name, served in self._served.items():
+            m = served.main.index.manifest
+            datasets[name] = {"documents": m.n_docs, "triples": m.n_triples, "model": m.model, "indexKey": m.key,
+                              "builtAt": datetime.fromtimestamp(m.built_at, UTC).isoformat(),
+                              "buildSeconds": round(m.build_seconds, 3)}
+        out = {"datasets": datasets, "searchesServed": self.searches_served,
+               "uptimeSeconds": round(time.time() - self.started, 1), **self._latency()}
+        embedder = next(iter(self._served.values())).main.embedder if self._served else None
+        if isinstance(embedder, BatchingEncoder):
+            out["queryEmbedding"] = {"queries": embedder.queries, "modelCalls": embedder.calls}
+        return out
+
+    def _latency(self) -> dict[str, Any]:
+        """p50/p95 of the searches this server answered, from the trace store (None without one)."""
+        if self.store is None:
+            return {"latencyMs": None}
+        since = int(self.started * 1e9)
+        rows = [t.duration_ms for t in self.store.list_traces(TraceFilter(since=since, limit=5000))
+                if t.complete and (t.n_results is not None or t.error_code)]
+        if len(rows) < 2:
+            return {"latencyMs": {"traces": len(rows), "p50": rows[0] if rows else None, "p95": None}}
+        q = statistics.quantiles(rows, n=100, method="inclusive")
+        return {"latencyMs": {"traces": len(rows), "p50": round(q[49], 2), "p95": round(q[94], 2)}}
+
+    # -- server spans --------------------------------------------------------
+
+    @contextmanager
+    def server_span(self, name: str, source: v.Source, parent: Context | None,
+                    attributes: Mapping[str, Any]) -> Iterator[trace.Span]:
+        """The server span of one request (HTTP or MCP tool call), current while the request runs.
+
+        An error raised inside is recorded on it (code, message, 504 as timed out) and re-raised.
+        """
+        opening = {v.SOURCE: source.value, **attributes}
+        with self.tracer.start_as_current_span(name, context=parent, kind=SpanKind.SERVER, attributes=opening,
+                                               record_exception=False, set_status_on_exception=False) as span:
+            try:
+                yield span
+            except SearchtraceError as exc:
+                span.set_status(Status(StatusCode.ERROR, exc.message))
+                span.set_attribute(v.ERROR_CODE, exc.code.value)
+                if exc.code is ErrorCode.TIMEOUT:
+                    span.set_attribute(v.TIMED_OUT, True)
+                raise
+            except Exception as exc:
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, str(exc)))
+                span.set_attribute(v.ERROR_CODE, ErrorCode.SEARCH_ERROR.value)
+                raise
+
+
+def check_ids(ids: Sequence[str]) -> list[str]:
+    """Ids asked for, at least one and at most :data:`MAX_IDS`. Raises ValidationError."""
+    ids = [i for i in ids if i]
+    if not ids:
+        raise ValidationError("ids: give at least one document id", field="ids")
+    if len(ids) > MAX_IDS:
+        raise ValidationError(f"ids: {len(ids)} ids; the most one call takes is {MAX_IDS}", field="ids")
+    return ids
+
+
+def _fusion_variant(value: object) -> Variant:
+    if value is None:
+        return Variant.HYBRID
+    allowed = (Variant.HYBRID, Variant.KEYWORD_THEN_DENSE)
+    if value not in [a.value for a in allowed]:
+        raise ValidationError(f"fusion must be one of {', '.join(a.value for a in allowed)}, got {value!r}",
+                              field="fusion")
+    return Variant(value)
+
+
+class _CodedError(SearchtraceError):
+    pass
+
+
+def coded(code: ErrorCode | str, message: str, field: str | None = None) -> SearchtraceError:
+    """An error object's code, message and field as a raised error of that code (unknown codes: SEARCH_ERROR)."""
+    exc = _CodedError(message, field=field)
+    known = {c.value for c in ErrorCode}
+    exc.code = ErrorCode(code) if code in known else ErrorCode.SEARCH_ERROR
+    return exc

@@ -1,0 +1,107 @@
+"""The server's pure parts: settings resolution, the text an LLM reads, the variants' search settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchtrace.errors import ConfigError
+from searchtrace.retriever.serve import render
+from searchtrace.retriever.serve.config import ServeConfig, is_loopback
+
+
+def test_settings_resolve_argument_over_variable_over_default():
+    env = {"SEARCHTRACE_SERVE_TIMEOUT": "5", "SEARCHTRACE_SERVE_MAX_INFLIGHT": "7",
+           "SEARCHTRACE_CORS_ORIGINS": "https://a.example, https://b.example", "SEARCHTRACE_API_KEY": "k",
+           "SEARCHTRACE_DASHBOARD_URL": "http://dash:8501/"}
+    resolved = ServeConfig.resolve(environ=env)
+    assert (resolved.timeout_s, resolved.max_inflight, resolved.api_key) == (5.0, 7, "k")
+    assert resolved.cors_origins == ("https://a.example", "https://b.example")
+    assert resolved.trace_url("ab" * 16) == f"http://dash:8501/traces?trace={'ab' * 16}"
+    assert ServeConfig.resolve(timeout_s=0.5, max_inflight=2, environ=env).timeout_s == 0.5
+    default = ServeConfig.resolve(environ={})
+    assert (default.host, default.timeout_s, default.max_inflight, default.cors_origins) == ("127.0.0.1", 2.0, 32, ())
+    assert default.trace_url("ab" * 16) is None
+
+
+@pytest.mark.parametrize("env,names", [({"SEARCHTRACE_SERVE_TIMEOUT": "soon"}, "SEARCHTRACE_SERVE_TIMEOUT"),
+                                       ({"SEARCHTRACE_SERVE_MAX_INFLIGHT": "1.5"}, "SEARCHTRACE_SERVE_MAX_INFLIGHT"),
+                                       ({"SEARCHTRACE_SERVE_TIMEOUT": "0"}, "timeout")])
+def test_bad_settings_name_the_setting(env, names):
+    with pytest.raises(ConfigError, match=names):
+        ServeConfig.resolve(environ=env)
+
+
+def test_loopback_addresses():
+    assert all(map(is_loopback, ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.org", "192.168.1.2"]))
+
+
+RESULT = {"id": "d1", "content": "Dorian Fleet\nA physician who settled in Emberly.", "score": 0.724,
+          "confidenceBand": "high", "component_type": "chunk", "metadata": {"title": "Dorian Fleet"}}
+RELATION = {"id": "r1", "content": "", "score": 0.51, "confidenceBand": "medium", "component_type": "relation",
+            "metadata": {"title": ""}, "subject": "Dorian Fleet", "relation": "wrote", "object": "The Waters"}
+
+
+def test_result_lines():
+    assert render.result_line(1, RESULT) == "1. Dorian Fleet [d1] — 72% relevant · high — A physician who settled in Emberly."
+    assert render.result_line(2, RELATION) == "2. Dorian Fleet —wrote→ The Waters (51% relevant · medium)"
+
+
+def test_snippet_is_one_line_cut_at_a_word():
+    text = "word " * 100
+    cut = render.snippet(text, 23)
+    assert cut == "word word word word…" and len(cut) <= 23
+    assert render.snippet("a\n b\tc") == "a b c"
+
+
+def test_retry_footer_only_when_nothing_is_confident():
+    hints = {"detectedEntities": ["Emberly"], "relatedTerms": ["springs", "gout"], "narrowerQuery": "Emberly springs",
+             "broaderQuery": "Emberly"}
+    weak = {"results": [RESULT], "kg": [], "noConfidentResults": True, "retryHints": hints, "traceId": "t" * 32,
+            "degraded": []}
+    lines = render.response_text(weak).splitlines()
+    assert lines[-2] == 'No confident match — try: "Emberly springs"; "Emberly"; related terms: springs, gout'
+    assert lines[-1] == "trace " + "t" * 32
+    confident = {**weak, "noConfidentResults": False}
+    assert not any(line.startswith("No confident") for line in render.response_text(confident).splitlines())
+    assert render.retry_footer(None) == "No confident match — try: rephrasing with more specific terms"
+
+
+def test_error_text():
+    assert render.error_text({"code": "NOT_FOUND", "message": "unknown ids: x", "field": "ids"}) == \
+        "NOT_FOUND (ids): unknown ids: x"
+
+
+def test_variants_differ_only_in_fusion_settings():
+    from dataclasses import replace
+
+    from searchtrace.names import Stage
+    from searchtrace.retriever.config import RetrieverConfig
+    from searchtrace.retriever.serve.service import Variant, variant_config
+    from searchtrace.retriever.types import FusionMethod
+
+    config = RetrieverConfig()
+    keyword = variant_config(config, Variant.KEYWORD)
+    vector = variant_config(config, Variant.VECTOR)
+    assert not keyword.fusion.enabled(Stage.DENSE) and keyword.fusion.enabled(Stage.KEYWORD)
+    assert not vector.fusion.enabled(Stage.KEYWORD) and vector.fusion.enabled(Stage.DENSE)
+    assert not keyword.fusion.enabled(Stage.GRAPH) and not vector.fusion.enabled(Stage.GRAPH)
+    assert variant_config(config, Variant.KEYWORD_THEN_DENSE).fusion.method is FusionMethod.KEYWORD_THEN_DENSE
+    assert replace(keyword, fusion=config.fusion) == config
+    ktd = replace(config, fusion=replace(config.fusion, method=FusionMethod.KEYWORD_THEN_DENSE))
+    assert variant_config(ktd, Variant.HYBRID).fusion.method is FusionMethod.DBSF
+
+
+@pytest.mark.slow
+def test_search_spans_record_their_source(traced):
+    from searchtrace.traces import vocabulary
+
+    retriever, exporter = traced()
+    retriever.search({"query": "Emberly"})
+    retriever.search({"query": "Emberly"}, source=vocabulary.Source.MCP)
+    sources = [s.attributes["searchtrace.source"] for s in exporter.get_finished_spans() if s.name == "search"]
+    assert sources == ["python", "mcp"]
+    cli_retriever, cli_exporter = traced(source=vocabulary.Source.CLI)
+    cli_retriever.search({"query": "Emberly"})
+    assert [s.attributes["searchtrace.source"] for s in cli_exporter.get_finished_spans() if s.name == "search"] == [
+        "cli"]
