@@ -90,10 +90,11 @@ def cli_seconds(src: Path, home: Path, runs: int = 3) -> dict[str, object]:
            "--dataset", str(SAMPLE), "--home", str(home), "--no-progress", "--json"]
     env = dict(os.environ, PYTHONPATH=str(src), HF_HUB_OFFLINE="1", SEARCHTRACE_OTLP="0",
                PYTHONDONTWRITEBYTECODE="1")
-    subprocess.run(cmd, env=env, capture_output=True, check=True)  # warm: index built, graph cached
+    # run in ``src``: ``python -m`` puts the working folder first on the path, before PYTHONPATH
+    subprocess.run(cmd, env=env, cwd=src, capture_output=True, check=True)  # warm: index built, graph cached
     cpu, wall = [], []
     for _ in range(runs):
-        err = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
+        err = subprocess.run(cmd, env=env, cwd=src, capture_output=True, text=True, check=True).stderr
         user, sys_s, elapsed = (float(x) for x in re.findall(r"^([\d.]+) ([\d.]+) ([\d.]+)$", err, re.M)[-1])
         cpu.append(user + sys_s)
         wall.append(elapsed)
@@ -169,6 +170,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, help="the first N sample queries only (a smoke run)")
     parser.add_argument("--cli-runs", type=int, default=3)
+    parser.add_argument("--cli-only", action="store_true", help="only the searchtrace search figures")
     parser.add_argument("--quality", type=int, metavar="N", help="only int8 vs fp32 dense quality on N queries")
     parser.add_argument("--before-src", help="a source tree of the torch version, for the CLI figure")
     parser.add_argument("--before-home", help="its home (the sample index built by it)")
@@ -185,6 +187,12 @@ def main() -> None:
     config = resolve_config(home=Path(args.home), environ={})
     if args.quality:
         print(json.dumps(quality(config.home, Path(args.shared), args.quality), indent=2))
+        return
+    if args.cli_only:
+        cli = {"onnx": cli_seconds(REPO, config.home.root, args.cli_runs)}
+        if args.before_src and args.before_home:
+            cli["torch_before"] = cli_seconds(Path(args.before_src), Path(args.before_home), args.cli_runs)
+        print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()], "cli_search": cli}, indent=2))
         return
     report: dict = {"cores": os.cpu_count(), "load_average_start": [round(x, 2) for x in os.getloadavg()]}
     ort, ort1, int8, torch = (OnnxEmbedder(config.home), OnnxEmbedder(config.home, threads=1),

@@ -46,9 +46,10 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
 def warm_up(embedder: object, tracer: Tracer | None = None) -> None:
     """Load the embedder's model now, before any search, in a span of its own when traced.
 
-    An embedder without a ``load`` method (a test double) is left alone.
+    An embedder without a ``load`` method (a test double), or one this process has
+    loaded already (nothing to load, so no span), is left alone.
     """
-    if not isinstance(embedder, Loadable):
+    if not isinstance(embedder, Loadable) or getattr(embedder, "loaded", False) is True:
         return
     if tracer is None:
         embedder.load()

@@ -108,6 +108,11 @@ class OnnxEmbedder:
     def _files(self) -> ModelFiles:
         return self.files if self.files is not None else ModelFiles.bundled()
 
+    @property
+    def loaded(self) -> bool:
+        """True once :meth:`load` has run in this process."""
+        return self._info is not None
+
     def load(self) -> LoadInfo:
         """Build or read the graph, open the session and the tokenizer (once; later calls return at once)."""
         with self._lock:

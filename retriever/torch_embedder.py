@@ -57,6 +57,11 @@ class TorchEmbedder:
             self._identity = f"{MODEL_ID}|sha256:{sha[:16]}|{RUNTIME}|fp32"
         return self._identity
 
+    @property
+    def loaded(self) -> bool:
+        """True once :meth:`load` has run in this process."""
+        return self._model is not None
+
     def load(self) -> SentenceTransformer:
         """Load the model (once) and return it."""
         if self._model is None:

@@ -182,6 +182,9 @@ def test_loading_is_its_own_span_before_the_search(model, sample_config, sample_
     assert [s.name for s in spans].count(v.EMBEDDER_LOAD_SPAN) == 0
     [embed] = [s for s in spans if s.name == "embed"]
     assert embed.context.trace_id != load.context.trace_id and embed.start_time > load.end_time
+    exporter.clear()  # the same embedder, loaded: opening another retriever records no load
+    open_retriever(SAMPLE, sample_config, embedder=embedder, progress=False, tracer=provider.get_tracer("t")).close()
+    assert exporter.get_finished_spans() == ()
 
 
 def test_an_embedder_without_load_is_not_warmed():
