@@ -151,3 +151,36 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
     assert got.metrics == want.metrics
     local_rankings = {o.query_id: [d for d, _ in o.ranking] for o in local.outcomes()}
     assert {o.query_id: [d for d, _ in o.ranking] for o in remote.outcomes()} == local_rankings
+
+
+def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
+    from searchtrace.evals.evaluator import run_eval
+
+    calls = {"n": 0, "stop_at": 40}
+
+    def search(request: dict) -> dict:
+        calls["n"] += 1
+        if calls["n"] == calls["stop_at"]:
+            raise KeyboardInterrupt  # as if the user pressed ^C mid-run
+        return fake_search(request)
+
+    module = types.ModuleType("searchtrace_test_resume")
+    module.search = search  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    settings = EvalSettings(dataset=str(SAMPLE), top_k=5, batch_size=8)
+    target = f"{module.__name__}:search"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_eval(settings, config, out=tmp_path / "r", target=target, progress=False,
+                     trace_settings=trace_settings())
+        folder = RunFolder(tmp_path / "r")
+        done = len(folder.outcomes())
+        assert folder.is_interrupted and 0 < done < calls["stop_at"]
+        calls["n"], calls["stop_at"] = 0, -1
+        resumed = run_eval(settings, config, out=tmp_path / "r", target=target, progress=False,
+                           trace_settings=trace_settings())
+    finally:
+        del sys.modules[module.__name__]
+    summary = resumed.summary()
+    assert summary.timings.resumed and summary.errors == 0
+    assert calls["n"] == summary.dataset.queries - done  # only the queries not journaled were searched
