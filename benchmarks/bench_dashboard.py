@@ -147,7 +147,6 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         data.per_query(home, newest, ["query_id", "ndcg@10"])
         data.query_texts(data.load_run(home, newest).dataset.path)
         data.side_by_side(home, older, newest, query_id)
-        data.query_across_runs(home, query_id, ("ndcg@10",))
         data.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
 
     def traces_page():

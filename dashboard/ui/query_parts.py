@@ -55,7 +55,7 @@ def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Map
         st.info(f"The {side} run has no record of this query.")
         return
     st.subheader(f"{side.capitalize()}: {md(names.get(view.run_id, view.run_id))}")
-    ndcg = "n/a" if metric_value is None else f"{metric_value:.3f}"
+    ndcg = "n/a" if metric_value is None or metric_value != metric_value else f"{metric_value:.3f}"
     st.markdown(f"nDCG@10 **{ndcg}** · bestScore **{view.best_score:.3f}** · "
                 f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode")
     if view.degraded:

@@ -1,7 +1,8 @@
 """Import what later pages need in the background, once per server process.
 
-``evals.compare`` pulls in scipy and rich (about 1.7 s on a cold process); the
-Compare page would otherwise pay that on its first visit after start.
+``evals.compare`` pulls in scipy and rich, and its t-test imports ``scipy.stats``
+when it first runs (1.6-2.7 s on a cold process); pandas' Styler pulls in jinja2.
+The Compare page would otherwise pay that on its first visit after start.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import threading
 
 __all__ = ["MODULES", "warm_up"]
 
-MODULES = ("searchtrace.evals.comparison", "searchtrace.evals.stats")  # by name: imported ahead, not used here
+MODULES = ("searchtrace.evals.comparison", "searchtrace.evals.stats", "scipy.stats",
+           "pandas.io.formats.style")  # by name: imported ahead, not used here
 _started = threading.Event()
 
 

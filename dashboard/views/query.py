@@ -47,8 +47,8 @@ if either is None:
     st.stop()
     raise SystemExit  # not reached: st.stop() raises
 show_header(either)
-ndcg = {r: v for r, v in cached.query_across_runs(home, query_id, ("ndcg@10",))[["run_id", "ndcg@10"]].itertuples(
-    index=False)} if "ndcg@10" in pairs else {}
+across = cached.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))  # one scan of every run's file
+ndcg = dict(zip(across["run_id"], across["ndcg@10"])) if "ndcg@10" in across else {}
 if base == cand:
     st.caption("Baseline and candidate are the same run: pick another baseline to compare rankings.")
 left, right = st.columns(2)
@@ -60,7 +60,6 @@ show_gold_moves(pair)
 show_context(either)
 
 st.header("Across runs")
-across = cached.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
 across = across.assign(name=across["run_id"].map(names))
 st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", "bestScore", "noConfidentResults",
                      "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
