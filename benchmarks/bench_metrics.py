@@ -19,7 +19,8 @@ Then the whole command lines, each a fresh process as a user runs it:
 ``searchtrace eval --run RUN --qrels QRELS --metrics ... --json`` against a
 pytrec_eval script (the same reader and evaluator as above, printing the means as
 JSON), taking turns, median of ``--repeats`` (wall and CPU time; the two
-outputs' means are checked to agree).
+outputs' means are checked to agree). searchtrace is byte-compiled first, as an
+installed package is.
 
 Agreement is printed as the max absolute per-query difference from ours for
 each metric. ranx breaks score ties in arbitrary order (a quicksort), trec_eval
@@ -189,10 +190,22 @@ def _command(argv: list[str]) -> tuple[float, float, str]:
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
 
+def _compile_package() -> None:
+    """Byte-compile searchtrace as an install does (with PYTHONDONTWRITEBYTECODE set, each run would compile it)."""
+    import compileall
+
+    import searchtrace
+
+    package = Path(searchtrace.__file__).resolve().parent
+    for folder in (package, *(p.resolve() for p in package.iterdir() if p.is_dir())):  # compile_dir skips links
+        compileall.compile_dir(folder, quiet=1)
+
+
 def command_lines(run: Path, qrels: Path, repeats: int, folder: Path) -> None:
     """Time ``searchtrace eval --run`` against a pytrec_eval script, both as fresh processes, in turns."""
     script = folder / "pytrec_eval_script.py"
     script.write_text(PYTREC_SCRIPT)
+    _compile_package()
     commands = {
         "searchtrace eval --run": [sys.executable, "-m", "searchtrace", "eval", "--run", str(run), "--qrels",
                                    str(qrels), "--metrics", *METRICS, "--json"],
