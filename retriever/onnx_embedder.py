@@ -8,11 +8,13 @@ and [SEP]), and batched by token length so little padding is computed.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 __all__ = ["LoadInfo", "OnnxEmbedder", "RUNTIME", "length_batches"]
+
+log = logging.getLogger(__name__)
 
 RUNTIME = "onnxruntime"
 """The runtime's name in an embedder identity."""
@@ -124,22 +128,33 @@ class OnnxEmbedder:
 
             files = self._files()
             built = ensure_onnx(files, self._home(), self.precision)
+            try:
+                self._session = self._open_session(ort, built.source)
+            except Exception as exc:  # onnxruntime's own error types: a cached file it cannot load
+                if built.built or not isinstance(built.source, Path):
+                    raise
+                log.warning("cannot load the cached ONNX encoder %s (%s): building it again", built.source, exc)
+                built.source.unlink(missing_ok=True)
+                built = ensure_onnx(files, self._home(), self.precision)
+                self._session = self._open_session(ort, built.source)
             tokenizer = Tokenizer.from_file(str(files.tokenizer))
             tokenizer.enable_truncation(max_length=files.max_seq_length())
             tokenizer.no_padding()
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = self.threads or os.cpu_count() or 1
-            options.inter_op_num_threads = 1
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            # no busy-waiting between ops: on a shared machine spinning threads steal the searches' CPU
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            options.log_severity_level = 3
-            source = built.source if isinstance(built.source, bytes) else str(built.source)
-            self._session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
             self._tokenizer, self._sha = tokenizer, built.weights_sha256
             self._run([tokenizer.encode("warm up")])  # the first run allocates its buffers: not in a search
             self._info = LoadInfo(built.built, time.perf_counter() - started)
             return self._info
+
+    def _open_session(self, ort: Any, source: Path | bytes) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # no busy-waiting between ops: on a shared machine spinning threads steal the searches' CPU
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        model = source if isinstance(source, bytes) else str(source)
+        return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
     def _run(self, encodings: Sequence[Any]) -> np.ndarray:
         """Vectors of tokenised texts, padded to the longest of them."""

@@ -163,7 +163,8 @@ OTEL_ATTRIBUTE_COUNT_LIMIT = "OTEL_ATTRIBUTE_COUNT_LIMIT"
 # --- libraries --------------------------------------------------------------
 
 HF_HUB_OFFLINE = "HF_HUB_OFFLINE"
-"""Set to ``1`` before the embedding model loads: nothing is ever downloaded."""
+"""Set to ``1`` before sentence-transformers loads (the reference embedder of the tests): nothing
+is ever downloaded. The default ONNX embedder reads only the bundled files."""
 
 TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 """Set to ``false`` by the command line: the tokenizer's threads would fight the searches'."""

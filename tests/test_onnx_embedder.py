@@ -118,6 +118,19 @@ def test_graph_is_built_once_per_home_and_written_whole(model, sample_config, tm
 
 
 @pytest.mark.slow
+def test_a_damaged_cached_graph_is_built_again(model, sample_config, tmp_path, caplog):
+    home = Home(tmp_path)
+    [source] = sample_config.home.models.glob("*-fp32.onnx")
+    home.models.mkdir(parents=True)
+    (home.models / source.name).write_bytes(source.read_bytes()[: 1 << 20])  # a truncated copy
+    embedder = OnnxEmbedder(home)
+    assert embedder.load().built is True
+    assert "building it again" in caplog.text
+    assert (home.models / source.name).read_bytes() == source.read_bytes()
+    np.testing.assert_allclose(embedder.encode_query("harbour dues"), model.encode_query("harbour dues"), atol=1e-6)
+
+
+@pytest.mark.slow
 def test_plain_and_fused_graphs_agree():
     """The contrib-op graph (the default) against the same maths in standard ONNX ops."""
     import onnxruntime as ort

@@ -188,7 +188,7 @@ def test_traces_list_and_waterfall(dashboard_home, run_ids):
     conn = sqlite3.connect(Path(dashboard_home) / "traces.sqlite")
     loads = conn.execute("SELECT COUNT(*) FROM traces WHERE root_name = ?", (EMBEDDER_LOAD_SPAN,)).fetchone()[0]
     conn.close()
-    assert 1 <= loads <= 4
+    assert loads <= 4  # at most one per eval; none when the process had the model loaded already
     assert count_traces(dashboard_home) == 400 + loads
     assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 400 + loads
     fast = list_traces(dashboard_home, run_id=run_ids["fast"], limit=500)
