@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the lowest relevant grade (default 1)")
     p.add_argument("--name", help="what to call the run in the dashboard (default: dataset, mode and the "
                    "settings that differ from the defaults, e.g. 'sample · graph · fusion=rrf')")
-    p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable)")
+    p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable; default none)")
     p.add_argument("--note", help="a free-text note kept with the run")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_eval)

@@ -20,7 +20,9 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve search over HTTP (and MCP at /mcp), or MCP over stdio",
                        description="Serve one or more datasets; a request's 'dataset' field picks one by folder "
                                    "name (default the first). Every call is a trace in the home's trace store.")
-    p.add_argument("datasets", nargs="+", metavar="DATASET")
+    p.add_argument("datasets", nargs="+", metavar="DATASET",
+                   help="dataset folders to serve (BEIR layout; indexed on first use); a request's dataset field "
+                        "picks one by folder name, default the first")
     p.add_argument("--host", help="address to bind (default 127.0.0.1; any other needs SEARCHTRACE_API_KEY)")
     p.add_argument("--port", type=int, help="port (default 8765; 0 = any free port)")
     p.add_argument("--mcp", choices=["stdio"], help="serve MCP over stdin/stdout instead of HTTP")
