@@ -15,6 +15,7 @@ __all__ = [
     "NEO4J_PASSWORD",
     "NEO4J_URI",
     "NEO4J_USER",
+    "OMP_WAIT_POLICY",
     "OTEL_ATTRIBUTE_COUNT_LIMIT",
     "OTEL_BSP_MAX_QUEUE_SIZE",
     "OTEL_BSP_SCHEDULE_DELAY",
@@ -165,6 +166,11 @@ OTEL_ATTRIBUTE_COUNT_LIMIT = "OTEL_ATTRIBUTE_COUNT_LIMIT"
 HF_HUB_OFFLINE = "HF_HUB_OFFLINE"
 """Set to ``1`` before sentence-transformers loads (the reference embedder of the tests): nothing
 is ever downloaded. The default ONNX embedder reads only the bundled files."""
+
+OMP_WAIT_POLICY = "OMP_WAIT_POLICY"
+"""Set to ``PASSIVE`` by ``searchtrace serve`` before torch loads (unless set): the model's OpenMP
+threads otherwise spin after every call, on cores the concurrent searches need (measured: a
+served search 8x slower with the embedding in the batcher's thread; BENCHMARKS.md)."""
 
 TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 """Set to ``false`` by the command line: the tokenizer's threads would fight the searches'."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from searchtrace import environment as env_names
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.arguments import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.serve.config import ServeConfig
@@ -47,6 +49,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                 max_inflight=args.max_inflight, cors_origins=args.cors_origins,
                                 dashboard_url=args.dashboard_url, batch_window_ms=args.batch_window_ms,
                                 allowed_hosts=args.allowed_hosts)
+    # Before torch loads: OpenMP threads that spin after each model call (the default) take the
+    # cores the other searches need once the model runs in the batcher's own thread.
+    os.environ.setdefault(env_names.OMP_WAIT_POLICY, "PASSIVE")
     missing = [d for d in args.datasets if not Path(d).is_dir()]
     if missing:
         print(f"error: not a dataset folder: {', '.join(missing)}", file=sys.stderr)
