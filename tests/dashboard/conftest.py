@@ -50,3 +50,12 @@ def dashboard_home(tmp_path_factory, model) -> Path:
                  progress=False, trace_settings=TraceSettings.resolve(environ={}),
                  label=RunLabel(NODENSE_NAME, NODENSE_TAGS, NODENSE_NOTE) if nodense else None)
     return home
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium over its DevTools protocol, one per test module."""
+    from headless_chromium import Chromium
+
+    with Chromium(timeout_s=60) as chromium:
+        yield chromium

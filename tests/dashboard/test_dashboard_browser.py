@@ -44,14 +44,6 @@ def server(dashboard_home):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from headless_chromium import Chromium
-
-    with Chromium(timeout_s=60) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
 def shots(tmp_path_factory) -> Path:
     folder = Path(os.environ.get("SEARCHTRACE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)

@@ -105,14 +105,6 @@ def probe_server(probe_home):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from headless_chromium import Chromium
-
-    with Chromium(timeout_s=60) as chromium:
-        yield chromium
-
-
 def visit(browser, url: str, heading: str) -> dict:
     browser.open(url)
     browser.wait_for(f"{IDLE} && document.querySelector('h1')?.innerText.trim() === {json.dumps(heading)}")
