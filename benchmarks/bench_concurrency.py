@@ -31,21 +31,21 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from searchtrace.retriever import Retriever
+    from searchtrace.traces import TraceHandles
 
 REPO = Path(__file__).resolve().parents[1]
 STAGE_SPANS = 11  # the root and its ten stages (no feedback)
 
 SEARCHER = textwrap.dedent("""
     import json, random, sys, time
-    from searchtrace.retriever import open_retriever, resolve_config, load_dataset
-    from searchtrace.traces import TraceSettings, make_tracer_provider
+    sys.path.insert(0, sys.argv[6])
+    from bench_concurrency import traced_retriever
     home, dataset, seconds, seed, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-    config = resolve_config(home=home, environ={})
-    settings = TraceSettings.resolve(environ={})
-    provider, handles = make_tracer_provider(config.home, settings)
-    retriever = open_retriever(dataset, config, progress=False, tracer=provider.get_tracer("bench"),
-                               capture=settings.capture, deferred=handles.deferred)
-    queries = [q.text for q in load_dataset(dataset).queries]
+    retriever, handles, queries = traced_retriever(dataset, home)
     rng = random.Random(seed)
     ids, failures = [], []
     deadline = time.monotonic() + seconds
@@ -59,6 +59,20 @@ SEARCHER = textwrap.dedent("""
     handles.close()
     json.dump({"ids": ids, "failures": failures}, open(out, "w"))
 """)
+
+
+def traced_retriever(dataset: str, home: str | Path) -> tuple[Retriever, TraceHandles, list[str]]:
+    """A retriever on ``dataset`` tracing to ``home``'s store, its trace handles, and the dataset's queries
+    (what each searching process and the thread phase search with)."""
+    from searchtrace.retriever import load_dataset, open_retriever, resolve_config
+    from searchtrace.traces import TraceSettings, make_tracer_provider
+
+    config = resolve_config(home=home, environ={})
+    settings = TraceSettings.resolve(environ={})
+    provider, handles = make_tracer_provider(config.home, settings)
+    retriever = open_retriever(dataset, config, progress=False, tracer=provider.get_tracer("bench"),
+                               capture=settings.capture, deferred=handles.deferred)
+    return retriever, handles, [q.text for q in load_dataset(dataset).queries]
 
 
 def _python(code: str, *args: str, log: Path) -> subprocess.Popen:
@@ -87,6 +101,7 @@ def processes(dataset: str, home: Path, seconds: float) -> dict[str, object]:
     store = TraceStore(home / "traces.sqlite").open()
     start_count = store.count()
     searchers = [_python(SEARCHER, str(home), dataset, str(seconds), str(i), str(logs / f"searcher{i}.json"),
+                         str(REPO / "benchmarks"),
                          log=logs / f"searcher{i}.log") for i in range(4)]
     stop = threading.Event()
     counts = {"lists": 0, "list_failures": 0, "prunes": 0, "pruned": 0, "prune_failures": 0, "evals": 0,
@@ -161,15 +176,7 @@ def _rss_mib() -> float:
 
 
 def threads(dataset: str, home: Path, n_threads: int, per_thread: int) -> dict[str, object]:
-    from searchtrace.retriever import load_dataset, open_retriever, resolve_config
-    from searchtrace.traces import TraceSettings, make_tracer_provider
-
-    config = resolve_config(home=home, environ={})
-    settings = TraceSettings.resolve(environ={})
-    provider, handles = make_tracer_provider(config.home, settings)
-    retriever = open_retriever(dataset, config, progress=False, tracer=provider.get_tracer("bench"),
-                               capture=settings.capture, deferred=handles.deferred)
-    queries = [q.text for q in load_dataset(dataset).queries]
+    retriever, handles, queries = traced_retriever(dataset, home)
     lock = threading.Lock()
     done = [0]
     rss: dict[int, float] = {}
