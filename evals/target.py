@@ -25,7 +25,7 @@ import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from searchtrace.errors import ErrorCode, ValidationError
+from searchtrace.errors import BackendUnavailable, ErrorCode, ValidationError
 from searchtrace.evals.runfolder import ExternalRun
 from searchtrace.names import Band
 from searchtrace.retriever import Answer, RetrieverConfig, SearchDetail
@@ -76,6 +76,23 @@ class HttpTarget:
             return _error(ErrorCode.SEARCH_ERROR, f"{self.url}: HTTP {reply.status_code}")
         return body
 
+    def check(self) -> None:
+        """Fail now when nothing answers at the URL, rather than scoring every query as an error.
+
+        Any HTTP reply counts as reachable (a ``HEAD`` on a search route is usually 405);
+        only a failed connection, a timeout or a protocol error does not.
+
+        Raises:
+            BackendUnavailable: nothing answered, with the URL and the reason.
+        """
+        import httpx
+
+        try:
+            httpx.head(self.url, timeout=min(self.timeout_s, 10.0))
+        except httpx.HTTPError as exc:
+            raise BackendUnavailable(f"--target: nothing answers at {self.url} ({exc or type(exc).__name__}); "
+                                     "start the service or fix the URL") from None
+
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
@@ -86,9 +103,12 @@ def resolve_target(spec: str) -> SearchFn:
 
     Raises:
         ValidationError: neither form, or a module or function that cannot be loaded.
+        BackendUnavailable: nothing answers at the URL.
     """
     if spec.startswith(("http://", "https://")):
-        return HttpTarget(spec)
+        target = HttpTarget(spec)
+        target.check()
+        return target
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         raise ValidationError(f"--target must be an http(s):// URL or module:function, got {spec!r}", field="target")

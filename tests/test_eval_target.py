@@ -184,3 +184,22 @@ def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
     summary = resumed.summary()
     assert summary.timings.resumed and summary.errors == 0
     assert calls["n"] == summary.dataset.queries - done  # only the queries not journaled were searched
+
+
+def test_a_target_nothing_answers_at_stops_before_the_run(tmp_path, capsys):
+    """A URL where nothing listens: one line naming it, exit 1 (a failure, not bad input), and no run
+    folder of zeros (every query an error) left behind to be gated."""
+    import socket
+
+    from searchtrace.cli import main
+
+    with socket.socket() as probe:  # a loopback port nothing listens on: bound, then released
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "run"
+    code = main(["eval", str(SAMPLE), "--target", f"http://127.0.0.1:{port}", "--out", str(out),
+                 "--home", str(tmp_path / "home"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"nothing answers at http://127.0.0.1:{port}{SEARCH_PATH}" in err and "Traceback" not in err
+    assert not out.exists()
