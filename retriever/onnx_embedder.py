@@ -24,7 +24,7 @@ from searchtrace.home import Home
 from searchtrace.progress import progress as progress_of
 from searchtrace.retriever.encoder import DIM, MODEL_ID, Precision, check_texts
 from searchtrace.retriever.model_files import ModelFiles
-from searchtrace.retriever.onnx_model import BUILDER_VERSION, ensure_onnx
+from searchtrace.retriever.onnx_model import BUILDER_VERSION, discard, ensure_onnx
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -134,7 +134,7 @@ class OnnxEmbedder:
                 if built.built or not isinstance(built.source, Path):
                     raise
                 log.warning("cannot load the cached ONNX encoder %s (%s): building it again", built.source, exc)
-                built.source.unlink(missing_ok=True)
+                discard(built.source)
                 built = ensure_onnx(files, self._home(), self.precision)
                 self._session = self._open_session(ort, built.source)
             tokenizer = Tokenizer.from_file(str(files.tokenizer))

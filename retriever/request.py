@@ -1,14 +1,20 @@
-"""The search request: one model, validated completely at the boundary."""
+"""The search request: one model, validated completely at the boundary.
+
+Plain Python: the checks below are the whole validation (no schema library
+to import on every command-line search), and :func:`request_schema` is the
+JSON schema that the served API and the MCP tools publish, written beside the
+checks so the two cannot drift apart.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Mapping
-
-import pydantic
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from typing import Any
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Mode
@@ -56,56 +62,174 @@ def parse_instant(value: object) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-class SearchRequest(BaseModel):
-    """A validated search request. Unknown fields are rejected."""
+class _Invalid(ValueError):
+    """One field's value is not allowed; ``where`` is its path below the field (a list's index)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
 
-    query: StrictStr
-    top_k: StrictInt = Field(5, ge=1, le=MAX_TOP_K)
-    candidates: StrictInt = Field(100, le=MAX_CANDIDATES)
-    min_relevance: StrictFloat | StrictInt | None = Field(None, ge=0, le=1)
+
+def _integer(low: int | None, high: int) -> Callable[[object], int]:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Invalid(f"must be an integer, got {_shown(value)}")
+        if (low is not None and value < low) or value > high:
+            raise _Invalid(f"must be between {low} and {high}, got {value}" if low is not None
+                           else f"must be at most {high}, got {value}")
+        return value
+    return check
+
+
+def _fraction(*, zero: bool) -> Callable[[object], float]:
+    def check(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _Invalid(f"must be a number, got {_shown(value)}")
+        ok = (0 <= value <= 1) if zero else (0 < value <= 1)  # False for NaN
+        if not ok:
+            raise _Invalid(f"must be {'between 0 and 1' if zero else 'above 0 and at most 1'}, got {value}")
+        return value
+    return check
+
+
+def _string(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string, got {_shown(value)}")
+    return value
+
+
+def _strings(value: object) -> list[str]:
+    if not isinstance(value, (list, tuple)):
+        raise _Invalid(f"must be a list of strings, got {_shown(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise _Invalid(f"must be a string, got {_shown(item)}", where=str(i))
+    return list(value)
+
+
+def _boolean(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _Invalid(f"must be true or false, got {_shown(value)}")
+    return value
+
+
+def _mode(value: object) -> Mode:
+    if isinstance(value, Mode):
+        return value
+    if isinstance(value, str):
+        for mode in Mode:
+            if mode.value == value:
+                return mode
+    raise _Invalid(f"{_shown(value)} is not a mode; allowed: {', '.join(m.value for m in Mode)}")
+
+
+def _query(value: object) -> str:
+    text = _string(value)
+    if not visible(text):
+        raise _Invalid("query must not be empty, only whitespace or only invisible characters "
+                       "(controls, zero-width or bidi marks)")
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_QUERY_BYTES:
+        raise _Invalid(f"query is {size} UTF-8 bytes; the maximum is {MAX_QUERY_BYTES}")
+    return text
+
+
+def _instant(value: object) -> datetime:
+    try:
+        return parse_instant(value)
+    except ValueError as exc:
+        raise _Invalid(str(exc)) from None
+
+
+def _shown(value: object) -> str:
+    return f"{type(value).__name__} {value!r:.40}"
+
+
+_NUMBER = ["number", "integer"]
+_FIELDS: dict[str, tuple[Callable[[object], Any], dict[str, Any]]] = {
+    "query": (_query, {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES,
+                       "description": f"what to search for (at most {MAX_QUERY_BYTES} UTF-8 bytes)"}),
+    "top_k": (_integer(1, MAX_TOP_K), {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K, "default": 5,
+                                       "description": "results to return"}),
+    "candidates": (_integer(None, MAX_CANDIDATES), {
+        "type": "integer", "maximum": MAX_CANDIDATES, "default": 100,
+        "description": "candidates each search stage keeps (at least top_k)"}),
+    "min_relevance": (_fraction(zero=True), {"type": [*_NUMBER, "null"], "minimum": 0, "maximum": 1, "default": None,
+                                             "description": "drop results below this calibrated relevance"}),
+    "mode": (_mode, {"type": ["string", "null"], "enum": [*(m.value for m in Mode), None], "default": None,
+                     "description": "fast: vectors and keywords only; graph: plus the knowledge graph "
+                                    "(default: the dataset's)"}),
+    "depth": (_integer(0, MAX_DEPTH), {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_DEPTH,
+                                       "default": None, "description": "graph hops from the query's entities"}),
+    "collection": (_string, {"type": ["string", "null"], "default": None, "description": "only this collection"}),
+    "tags_any": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                            "description": "only documents with at least one of these tags"}),
+    "tags_all": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                            "description": "only documents with all of these tags"}),
+    "doc_ids": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                           "description": "only these documents"}),
+    "created_after": (_instant, {"type": ["string", "null"], "default": None,
+                                 "description": f"only documents created at or after this: {DATE_FORMATS}"}),
+    "created_before": (_instant, {"type": ["string", "null"], "default": None,
+                                  "description": f"only documents created before this: {DATE_FORMATS}"}),
+    "gap_cutoff": (_fraction(zero=False), {"type": [*_NUMBER, "null"], "exclusiveMinimum": 0, "maximum": 1,
+                                           "default": None,
+                                           "description": "cut the results at the first relative score drop "
+                                                          "larger than this"}),
+    "debug": (_boolean, {"type": "boolean", "default": False, "description": "include every stage's candidates"}),
+}
+"""Each field's check (value in, normalised value out, :class:`_Invalid` when not allowed) and JSON schema."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A validated search request; building one checks every field (unknown fields do not exist).
+
+    Raises:
+        ValidationError: from the constructor, naming every offending field and what is allowed.
+    """
+
+    query: str
+    top_k: int = 5
+    candidates: int = 100
+    min_relevance: float | None = None
     mode: Mode | None = None
-    depth: StrictInt | None = Field(None, ge=0, le=MAX_DEPTH)
-    collection: StrictStr | None = None
-    tags_any: list[StrictStr] | None = None
-    tags_all: list[StrictStr] | None = None
-    doc_ids: list[StrictStr] | None = None
+    depth: int | None = None
+    collection: str | None = None
+    tags_any: list[str] | None = None
+    tags_all: list[str] | None = None
+    doc_ids: list[str] | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
-    gap_cutoff: StrictFloat | StrictInt | None = Field(None, gt=0, le=1)
-    debug: StrictBool = False
+    gap_cutoff: float | None = None
+    debug: bool = False
 
-    @pydantic.field_validator("created_after", "created_before", mode="before")
-    @classmethod
-    def _instant(cls, value: object) -> datetime | None:
-        return None if value is None else parse_instant(value)
-
-    @pydantic.field_validator("query")
-    @classmethod
-    def _query_size(cls, value: str) -> str:
-        if not visible(value):
-            raise ValueError("query must not be empty, only whitespace or only invisible characters "
-                             "(controls, zero-width or bidi marks)")
-        size = len(value.encode("utf-8", errors="surrogatepass"))
-        if size > MAX_QUERY_BYTES:
-            raise ValueError(f"query is {size} UTF-8 bytes; the maximum is {MAX_QUERY_BYTES}")
-        return value
-
-    @pydantic.model_validator(mode="after")
-    def _candidates_cover_top_k(self) -> SearchRequest:
-        if self.candidates < self.top_k:
-            raise ValueError(
-                f"candidates ({self.candidates}) must be between top_k ({self.top_k}) and {MAX_CANDIDATES}"
-            )
-        return self
+    def __post_init__(self) -> None:
+        problems: list[tuple[str, str]] = []
+        for name, (check, _) in _FIELDS.items():
+            value = getattr(self, name)
+            if value is None and name != "query":
+                continue
+            try:
+                object.__setattr__(self, name, check(value))
+            except _Invalid as exc:
+                problems.append((f"{name}.{exc.where}" if exc.where else name, str(exc)))
+        if not problems and self.candidates < self.top_k:
+            problems.append(("candidates", f"candidates ({self.candidates}) must be between top_k "
+                                           f"({self.top_k}) and {MAX_CANDIDATES}"))
+        if problems:
+            raise ValidationError("; ".join(f"{where}: {msg}" for where, msg in problems), field=problems[0][0])
 
 
-def _field_of(error: Mapping[str, Any]) -> str | None:
-    loc = [str(p) for p in error.get("loc", ()) if p != "__root__"]
-    if not loc:
-        return "candidates" if "candidates" in error.get("msg", "") else None
-    return ".".join(loc)
+FIELDS = tuple(f.name for f in dataclasses.fields(SearchRequest))
+"""The request's fields, in order."""
+assert FIELDS == tuple(_FIELDS), "every field of SearchRequest has a check and a schema"
+
+
+def request_schema() -> dict[str, Any]:
+    """The request's JSON schema (limits included; unknown fields not allowed)."""
+    return {"type": "object", "description": "A search request.", "additionalProperties": False,
+            "required": ["query"], "properties": {name: dict(schema) for name, (_, schema) in _FIELDS.items()}}
 
 
 def validate_request(raw: Any) -> SearchRequest:
@@ -118,21 +242,9 @@ def validate_request(raw: Any) -> SearchRequest:
         return raw
     if not isinstance(raw, Mapping):
         raise ValidationError(f"request must be a JSON object, got {type(raw).__name__}")
-    try:
-        return SearchRequest.model_validate(dict(raw))
-    except pydantic.ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        field = _field_of(first)
-        parts = []
-        for err in errors:
-            where = _field_of(err) or "request"
-            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-            if err.get("type") == "extra_forbidden":
-                msg = f"unknown field; allowed fields: {', '.join(SearchRequest.model_fields)}"
-            elif where == "mode":
-                msg = f"{msg}; allowed: {', '.join(m.value for m in Mode)}"
-            parts.append(f"{where}: {msg}")
-        raise ValidationError("; ".join(parts), field=field) from None
-    except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
-        raise ValidationError(f"request could not be validated: {exc}") from None
+    unknown = [str(k) for k in raw if k not in _FIELDS]
+    if unknown:
+        raise ValidationError(f"{unknown[0]}: unknown field; allowed fields: {', '.join(FIELDS)}", field=unknown[0])
+    if "query" not in raw:
+        raise ValidationError("query: field required", field="query")
+    return SearchRequest(**raw)

@@ -72,8 +72,12 @@ class Home:
         return self.cache / "models"
 
     def onnx_model(self, weights_sha256: str, variant: str) -> Path:
-        """The ONNX encoder built from the weights with this sha256, in ``variant`` (builder version, precision)."""
-        return self.models / f"{weights_sha256[:16]}-{variant}.onnx"
+        """The ONNX encoder built from the weights with this sha256, in ``variant`` (builder version, precision).
+
+        A folder: ``model.onnx`` (the graph) and ``weights.bin`` (its tensors,
+        which ONNX Runtime maps instead of parsing them out of the graph).
+        """
+        return self.models / f"{weights_sha256[:16]}-{variant}"
 
     def weights_stamp(self, file_key: str) -> Path:
         """Where the sha256 of a weights file is remembered, by its path, size and mtime (``file_key``)."""

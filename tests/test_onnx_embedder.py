@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -106,28 +107,53 @@ def test_cache_never_serves_one_runtimes_vectors_to_another(tmp_path):
 @pytest.mark.slow
 def test_graph_is_built_once_per_home_and_written_whole(model, sample_config, tmp_path):
     home = sample_config.home  # the session's model was built here
-    [fp32] = home.models.glob("*-fp32.onnx")
-    assert fp32.name.startswith(model.identity.split("sha256:")[1][:16])
+    [fp32] = home.models.glob("*-fp32/model.onnx")
+    folder = fp32.parent
+    assert folder.name.startswith(model.identity.split("sha256:")[1][:16])
+    assert sorted(p.name for p in folder.iterdir()) == ["model.onnx", "weights.bin"]
+    assert fp32.stat().st_size < 100_000 < 80_000_000 < (folder / "weights.bin").stat().st_size  # tensors apart
     assert not list(home.models.glob(".*.tmp"))  # written aside, then renamed
     before = fp32.stat().st_mtime_ns
     again = OnnxEmbedder(home)
     assert again.load().built is False and fp32.stat().st_mtime_ns == before
     np.testing.assert_array_equal(again.encode_query("harbour dues"), model.encode_query("harbour dues"))
-    other = Home(tmp_path)  # another home in this process: a copy of the file, not a rebuild
-    assert OnnxEmbedder(other).load().built is False and (other.models / fp32.name).read_bytes() == fp32.read_bytes()
+    other = Home(tmp_path)  # another home in this process: a copy of the files, not a rebuild
+    assert OnnxEmbedder(other).load().built is False
+    for name in ("model.onnx", "weights.bin"):
+        assert (other.models / folder.name / name).read_bytes() == (folder / name).read_bytes()
 
 
 @pytest.mark.slow
-def test_a_damaged_cached_graph_is_built_again(model, sample_config, tmp_path, caplog):
+@pytest.mark.parametrize("damage", ["truncated weights", "no weights", "garbled graph"])
+def test_a_damaged_cached_graph_is_built_again(model, sample_config, tmp_path, caplog, damage):
     home = Home(tmp_path)
-    [source] = sample_config.home.models.glob("*-fp32.onnx")
-    home.models.mkdir(parents=True)
-    (home.models / source.name).write_bytes(source.read_bytes()[: 1 << 20])  # a truncated copy
+    [source] = sample_config.home.models.glob("*-fp32/model.onnx")
+    folder = home.models / source.parent.name
+    shutil.copytree(source.parent, folder)
+    if damage == "truncated weights":
+        (folder / "weights.bin").write_bytes((source.parent / "weights.bin").read_bytes()[: 1 << 20])
+    elif damage == "no weights":
+        (folder / "weights.bin").unlink()
+    else:
+        (folder / "model.onnx").write_bytes(b"\x08\x07" + bytes(range(256)) * 4)
     embedder = OnnxEmbedder(home)
     assert embedder.load().built is True
     assert "building it again" in caplog.text
-    assert (home.models / source.name).read_bytes() == source.read_bytes()
+    for name in ("model.onnx", "weights.bin"):
+        assert (folder / name).read_bytes() == (source.parent / name).read_bytes()
     np.testing.assert_allclose(embedder.encode_query("harbour dues"), model.encode_query("harbour dues"), atol=1e-6)
+
+
+def test_a_single_file_graph_of_an_earlier_version_is_replaced(tmp_path):
+    """Earlier versions cached the graph as one file named like the folder: removed when the folder is built."""
+    from searchtrace.retriever.onnx_model import _legacy
+
+    folder = Home(tmp_path).onnx_model("ab" * 32, "bert1-fused-fp32")
+    folder.parent.mkdir(parents=True)
+    legacy = folder.with_name(folder.name + ".onnx")
+    legacy.write_bytes(b"old")
+    _legacy(folder)
+    assert not legacy.exists()
 
 
 @pytest.mark.slow
@@ -162,7 +188,7 @@ def test_batches_padding_and_truncation_do_not_change_a_vector(model):
 def test_int8_is_built_and_cached_apart_and_stays_close(model, sample_config):
     int8 = OnnxEmbedder(sample_config.home, "int8")
     assert int8.load().built is True
-    assert len(list(sample_config.home.models.glob("*-int8.onnx"))) == 1
+    assert len(list(sample_config.home.models.glob("*-int8/model.onnx"))) == 1
     texts = ["The cat sat on the mat.", "Quarterly revenue grew by eight percent.", "harbour master of Port Vell"]
     cos = (int8.encode_documents(texts) * model.encode_documents(texts)).sum(axis=1)
     assert 0.9 < cos.min() and cos.max() < 0.9999  # close, but not the same vectors: never mixed with fp32

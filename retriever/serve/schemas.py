@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
-from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.request import request_schema
 from searchtrace.retriever.serve.config import MAX_IDS
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with every ``#/$defs/`` reference replaced by its definition (clients read it whole)."""
-    defs = schema.get("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                return walk(copy.deepcopy(defs[ref.rsplit("/", 1)[1]]))
-            return {k: walk(x) for k, x in node.items() if k != "$defs"}
-        if isinstance(node, list):
-            return [walk(x) for x in node]
-        return node
-
-    return walk(schema)
 
 
 def _dataset(names: Sequence[str]) -> dict[str, Any]:
@@ -33,15 +15,12 @@ def _dataset(names: Sequence[str]) -> dict[str, Any]:
 
 def search_schema(datasets: Sequence[str], *, with_fusion: bool) -> dict[str, Any]:
     """The search request's schema (top_k <= 50, candidates <= 500, query <= 8192 bytes, ...) plus ``dataset``."""
-    schema = inline_refs(SearchRequest.model_json_schema())
-    schema.pop("title", None)
+    schema = request_schema()
     props = schema["properties"]
-    props["query"].update(maxLength=8192, minLength=1, description="what to search for (at most 8192 UTF-8 bytes)")
     props["dataset"] = _dataset(datasets)
     if with_fusion:
         props["fusion"] = {"type": "string", "enum": ["fuse", "keyword_then_dense"], "default": "fuse",
                            "description": "fuse every stage's list, or rank keyword candidates by dense similarity"}
-    schema["additionalProperties"] = False
     return schema
 
 
