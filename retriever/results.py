@@ -18,9 +18,10 @@ from searchtrace.retriever.config import ConfidenceConfig
 from searchtrace.retriever.request import SearchRequest
 from searchtrace.retriever.response import Result
 from searchtrace.retriever.retry_hints import retry_hints
+from searchtrace.retriever.stages import filter as filtering
 from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
-from searchtrace.retriever.stages.graph import GraphResult
+from searchtrace.retriever.stages.graph import GraphResult, RelationHit
 from searchtrace.retriever.stages.keyword import KeywordResult
 from searchtrace.retriever.stages.rewrite import Rewrite
 from searchtrace.retriever.types import Candidates, Fused
@@ -125,14 +126,15 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
         results = [shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
                    for i, r, b in zip(ids, rows, band_of)]
-        if mode is Mode.GRAPH and g.relations and results:
+        relations = _allowed_relations(g.relations, req, payloads)
+        if mode is Mode.GRAPH and relations and results:
             # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
-            results += _relations(g, max(r["score"] for r in results), confidence)
+            results += _relations(relations, max(r["score"] for r in results), confidence)
         weak = not results or best < confidence.high
         top_title = found.get(ids[0], {}).get("title") if ids else None
         return {
             "results": results,
-            "kg": shaping.kg_triples(g.hits, set(ids), g.relations) if mode is Mode.GRAPH else [],
+            "kg": shaping.kg_triples(g.hits, set(ids), relations) if mode is Mode.GRAPH else [],
             "rewrite_terms": list(rw.rewrite_terms) if mode is Mode.GRAPH else [],
             "bestScore": best,
             "noConfidentResults": bool(not results or best < confidence.low),
@@ -143,13 +145,22 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         }
 
 
-def _relations(g: GraphResult, cap: float, confidence: ConfidenceConfig) -> list[Result]:
+def _allowed_relations(relations: tuple[RelationHit, ...], req: SearchRequest,
+                       payloads: Payloads) -> tuple[RelationHit, ...]:
+    """The relation hits whose source document passes the request's document constraints."""
+    if not relations or not (req.doc_ids or any(getattr(req, n) for n in filtering.PAYLOAD_FIELDS)):
+        return relations
+    allowed = filtering.passing_documents([h.triple.doc_id for h in relations], req, payloads)
+    return tuple(h for h in relations if h.triple.doc_id in allowed)
+
+
+def _relations(relations: tuple[RelationHit, ...], cap: float, confidence: ConfidenceConfig) -> list[Result]:
     """Relation hits, the best scored ``cap`` (the best returned chunk's score, as shown)."""
-    top = max(h.score for h in g.relations)
-    rel = np.array([h.score for h in g.relations]) / top if top > 0 else np.zeros(len(g.relations))
+    top = max(h.score for h in relations)
+    rel = np.array([h.score for h in relations]) / top if top > 0 else np.zeros(len(relations))
     rel_scores = np.minimum(np.floor(rel * cap * 1000 + 1e-6) / 1000, cap)  # never above the best chunk, rounded
     rel_bands = conf.bands(rel_scores, confidence, True)
-    return [shaping.relation_result(h, s, b) for h, s, b in zip(g.relations, rel_scores, rel_bands)]
+    return [shaping.relation_result(h, s, b) for h, s, b in zip(relations, rel_scores, rel_bands)]
 
 
 def detail(lists: list[Candidates], reranked: Fused, kept: Filtered,

@@ -185,3 +185,27 @@ def test_keyword_then_dense_fusion_orders_keyword_candidates_by_cosine(sample_in
         assert detail.ranking_scores[0] == pytest.approx(float(top_vec @ vector), abs=1e-5)
     finally:
         index.close()
+
+
+def test_document_filters_also_hold_for_relation_hits_and_kg(traced, sample_dataset):
+    """A relation hit is a fact of one document: a filter that drops the document drops the fact."""
+    retriever, _ = traced()
+
+    def relation_docs(response):
+        docs = {(t["subject"], t["relation"], t["object"]): t["doc_id"] for t in response["kg"]}
+        return [docs[r["subject"], r["relation"], r["object"]] for r in response["results"]
+                if r["component_type"] == "relation"]
+
+    for q in sample_dataset.queries:
+        unfiltered = retriever.search({"query": q.text, "mode": "graph", "top_k": 10})
+        keep = chunk_ids(unfiltered)[:1]
+        if set(relation_docs(unfiltered)) - set(keep):
+            break
+    else:
+        pytest.fail("no query of the sample returns a relation hit from a document other than its best chunk's")
+    filtered = retriever.search({"query": q.text, "mode": "graph", "top_k": 10, "doc_ids": keep})
+    assert chunk_ids(filtered) == keep
+    assert {t["doc_id"] for t in filtered["kg"]} <= set(keep)
+    assert set(relation_docs(filtered)) <= set(keep)
+    tagged = retriever.search({"query": q.text, "mode": "graph", "top_k": 10, "collection": "no-such-collection"})
+    assert tagged["results"] == [] and tagged["kg"] == []

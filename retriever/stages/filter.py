@@ -3,14 +3,16 @@
 Payload constraints are also pushed down into the dense and keyword searches;
 here they are applied to every fused candidate (graph candidates were never
 filtered by the engine), so the stage is the single place where a candidate
-is dropped, and tracing can say which one dropped what.
+is dropped, and tracing can say which one dropped what. The same document
+constraints decide which relation hits (facts of a document) may be shown:
+:func:`passing_documents`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -79,6 +81,27 @@ def gap_cut(relevance: np.ndarray, gap: float) -> int:
     return int(big[0]) + 1 if len(big) else len(relevance)
 
 
+PAYLOAD_FIELDS = ("collection", "tags_any", "tags_all", "created_after", "created_before")
+
+
+def _document_mask(ids: np.ndarray, keep: np.ndarray, req: SearchRequest,
+                   payloads: Callable[[list[str]], Mapping[str, Mapping[str, Any]]]) -> list[str]:
+    """Clear ``keep`` where a document fails the request's document constraints; the constraints applied."""
+    applied: list[str] = []
+    if req.doc_ids:
+        keep &= np.isin(ids, np.array(req.doc_ids, dtype=object))
+        applied.append("doc_ids")
+    fields = [n for n in PAYLOAD_FIELDS if getattr(req, n)]
+    if fields:
+        applied.extend(fields)
+        idx = np.flatnonzero(keep)
+        found = payloads([str(ids[i]) for i in idx])
+        for i in idx:
+            p = found.get(str(ids[i]))
+            keep[i] = p is not None and payload_matches(p, req)
+    return applied
+
+
 def apply_filters(
     ids: np.ndarray,
     relevance: np.ndarray,
@@ -91,18 +114,7 @@ def apply_filters(
     if req.min_relevance is not None:
         keep &= relevance >= req.min_relevance
         applied.append("min_relevance")
-    if req.doc_ids:
-        keep &= np.isin(ids, np.array(req.doc_ids, dtype=object))
-        applied.append("doc_ids")
-    if not payload_filter(req).is_empty() and (req.collection or req.tags_any or req.tags_all
-                                                or req.created_after or req.created_before):
-        applied.extend(n for n in ("collection", "tags_any", "tags_all", "created_after", "created_before")
-                       if getattr(req, n))
-        idx = np.flatnonzero(keep)
-        found = payloads([str(ids[i]) for i in idx])
-        for i in idx:
-            p = found.get(str(ids[i]))
-            keep[i] = p is not None and payload_matches(p, req)
+    applied += _document_mask(ids, keep, req, payloads)
     index = np.flatnonzero(keep)
     if req.gap_cutoff is not None and len(index):
         index = index[: gap_cut(relevance[index], float(req.gap_cutoff))]
@@ -110,3 +122,15 @@ def apply_filters(
     kept = set(index.tolist())
     dropped = tuple(str(ids[i]) for i in range(len(ids)) if i not in kept)
     return FilterOutcome(index, dropped, tuple(applied))
+
+
+def passing_documents(doc_ids: Sequence[str], req: SearchRequest,
+                      payloads: Callable[[list[str]], Mapping[str, Mapping[str, Any]]]) -> set[str]:
+    """Those of ``doc_ids`` that the request's document constraints (ids, collection, tags, dates) let through.
+
+    Scores play no part: this decides which documents' facts (relation hits) a response may show.
+    """
+    ids = np.array(list(dict.fromkeys(doc_ids)), dtype=object)
+    keep = np.ones(len(ids), dtype=bool)
+    _document_mask(ids, keep, req, payloads)
+    return {str(i) for i in ids[keep]}
