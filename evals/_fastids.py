@@ -1,0 +1,163 @@
+"""Intern a column of ids given as byte ranges of a file, without a Python string per row.
+
+Each id is read as a zero-padded row of big-endian 64-bit words (ids never
+hold NUL: the readers refuse control characters first), so a word's integer
+order is its bytes' order. An id of up to 8 bytes is its own integer key; longer ids are hashed
+from their words and every row is then checked equal, word for word, to the
+first row of its key (a collision returns None, for the exact reader). Only the
+distinct ids become Python strings, decoded once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["fixed_width", "intern_fields"]
+
+_MAX_KEY_BYTES = 1 << 28
+"""Past this many bytes of fixed-width keys (a few very long ids), leave the file to the exact reader."""
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_MASKS = np.array([0, *(((1 << 8 * k) - 1) << 8 * (8 - k) for k in range(1, 9))], dtype=np.uint64)
+"""The high ``k`` bytes of a word, for ``k`` = 0..8."""
+
+
+def fixed_width(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """(n, words) big-endian uint64: each field's bytes, zero-padded; None past ``_MAX_KEY_BYTES``.
+
+    Each word is one unaligned 8-byte load at the field's offset, the bytes past
+    the field masked off; a load that would run past the data starts earlier and
+    is shifted back.
+    """
+    length = end - start
+    words = -(-int(length.max()) // 8)
+    if len(start) * words * 8 > _MAX_KEY_BYTES:
+        return None
+    if len(raw) < 8:
+        raw = np.concatenate([raw, np.zeros(8, dtype=np.uint8)])
+    loads = np.ndarray((len(raw) - 7,), dtype=">u8", buffer=raw, strides=(1,))
+    last = len(loads) - 1
+    out = np.empty((len(start), words), dtype=">u8")
+    for word in range(words):
+        at = start + 8 * word
+        value = loads[np.minimum(at, last)]
+        late = np.flatnonzero(at > last)
+        value[late] <<= (np.minimum(at[late] - last, 7) * 8).astype(np.uint64)
+        out[:, word] = value & _MASKS[np.clip(length - 8 * word, 0, 8)]
+    return out
+
+
+def _keys(words: np.ndarray) -> np.ndarray:
+    """One uint64 per row: the word itself when there is one, else a hash of the words."""
+    key = words[:, 0].astype(np.uint64)
+    for column in range(1, words.shape[1]):
+        key ^= words[:, column]
+        key *= _MIX
+        key ^= key >> np.uint64(29)
+    return key
+
+
+def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A stable sorting permutation of ``keys`` and where each distinct key starts in it.
+
+    One sort of plain integers instead of an argsort: the high bits of a multiplicative
+    hash of each key with its position in the low bits. Two keys sharing the high bits
+    (unlikely; detected) take a stable argsort instead.
+    """
+    bits = max(len(keys).bit_length(), 1)
+    low = np.uint64((1 << bits) - 1)
+    packed = keys * _MIX
+    packed &= ~low
+    packed |= np.arange(len(keys), dtype=np.uint64)
+    packed.sort()
+    order = (packed & low).astype(np.int64)
+    ordered = keys[order]
+    new = np.empty(len(keys), dtype=bool)
+    new[0] = True
+    np.not_equal(packed[1:] >> np.uint64(bits), packed[:-1] >> np.uint64(bits), out=new[1:])
+    if (ordered[1:] != ordered[:-1])[~new[1:]].any():
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    return order, new
+
+
+def _dense(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each distinct key's first occurrence (first-seen order) and each row's int32 code.
+
+    Runs of equal keys (a run's query ids) are collapsed first, so a grouped
+    column sorts one key per group.
+    """
+    n = len(key)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(key[1:], key[:-1], out=change[1:])
+    heads = np.flatnonzero(change)
+    order, new = _sorted(key[heads])
+    first_head = order[new]  # earliest head of each distinct key (the sort is stable), in key order
+    seen = np.argsort(first_head)
+    rank = np.empty(len(seen), dtype=np.int32)
+    rank[seen] = np.arange(len(seen), dtype=np.int32)
+    head_code = np.empty(len(heads), dtype=np.int32)
+    head_code[order] = rank[np.cumsum(new) - 1]
+    codes = np.repeat(head_code, np.diff(np.append(heads, n)))
+    return heads[first_head[seen]], codes
+
+
+def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Fixed-width words, first rows (first-seen order) and codes of the fields; None as ``intern_fields``."""
+    words = fixed_width(raw, start, end)
+    if words is None:
+        return None
+    first, codes = _dense(_keys(words))
+    if words.shape[1] > 1 and not (words == words[first[codes]]).all():
+        return None
+    return words, first, codes
+
+
+def intern_fields(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Vocabulary (object array of ``str``, first-seen order) and int32 codes of the ids ``raw[start:end]``.
+
+    Fields must be non-empty and free of NUL. Returns None when an id is not
+    UTF-8, the ids are too long to key, or two ids share a hash.
+    """
+    interned = _interned(raw, start, end)
+    if interned is None:
+        return None
+    words, first, codes = interned
+    try:
+        names = b"\n".join(words[first].view(f"S{8 * words.shape[1]}").ravel().tolist()).decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    vocab = np.empty(len(names), dtype=object)
+    vocab[:] = names
+    return vocab, codes
+
+
+def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray | None:
+    """Index of each of ``values`` in ``vocab`` (both object arrays of distinct non-empty ``str``), -1 where absent.
+
+    Both are interned together, ``vocab`` first, from one UTF-8 buffer; None when
+    an id holds a control character or is too long to key, or on a hash collision.
+    """
+    try:
+        blob = ("\n".join(vocab.tolist()) + "\n" + "\n".join(values.tolist()) + "\n").encode()
+    except (TypeError, UnicodeEncodeError):  # not strings, or a lone surrogate
+        return None
+    raw = np.frombuffer(blob, dtype=np.uint8)
+    ends = np.flatnonzero(raw <= 0x1F)
+    if len(ends) != len(vocab) + len(values) or (raw == 0x7F).any():
+        return None
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    if (ends == starts).any():
+        return None
+    interned = _interned(raw, starts, ends)
+    if interned is None:
+        return None
+    codes = interned[2]
+    if not (codes[: len(vocab)] == np.arange(len(vocab))).all():  # a repeated vocabulary entry
+        return None
+    found = codes[len(vocab) :].astype(np.int64)
+    found[found >= len(vocab)] = -1
+    return found

@@ -1,0 +1,113 @@
+"""Parse a column of numbers given as byte ranges of a file, a column of digits at a time.
+
+The plain forms (``[+-]digits[.digits]`` for scores, ``[+-]digits`` for grades)
+are read with integer arithmetic: a score is its digits as an integer, exact
+below 2**53, divided by an exact power of ten, one correctly rounded division,
+so it is the same float64 that Python's ``float`` gives. Any other field
+(an exponent, more digits, ``inf``, ...) goes through ``float`` or ``int``
+itself; None when one of them refuses a field or a score is NaN, for the
+exact reader to name the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from searchtrace.evals._fastids import fixed_width
+
+__all__ = ["parse_floats", "parse_ints"]
+
+_EXACT = 2**53
+"""Integers up to this are exact in a float64."""
+_MAX_DIGITS = 18
+"""Digits an int64 holds whatever they are."""
+_POWERS = 10.0 ** np.arange(23)
+"""The powers of ten a float64 holds exactly."""
+
+
+class _Digits:
+    """Sign, digits and decimal points of each field, a column of bytes at a time."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        n, width = rows.shape
+        first = rows[:, 0]
+        self.negative = first == ord("-")
+        signed = self.negative | (first == ord("+"))
+        self.mantissa = np.zeros(n, dtype=np.int64)
+        self.digits = np.zeros(n, dtype=np.int64)
+        self.fraction = np.zeros(n, dtype=np.int64)
+        self.points = np.zeros(n, dtype=np.int64)
+        self.other = np.zeros(n, dtype=bool)
+        for j in range(width):
+            byte = rows[:, j]
+            inside = byte != 0 if j else ~signed  # zero: past the field's end (ids and numbers hold no NUL)
+            digit = byte - np.uint8(ord("0"))
+            is_digit = digit < 10
+            is_point = byte == ord(".")
+            self.other |= inside & ~is_digit & ~is_point
+            self.points += is_point
+            self.fraction += is_digit & (self.points > 0)
+            self.digits += is_digit
+            self.mantissa = np.where(is_digit & (self.digits <= _MAX_DIGITS), self.mantissa * 10 + digit,
+                                     self.mantissa)
+
+    @classmethod
+    def of(cls, raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> _Digits | None:
+        """The digits of the fields ``raw[start:end]`` (``raw`` padded as ``fixed_width`` needs)."""
+        words = fixed_width(raw, start, end)
+        if words is None:
+            return None
+        return cls(words.view(np.uint8).reshape(len(words), -1)[:, : int((end - start).max())])
+
+    def plain(self, points: int) -> np.ndarray:
+        """Rows of only a sign, 1 to 18 digits and at most ``points`` decimal points."""
+        return ~self.other & (self.points <= points) & (self.digits > 0) & (self.digits <= _MAX_DIGITS)
+
+
+def _others(raw: np.ndarray, start: np.ndarray, end: np.ndarray, rows: np.ndarray,
+            parse: Callable[[str], float | int]) -> list[float | int] | None:
+    """``parse`` of the fields of ``rows``; None when it refuses one."""
+    try:
+        return [parse(raw[s:e].tobytes().decode("utf-8")) for s, e in zip(start[rows].tolist(), end[rows].tolist())]
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def parse_floats(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """float64 of each field, as ``float`` reads it; None if one is not a number or is NaN."""
+    d = _Digits.of(raw, start, end)
+    if d is None:
+        return None
+    fast = d.plain(1) & (d.mantissa <= _EXACT)
+    values = d.mantissa.astype(np.float64)
+    values /= _POWERS[np.minimum(d.fraction, len(_POWERS) - 1)]  # fraction <= 18 on fast rows
+    np.negative(values, out=values, where=d.negative)
+    rest = np.flatnonzero(~fast)
+    if len(rest):
+        parsed = _others(raw, start, end, rest, float)
+        if parsed is None:
+            return None
+        values[rest] = parsed
+        if np.isnan(values[rest]).any():
+            return None
+    return values
+
+
+def parse_ints(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """int64 of each field, as ``int`` reads it; None if one is not an integer or outside int64."""
+    d = _Digits.of(raw, start, end)
+    if d is None:
+        return None
+    values = np.where(d.negative, -d.mantissa, d.mantissa)
+    rest = np.flatnonzero(~d.plain(0))
+    if len(rest):
+        parsed = _others(raw, start, end, rest, int)
+        if parsed is None:
+            return None
+        try:
+            values[rest] = parsed
+        except OverflowError:
+            return None
+    return values
