@@ -28,42 +28,41 @@ _POWERS = 10.0 ** np.arange(23)
 
 
 class _Digits:
-    """Sign, digits and decimal points of each field, a column of bytes at a time."""
+    """Sign, digits and decimal point of each field, a column of bytes at a time."""
 
-    def __init__(self, rows: np.ndarray) -> None:
+    def __init__(self, rows: np.ndarray, length: np.ndarray) -> None:
         n, width = rows.shape
-        first = rows[:, 0]
-        self.negative = first == ord("-")
-        signed = self.negative | (first == ord("+"))
-        self.mantissa = np.zeros(n, dtype=np.int64)
-        self.digits = np.zeros(n, dtype=np.int64)
-        self.fraction = np.zeros(n, dtype=np.int64)
-        self.points = np.zeros(n, dtype=np.int64)
-        self.other = np.zeros(n, dtype=bool)
-        for j in range(width):
-            byte = rows[:, j]
-            inside = byte != 0 if j else ~signed  # zero: past the field's end (ids and numbers hold no NUL)
+        columns = np.ascontiguousarray(rows.T)  # column by column, each one contiguous
+        self.negative = columns[0] == ord("-")
+        signed = self.negative | (columns[0] == ord("+"))
+        self.mantissa = np.zeros(n, dtype=np.int64)  # wraps past 18 digits: such a row is not plain
+        self.digits = np.zeros(n, dtype=np.int32)
+        self.points = np.zeros(n, dtype=np.int32)
+        point_end = np.zeros(n, dtype=np.int32)
+        for j, byte in enumerate(columns):  # bytes past a field are 0: neither digit nor point
             digit = byte - np.uint8(ord("0"))
             is_digit = digit < 10
             is_point = byte == ord(".")
-            self.other |= inside & ~is_digit & ~is_point
-            self.points += is_point
-            self.fraction += is_digit & (self.points > 0)
             self.digits += is_digit
-            self.mantissa = np.where(is_digit & (self.digits <= _MAX_DIGITS), self.mantissa * 10 + digit,
-                                     self.mantissa)
+            self.points += is_point
+            np.maximum(point_end, is_point * np.int32(j + 1), out=point_end)
+            self.mantissa *= 1 + 9 * is_digit.view(np.uint8)
+            self.mantissa += digit * is_digit
+        self.fraction = np.where(self.points > 0, length - point_end, 0)
+        self.only_these = length == self.digits + self.points + signed
 
     @classmethod
     def of(cls, raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> _Digits | None:
-        """The digits of the fields ``raw[start:end]`` (``raw`` padded as ``fixed_width`` needs)."""
+        """The digits of the fields ``raw[start:end]``."""
         words = fixed_width(raw, start, end)
         if words is None:
             return None
-        return cls(words.view(np.uint8).reshape(len(words), -1)[:, : int((end - start).max())])
+        length = end - start
+        return cls(words.view(np.uint8).reshape(len(words), -1)[:, : int(length.max())], length)
 
     def plain(self, points: int) -> np.ndarray:
         """Rows of only a sign, 1 to 18 digits and at most ``points`` decimal points."""
-        return ~self.other & (self.points <= points) & (self.digits > 0) & (self.digits <= _MAX_DIGITS)
+        return self.only_these & (self.points <= points) & (self.digits > 0) & (self.digits <= _MAX_DIGITS)
 
 
 def _others(raw: np.ndarray, start: np.ndarray, end: np.ndarray, rows: np.ndarray,
