@@ -14,32 +14,29 @@ import numpy as np
 
 __all__ = ["CHUNK_BYTES", "field_bounds"]
 
-CHUNK_BYTES = 1 << 21
+CHUNK_BYTES = 1 << 18
 """Bytes per chunk (ends moved to the next newline)."""
 _SEPARATOR = 0x20
 """Once control characters are refused, the bytes up to this one are the separators (space, tab, newline)."""
 
 
-def _line_bounds(raw: np.ndarray, width: int) -> np.ndarray | None:
-    """(lines, width + 1) offsets into ``raw``: each line's start, then the end of each field.
+def _separators(raw: np.ndarray, width: int) -> np.ndarray | None:
+    """(lines, width) offsets into ``raw`` of each line's separators, its newline last.
 
     ``raw`` ends with a newline. None when two separators touch or one starts
     ``raw`` (an empty field or line, a space at a line's edge), or when a line
-    has more or fewer than ``width`` fields: every ``width``-th separator must be a
-    newline and no other one.
+    has more or fewer than ``width`` fields: there must be ``width`` separators a
+    line, and each line's last must be one of its newlines.
     """
-    seps = np.flatnonzero(raw <= _SEPARATOR)
-    if not len(seps) or len(seps) % width or seps[0] == 0 or (np.diff(seps) == 1).any():
+    is_separator = raw <= _SEPARATOR
+    if is_separator[0] or (is_separator[1:] & is_separator[:-1]).any():
         return None
-    rows = seps.reshape(-1, width)
-    newline = raw[rows] == 0x0A
-    if not newline[:, -1].all() or newline[:, :-1].any():
+    seps = np.flatnonzero(is_separator)
+    lines = np.count_nonzero(raw == 0x0A)
+    if len(seps) != lines * width:
         return None
-    bounds = np.empty((len(rows), width + 1), dtype=np.int64)
-    bounds[0, 0] = 0
-    bounds[1:, 0] = rows[:-1, -1] + 1
-    bounds[:, 1:] = rows
-    return bounds
+    rows = seps.reshape(lines, width)
+    return rows if (raw[rows[:, -1]] == 0x0A).all() else None
 
 
 def field_bounds(data: bytes, width: int, columns: Sequence[int]) -> list[tuple[np.ndarray, np.ndarray]] | None:
@@ -60,12 +57,15 @@ def field_bounds(data: bytes, width: int, columns: Sequence[int]) -> list[tuple[
     begin = 0
     while begin < len(data):
         end = data.find(b"\n", begin + CHUNK_BYTES) + 1 or len(data)
-        bounds = _line_bounds(raw[begin:end], width)
-        if bounds is None:
+        rows = _separators(raw[begin:end], width)
+        if rows is None:
             return None
         for (starts, ends), column in zip(parts, columns):
-            starts.append(bounds[:, column] + (begin + (column > 0)))
-            ends.append(bounds[:, column + 1] + begin)
+            if column:
+                starts.append(rows[:, column - 1] + (begin + 1))
+            else:
+                starts.append(np.concatenate([[begin], rows[:-1, -1] + (begin + 1)]))
+            ends.append(rows[:, column] + begin)
         begin = end
     if not parts or not parts[0][0]:
         return None
