@@ -56,24 +56,40 @@ def _keys(words: np.ndarray) -> np.ndarray:
     return key
 
 
-def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A stable sorting permutation of ``keys`` and where each distinct key starts in it.
+def _compact(keys: np.ndarray, spare: int) -> np.ndarray | None:
+    """``keys`` less their minimum, shifted past the zero bits they all end with: the same order and
+    equalities in as few bits as they span; None when that leaves fewer than ``spare`` bits free."""
+    spread = keys - keys.min()
+    ones = int(np.bitwise_or.reduce(spread))
+    shift = (ones & -ones).bit_length() - 1 if ones else 0
+    if (ones >> shift).bit_length() + spare > 64:
+        return None
+    spread >>= np.uint64(shift)
+    return spread
 
-    One sort of plain integers instead of an argsort: the high bits of a multiplicative
-    hash of each key with its position in the low bits. Two keys sharing the high bits
-    (unlikely; detected) take a stable argsort instead.
+
+def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A permutation putting equal keys together, each group in row order, and where each group starts.
+
+    One sort of plain integers instead of an argsort: each key with its position in the
+    low bits. Keys that span too many bits for that (long ids' hashes) go in as the high
+    bits of a multiplicative hash; two keys sharing those (unlikely; detected) take a
+    stable argsort instead.
     """
     bits = max(len(keys).bit_length(), 1)
     low = np.uint64((1 << bits) - 1)
-    packed = keys * _MIX
+    compact = _compact(keys, bits)
+    packed = keys * _MIX if compact is None else compact << np.uint64(bits)
     packed &= ~low
     packed |= np.arange(len(keys), dtype=np.uint64)
     packed.sort()
     order = (packed & low).astype(np.int64)
-    ordered = keys[order]
     new = np.empty(len(keys), dtype=bool)
     new[0] = True
     np.not_equal(packed[1:] >> np.uint64(bits), packed[:-1] >> np.uint64(bits), out=new[1:])
+    if compact is not None:
+        return order, new
+    ordered = keys[order]
     if (ordered[1:] != ordered[:-1])[~new[1:]].any():
         order = np.argsort(keys, kind="stable")
         ordered = keys[order]

@@ -269,7 +269,7 @@ def test_byte_key_lookup_matches_a_dict_lookup(extra):
 def test_byte_keys_survive_a_hash_collision(monkeypatch):
     """Ids longer than 8 bytes are hashed; a collision (forced here) is found and the stable sort takes over."""
     monkeypatch.setattr(_fastids, "_MIX", np.uint64(0))
-    keys = np.array([5, 3, 5, 7, 3, 3], dtype=np.uint64)
+    keys = np.array([2**63 + 5, 3, 2**63 + 5, 7, 3, 3], dtype=np.uint64)  # too wide to sort unhashed
     first, codes = _fastids._dense(keys)
     assert first.tolist() == [0, 1, 3] and codes.tolist() == [0, 1, 0, 2, 1, 1]
 
@@ -331,3 +331,18 @@ def test_long_ids_sharing_a_hash_go_to_the_line_reader(tmp_path, monkeypatch):
     text = "q1 Q0 a-long-document-id 1 2.0 t\nq1 Q0 another-long-id 2 1.0 t\n"
     assert _fastparse.parse_columns(text.encode(), 6, (0, 2), 4, "float") is None
     assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"a-long-document-id": 2.0, "another-long-id": 1.0}}
+
+
+def test_byte_key_grouping_on_random_keys():
+    """Keys that fit beside their row number are sorted as they are, wider ones by hash: either way
+    equal keys end up together, in row order, and distinct keys apart."""
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        keys = rng.integers(0, 2 ** int(rng.integers(1, 64)), int(rng.integers(1, 60)), dtype=np.uint64)
+        keys = keys[rng.integers(0, len(keys), len(keys))] if trial % 2 else keys << np.uint64(trial % 9)
+        order, new = _fastids._sorted(keys)
+        assert sorted(order.tolist()) == list(range(len(keys)))
+        bounds = [*np.flatnonzero(new).tolist(), len(keys)]
+        groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        assert all((np.diff(g) > 0).all() and (keys[g] == keys[g[0]]).all() for g in groups)
+        assert len({int(keys[g[0]]) for g in groups}) == len(groups)
