@@ -38,11 +38,14 @@ def fixed_width(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarr
     last = len(loads) - 1
     out = np.empty((len(start), words), dtype=">u8")
     for word in range(words):
-        at = start + 8 * word
-        value = loads[np.minimum(at, last)]
-        late = np.flatnonzero(at > last)
-        value[late] <<= (np.minimum(at[late] - last, 7) * 8).astype(np.uint64)
-        out[:, word] = value & _MASKS[np.clip(length - 8 * word, 0, 8)]
+        at = start + 8 * word if word else start
+        late = at > last
+        if late.any():
+            value = loads[np.minimum(at, last)]
+            value[late] <<= (np.minimum(at[late] - last, 7) * 8).astype(np.uint64)
+        else:
+            value = loads[at]
+        out[:, word] = value & _MASKS[np.clip(length - 8 * word, 0, 8) if word else np.minimum(length, 8)]
     return out
 
 
@@ -109,14 +112,14 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     np.not_equal(key[1:], key[:-1], out=change[1:])
     heads = np.flatnonzero(change)
     order, new = _sorted(key[heads])
-    first_head = order[new]  # earliest head of each distinct key (the sort is stable), in key order
-    seen = np.argsort(first_head)
-    rank = np.empty(len(seen), dtype=np.int32)
-    rank[seen] = np.arange(len(seen), dtype=np.int32)
+    first_head = order[new]  # each key's earliest head (groups are in row order), keys in sorted order
+    is_first = np.zeros(len(heads), dtype=bool)
+    is_first[first_head] = True
+    rank = (np.cumsum(is_first, dtype=np.int32) - 1)[first_head]  # each key's place in first-seen order
     head_code = np.empty(len(heads), dtype=np.int32)
     head_code[order] = rank[np.cumsum(new) - 1]
-    codes = np.repeat(head_code, np.diff(np.append(heads, n)))
-    return heads[first_head[seen]], codes
+    codes = head_code if len(heads) == n else np.repeat(head_code, np.diff(np.append(heads, n)))
+    return heads[is_first], codes
 
 
 def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -140,8 +143,11 @@ def intern_fields(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
     if interned is None:
         return None
     words, first, codes = interned
+    lines = np.zeros((len(first), 8 * words.shape[1] + 1), dtype=np.uint8)  # each id, its zero padding, a newline
+    lines[:, :-1] = words[first].view(np.uint8).reshape(len(first), -1)
+    lines[:, -1] = ord("\n")
     try:
-        names = b"\n".join(words[first].view(f"S{8 * words.shape[1]}").ravel().tolist()).decode("utf-8").split("\n")
+        names = lines[lines != 0].tobytes().decode("utf-8").split("\n")[:-1]
     except UnicodeDecodeError:
         return None
     vocab = np.empty(len(names), dtype=object)
