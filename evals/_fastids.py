@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fixed_width", "intern_fields"]
+__all__ = ["decode", "fixed_width", "index_in", "intern_fields"]
 
 _MAX_KEY_BYTES = 1 << 28
 """Past this many bytes of fixed-width keys (a few very long ids), leave the file to the exact reader."""
@@ -122,6 +122,17 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return heads[is_first], codes
 
 
+def decode(words: np.ndarray) -> list[str] | None:
+    """The fields held by rows of ``fixed_width`` words as ``str``; None when one is not UTF-8."""
+    lines = np.zeros((len(words), 8 * words.shape[1] + 1), dtype=np.uint8)  # each field, its zero padding, a newline
+    lines[:, :-1] = words.view(np.uint8).reshape(len(words), -1)
+    lines[:, -1] = ord("\n")
+    try:
+        return lines[lines != 0].tobytes().decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:
+        return None
+
+
 def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Fixed-width words, first rows (first-seen order) and codes of the fields; None as ``intern_fields``."""
     words = fixed_width(raw, start, end)
@@ -143,12 +154,8 @@ def intern_fields(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
     if interned is None:
         return None
     words, first, codes = interned
-    lines = np.zeros((len(first), 8 * words.shape[1] + 1), dtype=np.uint8)  # each id, its zero padding, a newline
-    lines[:, :-1] = words[first].view(np.uint8).reshape(len(first), -1)
-    lines[:, -1] = ord("\n")
-    try:
-        names = lines[lines != 0].tobytes().decode("utf-8").split("\n")[:-1]
-    except UnicodeDecodeError:
+    names = decode(words[first])
+    if names is None:
         return None
     vocab = np.empty(len(names), dtype=object)
     vocab[:] = names

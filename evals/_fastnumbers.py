@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from searchtrace.evals._fastids import fixed_width
+from searchtrace.evals._fastids import decode, fixed_width
 
 __all__ = ["parse_floats", "parse_ints"]
 
@@ -28,10 +28,12 @@ _POWERS = 10.0 ** np.arange(23)
 
 
 class _Digits:
-    """Sign, digits and decimal point of each field, a column of bytes at a time."""
+    """Sign, digits and decimal point of each field held by ``fixed_width`` words, a column of bytes at a time."""
 
-    def __init__(self, rows: np.ndarray, length: np.ndarray) -> None:
-        n, width = rows.shape
+    def __init__(self, words: np.ndarray, length: np.ndarray) -> None:
+        self.words = words
+        rows = words.view(np.uint8).reshape(len(words), -1)[:, : int(length.max())]
+        n = len(rows)
         columns = np.ascontiguousarray(rows.T)  # column by column, each one contiguous
         self.negative = columns[0] == ord("-")
         signed = self.negative | (columns[0] == ord("+"))
@@ -55,22 +57,26 @@ class _Digits:
     def of(cls, raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> _Digits | None:
         """The digits of the fields ``raw[start:end]``."""
         words = fixed_width(raw, start, end)
-        if words is None:
-            return None
-        length = end - start
-        return cls(words.view(np.uint8).reshape(len(words), -1)[:, : int(length.max())], length)
+        return None if words is None else cls(words, end - start)
 
     def plain(self, points: int) -> np.ndarray:
         """Rows of only a sign, 1 to 18 digits and at most ``points`` decimal points."""
         return self.only_these & (self.points <= points) & (self.digits > 0) & (self.digits <= _MAX_DIGITS)
 
 
-def _others(raw: np.ndarray, start: np.ndarray, end: np.ndarray, rows: np.ndarray,
-            parse: Callable[[str], float | int]) -> list[float | int] | None:
-    """``parse`` of the fields of ``rows``; None when it refuses one."""
+def _others(words: np.ndarray, parse: Callable[[str | bytes], float | int]) -> list[float | int] | None:
+    """``parse`` of each field held by ``words`` (rows of ``fixed_width``); None when it refuses one.
+
+    ASCII fields go to ``parse`` as bytes (``float`` and ``int`` read them as the
+    same text), others decoded first, as the line reader does.
+    """
+    if (words.view(np.uint8) < 0x80).all():
+        fields: list[str] | list[bytes] | None = words.view(f"S{8 * words.shape[1]}").ravel().tolist()
+    else:
+        fields = decode(words)
     try:
-        return [parse(raw[s:e].tobytes().decode("utf-8")) for s, e in zip(start[rows].tolist(), end[rows].tolist())]
-    except (ValueError, UnicodeDecodeError):
+        return None if fields is None else list(map(parse, fields))
+    except ValueError:
         return None
 
 
@@ -85,7 +91,7 @@ def parse_floats(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndar
     np.negative(values, out=values, where=d.negative)
     rest = np.flatnonzero(~fast)
     if len(rest):
-        parsed = _others(raw, start, end, rest, float)
+        parsed = _others(d.words[rest], float)
         if parsed is None:
             return None
         values[rest] = parsed
@@ -102,7 +108,7 @@ def parse_ints(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarra
     values = np.where(d.negative, -d.mantissa, d.mantissa)
     rest = np.flatnonzero(~d.plain(0))
     if len(rest):
-        parsed = _others(raw, start, end, rest, int)
+        parsed = _others(d.words[rest], int)
         if parsed is None:
             return None
         try:

@@ -304,7 +304,7 @@ def test_columnar_and_line_readers_agree_on_random_runs(tmp_path, monkeypatch, s
 
 
 def test_columnar_reader_reads_grades_as_int_does(tmp_path):
-    grades = ["-3", "+2", "0", "12", "007", "1_0", "-0"]
+    grades = ["-3", "+2", "0", "12", "007", "1_0", "-0", "\u0664\u0662"]
     text = "".join(f"q{i} 0 d{i % 9} {grades[i % len(grades)]}\n" for i in range(60))
     cols = _fastparse.parse_columns(text.encode(), 4, (0, 2), 3, "int")
     assert cols is not None and cols.values.tolist() == [int(grades[i % len(grades)]) for i in range(60)]
@@ -317,7 +317,7 @@ def test_columnar_reader_reads_grades_as_int_does(tmp_path):
 
 def test_columnar_reader_reads_scores_as_float_does():
     fields = ["0.997", "-0.0", "+2", "1e3", ".5", "5.", "007.250", "1_000.5", "inf", "9007199254740993",
-              "0.1234567890123456789", "123456789012345678", "4.9e-324", "0.30000000000000004"]
+              "0.1234567890123456789", "123456789012345678", "4.9e-324", "0.30000000000000004", "\u0661.\u0665"]
     data = "".join(f"q Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)).encode()
     cols = _fastparse.parse_columns(data, 6, (0, 2), 4, "float")
     assert cols is not None
