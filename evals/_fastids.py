@@ -1,11 +1,12 @@
 """Intern a column of ids given as byte ranges of a file, without a Python string per row.
 
-Each id is read as a zero-padded row of big-endian 64-bit words (ids never
-hold NUL: the readers refuse control characters first), so a word's integer
-order is its bytes' order. An id of up to 8 bytes is its own integer key; longer ids are hashed
-from their words and every row is then checked equal, word for word, to the
-first row of its key (a collision returns None, for the exact reader). Only the
-distinct ids become Python strings, decoded once.
+Each id is read as zero-padded big-endian 64-bit words loaded straight from
+the buffer (ids never hold NUL: the readers refuse control characters first),
+so a word's integer order is its bytes' order. An id of up to 8 bytes is its
+own integer key; longer ids are hashed a word at a time, and every row is then
+checked equal, word for word, to the first row of its key (a collision returns
+None, for the exact reader). Only the distinct ids are copied out whole, a
+slice at a time, to become Python strings, decoded once.
 """
 
 from __future__ import annotations
@@ -15,48 +16,64 @@ import numpy as np
 __all__ = ["decode", "fixed_width", "index_in", "intern_fields"]
 
 _MAX_KEY_BYTES = 1 << 28
-"""Past this many bytes of fixed-width keys (a few very long ids), leave the file to the exact reader."""
+"""Past this many bytes of fixed-width rows (many distinct, very long ids), leave the file to the exact reader."""
+_DECODED_ROWS = 1 << 16
+"""Distinct ids decoded at a time."""
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MASKS = np.array([0, *(((1 << 8 * k) - 1) << 8 * (8 - k) for k in range(1, 9))], dtype=np.uint64)
 """The high ``k`` bytes of a word, for ``k`` = 0..8."""
 
 
-def fixed_width(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
-    """(n, words) big-endian uint64: each field's bytes, zero-padded; None past ``_MAX_KEY_BYTES``.
+def _loads(raw: np.ndarray) -> np.ndarray:
+    """Every unaligned 8-byte big-endian word of ``raw``, one per offset (a view)."""
+    if len(raw) < 8:
+        raw = np.concatenate([raw, np.zeros(8, dtype=np.uint8)])
+    return np.ndarray((len(raw) - 7,), dtype=">u8", buffer=raw, strides=(1,))
 
-    Each word is one unaligned 8-byte load at the field's offset, the bytes past
-    the field masked off; a load that would run past the data starts earlier and
-    is shifted back.
+
+def _word(loads: np.ndarray, start: np.ndarray, length: np.ndarray, word: int) -> np.ndarray:
+    """Word ``word`` of each field: one load at its offset, the bytes past the field masked off.
+
+    A load that would run past the data starts earlier and is shifted back.
     """
+    at = start + 8 * word if word else start
+    last = len(loads) - 1
+    late = at > last
+    if late.any():
+        value = loads[np.minimum(at, last)]
+        value[late] <<= (np.minimum(at[late] - last, 7) * 8).astype(np.uint64)
+    else:
+        value = loads[at]
+    return value & _MASKS[np.clip(length - 8 * word, 0, 8) if word else np.minimum(length, 8)]
+
+
+def fixed_width(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """(n, words) big-endian uint64: each field's bytes, zero-padded; None past ``_MAX_KEY_BYTES``."""
     length = end - start
     words = -(-int(length.max()) // 8)
     if len(start) * words * 8 > _MAX_KEY_BYTES:
         return None
-    if len(raw) < 8:
-        raw = np.concatenate([raw, np.zeros(8, dtype=np.uint8)])
-    loads = np.ndarray((len(raw) - 7,), dtype=">u8", buffer=raw, strides=(1,))
-    last = len(loads) - 1
+    loads = _loads(raw)
     out = np.empty((len(start), words), dtype=">u8")
     for word in range(words):
-        at = start + 8 * word if word else start
-        late = at > last
-        if late.any():
-            value = loads[np.minimum(at, last)]
-            value[late] <<= (np.minimum(at[late] - last, 7) * 8).astype(np.uint64)
-        else:
-            value = loads[at]
-        out[:, word] = value & _MASKS[np.clip(length - 8 * word, 0, 8) if word else np.minimum(length, 8)]
+        out[:, word] = _word(loads, start, length, word)
     return out
 
 
-def _keys(words: np.ndarray) -> np.ndarray:
-    """One uint64 per row: the word itself when there is one, else a hash of the words."""
-    key = words[:, 0].astype(np.uint64)
-    for column in range(1, words.shape[1]):
-        key ^= words[:, column]
+def _keys(loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int) -> np.ndarray:
+    """One uint64 per field: its one word, or a hash of its words (read one word at a time)."""
+    key = _word(loads, start, length, 0).astype(np.uint64)
+    for word in range(1, words):
+        key ^= _word(loads, start, length, word)
         key *= _MIX
         key ^= key >> np.uint64(29)
     return key
+
+
+def _same(loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int, other: np.ndarray) -> bool:
+    """Whether each field equals field ``other[i]``, word for word (ids hold no NUL: equal words, equal bytes)."""
+    return all((_word(loads, start, length, w) == _word(loads, start[other], length[other], w)).all()
+               for w in range(words))
 
 
 def _compact(keys: np.ndarray, spare: int) -> np.ndarray | None:
@@ -133,30 +150,34 @@ def decode(words: np.ndarray) -> list[str] | None:
         return None
 
 
-def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Fixed-width words, first rows (first-seen order) and codes of the fields; None as ``intern_fields``."""
-    words = fixed_width(raw, start, end)
-    if words is None:
+def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """First rows (first-seen order) and codes of the fields; None on a hash collision."""
+    length = end - start
+    words = -(-int(length.max()) // 8)
+    loads = _loads(raw)
+    first, codes = _dense(_keys(loads, start, length, words))
+    if words > 1 and not _same(loads, start, length, words, first[codes]):
         return None
-    first, codes = _dense(_keys(words))
-    if words.shape[1] > 1 and not (words == words[first[codes]]).all():
-        return None
-    return words, first, codes
+    return first, codes
 
 
 def intern_fields(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Vocabulary (object array of ``str``, first-seen order) and int32 codes of the ids ``raw[start:end]``.
 
     Fields must be non-empty and free of NUL. Returns None when an id is not
-    UTF-8, the ids are too long to key, or two ids share a hash.
+    UTF-8 or two ids share a hash.
     """
     interned = _interned(raw, start, end)
     if interned is None:
         return None
-    words, first, codes = interned
-    names = decode(words[first])
-    if names is None:
-        return None
+    first, codes = interned
+    names: list[str] = []
+    for rows in range(0, len(first), _DECODED_ROWS):  # in slices: a few long ids widen only their slice
+        words = fixed_width(raw, start[first[rows:rows + _DECODED_ROWS]], end[first[rows:rows + _DECODED_ROWS]])
+        part = None if words is None else decode(words)
+        if part is None:
+            return None
+        names += part
     vocab = np.empty(len(names), dtype=object)
     vocab[:] = names
     return vocab, codes
@@ -166,7 +187,7 @@ def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray | None:
     """Index of each of ``values`` in ``vocab`` (both object arrays of distinct non-empty ``str``), -1 where absent.
 
     Both are interned together, ``vocab`` first, from one UTF-8 buffer; None when
-    an id holds a control character or is too long to key, or on a hash collision.
+    ``vocab`` is empty, an id holds a control character, or on a hash collision.
     """
     try:
         blob = ("\n".join(vocab.tolist()) + "\n" + "\n".join(values.tolist()) + "\n").encode()
@@ -174,7 +195,7 @@ def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray | None:
         return None
     raw = np.frombuffer(blob, dtype=np.uint8)
     ends = np.flatnonzero(raw <= 0x1F)
-    if len(ends) != len(vocab) + len(values) or (raw == 0x7F).any():
+    if not len(vocab) or len(ends) != len(vocab) + len(values) or (raw == 0x7F).any():
         return None
     starts = np.empty_like(ends)
     starts[0] = 0
@@ -184,7 +205,7 @@ def index_in(values: np.ndarray, vocab: np.ndarray) -> np.ndarray | None:
     interned = _interned(raw, starts, ends)
     if interned is None:
         return None
-    codes = interned[2]
+    codes = interned[1]
     if not (codes[: len(vocab)] == np.arange(len(vocab))).all():  # a repeated vocabulary entry
         return None
     found = codes[len(vocab) :].astype(np.int64)

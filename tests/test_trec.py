@@ -346,3 +346,15 @@ def test_byte_key_grouping_on_random_keys():
         groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
         assert all((np.diff(g) > 0).all() and (keys[g] == keys[g[0]]).all() for g in groups)
         assert len({int(keys[g[0]]) for g in groups}) == len(groups)
+
+
+def test_one_very_long_id_keeps_the_columnar_reader(tmp_path, monkeypatch):
+    """A 300-byte id widens the hashed keys, not the memory held for every row."""
+    lines = [f"q{i // 100} Q0 {'L' * 300 if i == 5 else f'doc-{i}'} {i % 100 + 1} {1 - i % 100 / 100:.3f} t\n"
+             for i in range(2000)]
+    path = write(tmp_path, "".join(lines))
+    assert _fastparse.parse_columns(path.read_bytes(), 6, (0, 2), 4, "float") is not None
+    fast = read_run(path)
+    monkeypatch.setattr(_fastparse, "ENABLED", False)
+    exact = read_run(path)
+    assert fast.docs.tolist() == exact.docs.tolist() and fast.to_dict() == exact.to_dict()
