@@ -67,7 +67,7 @@ def _normalize(data: bytes) -> bytes:
 
 def _tokens(data: bytes, width: int, columns: Sequence[int], normalize: bool
             ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]] | None:
-    """The bytes and the fields' offsets of ``columns``; with ``normalize``, uneven spacing is evened first."""
+    """The bytes and the fields' offsets of ``columns``; with ``normalize``, uneven spacing is evened when found."""
     data = data if data.endswith(b"\n") else data + b"\n"
     bounds = field_bounds(data, width, columns)
     if bounds is None and normalize:
