@@ -94,12 +94,32 @@ def _fingerprint(path: Path) -> str:
 
 
 def _floats(values: np.ndarray) -> Any:
-    """A float64 column, null where NaN (as pandas writes it); built from buffers (see ``_fastparse``)."""
+    """A float64 column, null where NaN (as pandas writes it), built from buffers.
+
+    pyarrow's ``pa.array`` and ``to_numpy`` import pandas (most of a second of CPU) even for
+    numpy input; arrays cross from numpy to arrow through their buffers instead.
+    """
     import pyarrow as pa
 
     values = np.ascontiguousarray(values, dtype=np.float64)
     valid = np.packbits(~np.isnan(values), bitorder="little")
     return pa.Array.from_buffers(pa.float64(), len(values), [pa.py_buffer(valid), pa.py_buffer(values)])
+
+
+def _strings(values: Sequence[str]) -> Any:
+    """An arrow string array of ``values`` (``large_string`` past 2 GiB of text), built from buffers."""
+    import pyarrow as pa
+
+    blob = "".join(values).encode()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    if len(blob) != lengths.sum():  # not all ASCII: characters are not bytes
+        lengths = np.fromiter((len(v.encode()) for v in values), dtype=np.int64, count=len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    small = offsets[-1] < 2**31
+    return pa.Array.from_buffers(pa.string() if small else pa.large_string(), len(values),
+                                 [None, pa.py_buffer(offsets.astype(np.int32) if small else offsets),
+                                  pa.py_buffer(blob)])
 
 
 def _falses(n: int) -> Any:
@@ -111,8 +131,6 @@ def _falses(n: int) -> Any:
 def _per_query_table(scored: Scored) -> Any:
     """``per_query.parquet``'s table (see ``runfolder.tables``), built with pyarrow alone."""
     import pyarrow as pa
-
-    from searchtrace.evals._fastparse import strings as _strings
 
     ev = scored.evaluation
     judged = ev.query_ids.tolist()

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from searchtrace.evals._fastids import index_in
 from searchtrace.evals.metrics.rules import QueryRules
 from searchtrace.evals.runs import Qrels, Run
 
@@ -52,12 +53,11 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def lookup(values: np.ndarray, vocab: np.ndarray) -> np.ndarray:
-    """Index of each value in ``vocab``, -1 where absent (pyarrow's hash join past 1,000 values)."""
-    if len(values) > 1000:
-        from searchtrace.evals._fastparse import index_in  # imported here: a small run never loads pyarrow
-
-        return index_in(values, vocab)
-    index = {v: i for i, v in enumerate(vocab.tolist())}
+    """Index of each value in ``vocab``, -1 where absent (byte keys past 1,000 values, else a dict)."""
+    found = index_in(values, vocab) if len(values) > 1000 and len(vocab) else None
+    if found is not None:
+        return found
+    index = dict(zip(vocab.tolist(), range(len(vocab))))
     return np.fromiter(map(index.get, values.tolist(), [-1] * len(values)), dtype=np.int64, count=len(values))
 
 
