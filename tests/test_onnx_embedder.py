@@ -254,3 +254,19 @@ def test_a_search_from_the_command_line_imports_no_torch(model, sample_config, s
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"code": 0, "heavy": []}, proc.stderr
     assert '"results"' in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_home_that_cannot_hold_the_model_still_embeds(model, tmp_path, caplog):
+    """Where the models folder cannot be made the graph is built in memory on each load, never half-written."""
+    from searchtrace.retriever.onnx_model import _BUILT
+
+    home = Home(tmp_path)
+    home.cache.mkdir(parents=True)
+    home.models.write_text("a file where the models folder should be")
+    _BUILT.clear()  # no copy from another home of this process: the build itself
+    embedder = OnnxEmbedder(home)
+    assert embedder.load().built is True
+    assert "cannot cache the ONNX encoder" in caplog.text
+    assert home.models.read_text() == "a file where the models folder should be"
+    np.testing.assert_allclose(embedder.encode_query("harbour dues"), model.encode_query("harbour dues"), atol=1e-6)
