@@ -136,6 +136,17 @@ def _rules(args: argparse.Namespace) -> Any:
     return QueryRules(max_docs=args.max_docs, relevance_level=args.relevance_level)
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a file (None when it can be opened)."""
+    if path.is_dir():
+        return "a folder, not a file"
+    try:
+        with path.open("rb"):
+            return None
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+
+
 def _score_external(args: argparse.Namespace) -> int:
     import time
 
@@ -143,6 +154,10 @@ def _score_external(args: argparse.Namespace) -> int:
 
     if not args.qrels:
         print("error: --run needs --qrels", file=sys.stderr)
+        return ExitCode.INVALID
+    unreadable = [f"{path}: {why}" for path in (args.run, args.qrels) if (why := _unreadable(Path(path)))]
+    if unreadable:
+        print(f"error: {'; '.join(unreadable)}", file=sys.stderr)
         return ExitCode.INVALID
     started = time.perf_counter()
     rules = _rules(args)

@@ -140,3 +140,14 @@ def test_a_run_missing_most_judged_queries_warns_on_stderr(files, capsys):
 def test_c_needs_trec_eval(files, capsys):
     code = main(["eval", "--run", str(files / "good.trec"), "--qrels", str(files / "qrels.txt"), "-c"])
     assert code == 2 and "-c goes with --trec-eval" in capsys.readouterr().err
+
+
+def test_every_unreadable_input_is_named_at_once_and_nothing_is_written(files, capsys):
+    code = main(["eval", "--run", str(files / "missing.trec"), "--qrels", str(files / "missing.qrels"),
+                 "--out", str(files / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "missing.trec: cannot read file" in err and "missing.qrels: cannot read file" in err
+    assert not (files / "out").exists()
+    code = main(["eval", "--run", str(files), "--qrels", str(files / "qrels.txt")])
+    assert code == 2 and f"{files}: a folder, not a file" in capsys.readouterr().err
