@@ -3,7 +3,7 @@
 Usage:
     flock /tmp/searchtrace-bench.lock python benchmarks/bench_serve.py \
         [--dataset ../shared/datasets/scifact] [--no-parts] [--seconds 60] [--clients 1,4,16] \
-        [--home DIR] [--timeout 2] [--batch-window-ms 0] [--workers 1] [--out results.json]
+        [--home DIR] [--timeout 2] [--batch-window-ms 0] [--workers 1] [--model-threads N] [--out results.json]
 
 First, in this process, ``Retriever.search`` (traced to the store, as the server
 does) runs the dataset's queries one after another: its p50 is the in-process
@@ -147,7 +147,7 @@ def tree_cpu_s(pid: int) -> float:
 def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "searchtrace", "serve", str(args.dataset), "--home", str(args.home), "--port",
            str(port), "--timeout", str(args.timeout), "--batch-window-ms", str(args.batch_window_ms), "--no-progress",
-           "--workers", str(args.workers)]
+           "--workers", str(args.workers)] + (["--model-threads", str(args.model_threads)] if args.model_threads else [])
     if args.no_parts:
         cmd.append("--no-parts")
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
@@ -232,6 +232,7 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=2.0, help="the server's per-request timeout")
     p.add_argument("--batch-window-ms", type=float, default=0.0)
     p.add_argument("--workers", default="1", help="the server's --workers (a number or auto)")
+    p.add_argument("--model-threads", type=int, help="the server's --model-threads (default: its own)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -276,6 +277,7 @@ def main() -> None:
     one = next((r for r in phases if r["clients"] == 1), None)
     summary = {"dataset": args.dataset.name, "parts": not args.no_parts, "seconds_per_phase": args.seconds,
                "timeout_s": args.timeout, "batch_window_ms": args.batch_window_ms, "workers": args.workers,
+               "model_threads": args.model_threads,
                "load_average_before": load_before, "load_average_after": os.getloadavg(), "in_process": local,
                "in_process_after": after,
                "paired": pairs, "phases": phases, "server_stats": stats,

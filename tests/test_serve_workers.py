@@ -8,6 +8,7 @@ and /v1/stats speak for both, and SIGTERM stops everything cleanly.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from serve_helpers import make_service
 
 from searchtrace.retriever.serve.workers import WorkerBoard, WorkerState
 
@@ -38,6 +40,28 @@ def test_the_board_keeps_one_row_per_worker():
                             {"pid": os.getpid(), "state": "ready", "searches": 5, "queries": 6, "modelCalls": 4}]
     with pytest.raises(IndexError):
         board.row(2)
+
+
+def test_ready_only_when_every_worker_is_and_stats_add_up_the_workers(sample_index_path, sample_config, model):
+    from opentelemetry.trace import NoOpTracer
+
+    from searchtrace.traces import vocabulary
+
+    board = WorkerBoard.create(2)
+    service = make_service([SAMPLE], sample_config, sample_index_path, model, NoOpTracer(), worker=board.row(0))
+    try:
+        service.open()
+        assert service.readiness() == {"ready": False, "datasets": {"sample": True},
+                                       "workers": {"ready": 1, "total": 2}}  # the other one still opens
+        board.row(1).set_state(WorkerState.READY)
+        board.row(1).publish(searches=4, queries=4, model_calls=3)
+        assert service.readiness()["ready"] is True
+        asyncio.run(service.search({"query": "hot springs of Emberly"}, None, vocabulary.Source.HTTP))
+        stats = service.stats()
+        assert [w["searches"] for w in stats["workers"]] == [1, 4] and stats["searchesServed"] == 5
+        assert stats["workers"][0]["pid"] == os.getpid()
+    finally:
+        service.close()
 
 
 def test_workers_are_refused_with_mcp_over_stdio():
