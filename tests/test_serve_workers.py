@@ -12,6 +12,7 @@ import asyncio
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -62,6 +63,26 @@ def test_ready_only_when_every_worker_is_and_stats_add_up_the_workers(sample_ind
         assert stats["workers"][0]["pid"] == os.getpid()
     finally:
         service.close()
+
+
+def test_a_port_in_use_is_refused_not_shared():
+    from searchtrace.errors import ConfigError
+    from searchtrace.retriever.serve.workers import bind_shared, reserve
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"127.0.0.1:{port}"):
+            reserve("127.0.0.1", port)
+    held = reserve("127.0.0.1", 0)  # a free port, held for the workers
+    port = held.getsockname()[1]
+    worker = bind_shared("127.0.0.1", port)  # a worker joins it and listens
+    worker.listen()
+    try:
+        with pytest.raises(ConfigError, match=f"127.0.0.1:{port}"):  # a second server may not join
+            reserve("127.0.0.1", port)
+    finally:
+        worker.close()
+        held.close()
 
 
 def test_workers_are_refused_with_mcp_over_stdio():

@@ -132,6 +132,23 @@ def bind_shared(host: str, port: int) -> socket.socket:
     return sock
 
 
+def reserve(host: str, port: int) -> socket.socket:
+    """The port for the workers: bound with ``SO_REUSEPORT``, not listening (it takes no connections).
+
+    Raises ConfigError when something already listens there: every socket with
+    ``SO_REUSEPORT`` on a port shares its connections, so a second server would
+    silently take half of the first one's traffic instead of failing to start.
+    """
+    if port:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a TIME_WAIT is no conflict
+            try:
+                probe.bind((host.strip("[]"), port))
+            except OSError as exc:
+                raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
+    return bind_shared(host, port)
+
+
 def run_workers(n: int, host: str, port: int, target: Callable[..., None], args: tuple[Any, ...],
                 announce: Callable[[int], None]) -> int:
     """Run ``target(*args, row, port)`` in ``n`` spawned processes until a signal or a worker's death.
@@ -148,7 +165,7 @@ def run_workers(n: int, host: str, port: int, target: Callable[..., None], args:
     """
     context = multiprocessing.get_context("spawn")
     board = WorkerBoard.create(n, context)
-    reserved = bind_shared(host, port)  # holds the port (not listening: it takes no connections)
+    reserved = reserve(host, port)
     port = reserved.getsockname()[1]
     processes = [context.Process(target=target, args=(*args, board.row(i), port), name=f"searchtrace-serve-{i}")
                  for i in range(n)]
