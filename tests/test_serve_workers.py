@@ -67,7 +67,7 @@ def test_ready_only_when_every_worker_is_and_stats_add_up_the_workers(sample_ind
 
 def test_a_port_in_use_is_refused_not_shared():
     from searchtrace.errors import ConfigError
-    from searchtrace.retriever.serve.workers import bind_shared, reserve
+    from searchtrace.retriever.serve.workers import bind, reserve
 
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
@@ -75,7 +75,7 @@ def test_a_port_in_use_is_refused_not_shared():
             reserve("127.0.0.1", port)
     held = reserve("127.0.0.1", 0)  # a free port, held for the workers
     port = held.getsockname()[1]
-    worker = bind_shared("127.0.0.1", port)  # a worker joins it and listens
+    worker = bind("127.0.0.1", port, shared=True)  # a worker joins it and listens
     worker.listen()
     try:
         with pytest.raises(ConfigError, match=f"127.0.0.1:{port}"):  # a second server may not join
@@ -97,8 +97,8 @@ def test_two_workers_share_the_port_trace_every_request_once_and_stop_cleanly(sa
 
     home = sample_config.home.root
     server = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
-                               "--port", "0", "--workers", "2", "--no-progress"], cwd=REPO, env=_env(),
-                              stderr=subprocess.PIPE, text=True)
+                               "--port", "0", "--workers", "2", "--no-progress"], cwd=REPO,
+                              env=_env(export_delay_ms=600_000), stderr=subprocess.PIPE, text=True)  # written at exit
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(server.stderr.readline, "")), daemon=True)
     reader.start()
@@ -144,14 +144,48 @@ def test_two_workers_share_the_port_trace_every_request_once_and_stop_cleanly(sa
         store.close()
 
 
-def _env() -> dict[str, str]:
+@pytest.mark.slow
+def test_one_process_announces_its_port_and_flushes_its_traces_on_sigterm(sample_index_path, sample_config):
+    from searchtrace.traces import TraceStore
+
+    home = sample_config.home.root
+    server = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
+                               "--port", "0", "--no-progress"], cwd=REPO, env=_env(export_delay_ms=600_000),
+                              stderr=subprocess.PIPE, text=True)  # traces written at exit only
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(server.stderr.readline, "")), daemon=True)
+    reader.start()
+    try:
+        url = _wait_ready(server, lines, workers=None)
+        port = int(url.rsplit(":", 1)[1])
+        taken = subprocess.run([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
+                                "--port", str(port), "--no-progress"], cwd=REPO, env=_env(), capture_output=True,
+                               text=True, timeout=60)
+        assert taken.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in taken.stderr, taken.stderr
+        trace_id = httpx.post(f"{url}/v1/search", json={"query": "hot springs"}, timeout=30).headers["x-trace-id"]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            code = server.wait(60)
+        finally:
+            server.kill()
+    reader.join(10)
+    assert code == 0, "".join(lines)
+    store = TraceStore(home / "traces.sqlite")
+    try:
+        assert trace_id in store.stored([trace_id])
+    finally:
+        store.close()
+
+
+def _env(export_delay_ms: int = 50) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "SEARCHTRACE_OTLP": "0",
-            "OTEL_BSP_SCHEDULE_DELAY": "50"}
+            "OTEL_BSP_SCHEDULE_DELAY": str(export_delay_ms)}
 
 
-def _wait_ready(server: subprocess.Popen, lines: list[str], timeout_s: float = 180) -> str:
-    """The URL the server announces on stderr (read into ``lines``), once /readyz says every worker is ready."""
+def _wait_ready(server: subprocess.Popen, lines: list[str], workers: int | None = 2, timeout_s: float = 180) -> str:
+    """The URL the server announces on stderr (read into ``lines``), once /readyz says it (every worker) is ready."""
     deadline = time.monotonic() + timeout_s
     url = None
     while time.monotonic() < deadline:
@@ -162,7 +196,7 @@ def _wait_ready(server: subprocess.Popen, lines: list[str], timeout_s: float = 1
             try:
                 ready = httpx.get(f"{url}/readyz", timeout=5)
                 if ready.status_code == 200:
-                    assert ready.json()["workers"] == {"ready": 2, "total": 2}
+                    assert ready.json().get("workers") == (workers and {"ready": workers, "total": workers})
                     return url
             except httpx.HTTPError:
                 pass

@@ -124,10 +124,10 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
 
 def serve_worker(args: argparse.Namespace, serve: ServeConfig, row: Any, port: int) -> None:
     """One of ``--workers N`` processes: listen on the shared port and serve until SIGTERM."""
-    from searchtrace.retriever.serve.workers import bind_shared
+    from searchtrace.retriever.serve.workers import bind
 
     try:
-        serve_process(args, serve, sockets=[bind_shared(serve.host, port)], row=row)
+        serve_process(args, serve, sockets=[bind(serve.host, port, shared=True)], row=row)
     except KeyboardInterrupt:  # Ctrl-C reaches every worker; each stops gracefully
         pass
 
@@ -158,14 +158,16 @@ def run_http(service: Any, sockets: list[Any] | None = None) -> None:
     import uvicorn
 
     from searchtrace.retriever.serve.http import create_app
+    from searchtrace.retriever.serve.workers import bind
 
     serve: ServeConfig = service.serve
+    if sockets is None:  # bound here, not by uvicorn: a busy port is one line, port 0 announces the real one
+        sockets = [bind(serve.host, serve.port)]
+        _announce(serve, sockets[0].getsockname()[1], "")
     threading.Thread(target=_open_quietly, args=(service,), name="open-datasets", daemon=True).start()
     config = uvicorn.Config(create_app(service), host=serve.host, port=serve.port, log_level="warning",
                             access_log=False, timeout_keep_alive=30, lifespan="on")
     server = uvicorn.Server(config)
-    if sockets is None:
-        _announce(serve, serve.port, "")
     # uvicorn stops gracefully on SIGTERM, then raises it again; by default that kills the process
     # before the caller closes the indexes and flushes the last traces: exit 0 through them instead.
     signal.signal(signal.SIGTERM, _exit_quietly)

@@ -119,11 +119,15 @@ def check_supported(workers: int) -> None:
                           "connections only on Linux; use --workers 1 here", field="workers")
 
 
-def bind_shared(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT`` (not listening yet)."""
+def bind(host: str, port: int, *, shared: bool = False) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (not listening yet); ``shared``: with ``SO_REUSEPORT``.
+
+    Raises ConfigError naming the address when it cannot be bound (in use, not this machine's).
+    """
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a TIME_WAIT is no conflict
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
@@ -140,13 +144,8 @@ def reserve(host: str, port: int) -> socket.socket:
     silently take half of the first one's traffic instead of failing to start.
     """
     if port:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a TIME_WAIT is no conflict
-            try:
-                probe.bind((host.strip("[]"), port))
-            except OSError as exc:
-                raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
-    return bind_shared(host, port)
+        bind(host, port).close()  # fails when anything listens there, SO_REUSEPORT or not
+    return bind(host, port, shared=True)
 
 
 def run_workers(n: int, host: str, port: int, target: Callable[..., None], args: tuple[Any, ...],
