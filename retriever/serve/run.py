@@ -95,8 +95,8 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
     provider, handles = make_tracer_provider(config.home, trace_settings)
     tracer = provider.get_tracer("searchtrace.serve")
     # N workers on C cores: C // N model threads each, so N concurrent model calls fill the cores
-    # without oversubscribing them (None: ONNX Runtime's default, every core). Measured on 2 cores,
-    # 2 workers: 1 thread each costs 14 ms CPU per request at 16 clients, 2 threads each 18 ms.
+    # without oversubscribing them (None: ONNX Runtime's default, every core). More threads cut one
+    # lone query's latency (BENCHMARKS.md, serving, Run 4).
     threads = args.model_threads or (max(1, cores() // serve.workers) if serve.workers > 1 else None)
     encoder = BatchingEncoder(Embedder(config.home, config.precision, threads=threads),
                               window_ms=serve.batch_window_ms)
