@@ -49,7 +49,7 @@ class SlowReranker:
 
 
 def make_service(datasets: list[Any], config: Any, index_path: Any, model: Any, tracer: Any, store: Any = None,
-                 reranker: Any = None, **serve: Any) -> Any:
+                 reranker: Any = None, worker: Any = None, **serve: Any) -> Any:
     """A Service on already built indexes (every dataset opens ``index_path``), not yet opened."""
     from searchtrace.retriever.index import open_index
     from searchtrace.retriever.pipeline import Retriever
@@ -61,4 +61,4 @@ def make_service(datasets: list[Any], config: Any, index_path: Any, model: Any, 
         return Retriever(open_index(index_path, cfg), model, cfg, tracer=tracer, reranker=reranker,
                          source=vocabulary.Source.HTTP)
 
-    return Service(datasets, config, ServeConfig(**serve), opener, tracer=tracer, store=store)
+    return Service(datasets, config, ServeConfig(**serve), opener, tracer=tracer, store=store, worker=worker)

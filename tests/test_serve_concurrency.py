@@ -128,6 +128,47 @@ def test_a_lone_query_is_not_delayed_and_takes_the_single_query_path():
     batcher.close()
 
 
+def test_a_lone_query_runs_in_the_callers_thread_and_model_calls_never_overlap():
+    from searchtrace.retriever.serve.batcher import BatchingEncoder
+
+    class Watching(CountingEncoder):
+        def __init__(self) -> None:
+            super().__init__(delay=0.01)
+            self.threads: list[str] = []
+            self.running = self.most_at_once = 0
+            self.lock = threading.Lock()
+
+        def _watch(self, call, arg):
+            with self.lock:
+                self.running += 1
+                self.most_at_once = max(self.most_at_once, self.running)
+                self.threads.append(threading.current_thread().name)
+            try:
+                return call(arg)
+            finally:
+                with self.lock:
+                    self.running -= 1
+
+        def encode_query(self, text):
+            return self._watch(super().encode_query, text)
+
+        def encode_queries(self, texts):
+            return self._watch(super().encode_queries, texts)
+
+    inner = Watching()
+    batcher = BatchingEncoder(inner)
+    batcher.encode_query("alone")
+    assert inner.threads == [threading.current_thread().name]  # no hand-over to the batcher's thread
+    texts = [f"q{i}" for i in range(48)]
+    with ThreadPoolExecutor(16) as pool:
+        vectors = list(pool.map(batcher.encode_query, texts))
+    for text, vector in zip(texts, vectors):
+        np.testing.assert_array_equal(vector, inner._vec(text))
+    assert inner.most_at_once == 1
+    assert batcher.queries == 49 == sum(inner.batches) and batcher.calls == len(inner.batches) < 49
+    batcher.close()
+
+
 def test_a_window_gathers_queries_arriving_just_after_the_first():
     from searchtrace.retriever.serve.batcher import BatchingEncoder
 

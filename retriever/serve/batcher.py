@@ -1,13 +1,13 @@
 """Micro-batching of query embeddings: concurrent searches share one model call.
 
-A search thread hands its query to :meth:`BatchingEncoder.encode_query` and
-waits; one worker thread takes every query waiting when the model is free
-(after an optional short window) and embeds them in one ``encode_queries``
-call. Alone, a query goes straight through ``encode_query`` (the single-query
-fast path), so a lightly loaded server adds no wait; under load, queries pile
-up while the model works and the next call embeds them together, which on few
-cores is where throughput comes from (one forward pass over a batch costs far
-less than one per query).
+A search thread hands its query to :meth:`BatchingEncoder.encode_query`. When
+the model is free and no query waits (a lightly loaded server), that thread
+runs the model itself, through ``encode_query``: no hand-over to another
+thread, no wait (unless a batching window is set). Otherwise the query waits,
+and one worker thread takes every query waiting once the model is free (after
+the window, if any) and embeds them in one ``encode_queries`` call. One model call runs at a time
+either way, so under load queries pile up while the model works and the next
+call embeds them together.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class BatchingEncoder:
 
     Args:
         inner: the model (``encode_query``, ``encode_queries``, ``encode_documents``).
-        window_ms: once the model is free, how long to wait for more queries (0: none).
+        window_ms: once the model is free, how long to wait for more queries (0: none, and a
+            query that finds the model free runs at once in its own thread).
         max_batch: most queries in one model call.
 
     Attributes:
@@ -58,6 +59,7 @@ class BatchingEncoder:
         self._pending: list[tuple[str, Future[np.ndarray]]] = []
         self._ready = threading.Condition()
         self._closed = False
+        self._busy = False  # a model call runs (in a search thread or the worker)
         self._worker: threading.Thread | None = None
 
     @property
@@ -77,17 +79,33 @@ class BatchingEncoder:
         return self.inner.encode_queries(texts)
 
     def encode_query(self, text: str) -> np.ndarray:
-        """Embed one query, in one model call with the queries that arrive alongside it."""
+        """Embed one query: in this thread when the model is free, else in one call with the others waiting."""
         future: Future[np.ndarray] = Future()
         with self._ready:
             if self._closed:
                 raise RuntimeError("the query batcher is closed")
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._run, name="query-batcher", daemon=True)
-                self._worker.start()
-            self._pending.append((text, future))
-            self._ready.notify()
-        return future.result()
+            alone = not self.window_s and not self._busy and not self._pending
+            if alone:
+                self._busy = True
+            else:
+                if self._worker is None:
+                    self._worker = threading.Thread(target=self._run, name="query-batcher", daemon=True)
+                    self._worker.start()
+                self._pending.append((text, future))
+                self._ready.notify()
+        if not alone:
+            return future.result()
+        done = False
+        try:
+            vector = self.inner.encode_query(text)
+            done = True
+        finally:
+            with self._ready:
+                self._busy = False
+                self.calls += done
+                self.queries += done
+                self._ready.notify()  # the worker takes what queued meanwhile
+        return vector
 
     def close(self) -> None:
         """Stop the worker (queries waiting are still embedded first)."""
@@ -99,7 +117,9 @@ class BatchingEncoder:
 
     def _take(self) -> list[tuple[str, Future[np.ndarray]]] | None:
         with self._ready:
-            while not self._pending and not self._closed:
+            while not self._closed and (self._busy or not self._pending):
+                self._ready.wait()
+            while self._busy:  # closing while a search thread's call runs: let it finish
                 self._ready.wait()
             if not self._pending:
                 return None
@@ -108,20 +128,25 @@ class BatchingEncoder:
                 while len(self._pending) < self.max_batch and (left := deadline - time.monotonic()) > 0:
                     self._ready.wait(left)
             batch, self._pending = self._pending[:self.max_batch], self._pending[self.max_batch:]
+            self._busy = True
             return batch
 
     def _run(self) -> None:
         while (batch := self._take()) is not None:
+            texts = [text for text, _ in batch]
+            vectors: list[np.ndarray] | None = None
             try:
-                if len(batch) == 1:
-                    vectors = [self.inner.encode_query(batch[0][0])]
-                else:
-                    vectors = list(self.inner.encode_queries([text for text, _ in batch]))
+                vectors = ([self.inner.encode_query(texts[0])] if len(texts) == 1
+                           else list(self.inner.encode_queries(texts)))
             except BaseException as exc:  # the callers raise it; the worker carries on
                 for _, future in batch:
                     future.set_exception(exc)
-                continue
-            self.calls += 1
-            self.queries += len(batch)
-            for (_, future), vector in zip(batch, vectors):
+            finally:
+                with self._ready:
+                    self._busy = False
+                    if vectors is not None:
+                        self.calls += 1
+                        self.queries += len(batch)
+                    self._ready.notify()
+            for (_, future), vector in zip(batch, vectors or []):
                 future.set_result(vector)

@@ -21,6 +21,7 @@ MAX_RESPONSE_BYTES = 5 * 1024 * 1024
 
 DEFAULT_TIMEOUT_S = 2.0
 DEFAULT_MAX_INFLIGHT = 32
+MAX_WORKERS = 64
 RETRY_AFTER_S = 1
 """What a 429 answer's ``Retry-After`` says."""
 
@@ -41,6 +42,7 @@ class ServeConfig:
             once a model call is free (0: it takes whatever queued during the last call).
         allowed_hosts: Host header values (beside the loopback names) the MCP transport's
             DNS-rebinding check accepts.
+        workers: HTTP server processes sharing the port (1: this process alone).
     """
 
     host: str = "127.0.0.1"
@@ -52,6 +54,7 @@ class ServeConfig:
     dashboard_url: str | None = None
     batch_window_ms: float = 0.0
     allowed_hosts: tuple[str, ...] = ()
+    workers: int = 1
 
     def __post_init__(self) -> None:
         problems = []
@@ -61,6 +64,8 @@ class ServeConfig:
             problems.append(f"max in-flight searches must be 1-1024, got {self.max_inflight!r}")
         if not 0 <= self.port <= 65535:
             problems.append(f"port must be 0-65535, got {self.port!r}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            problems.append(f"workers must be 1-{MAX_WORKERS}, got {self.workers!r}")
         if not 0 <= self.batch_window_ms <= 100:
             problems.append(f"batch window must be 0-100 ms, got {self.batch_window_ms!r}")
         if not is_loopback(self.host) and not self.api_key:
@@ -72,7 +77,8 @@ class ServeConfig:
     @classmethod
     def resolve(cls, *, host: str | None = None, port: int | None = None, timeout_s: float | None = None,
                 max_inflight: int | None = None, cors_origins: str | None = None, dashboard_url: str | None = None,
-                batch_window_ms: float | None = None, allowed_hosts: str | None = None, environ: Mapping[str, str] | None = None) -> ServeConfig:
+                batch_window_ms: float | None = None, allowed_hosts: str | None = None, workers: int | None = None,
+                environ: Mapping[str, str] | None = None) -> ServeConfig:
         """Explicit argument > environment variable > default. Raises ConfigError naming the setting."""
         env = os.environ if environ is None else environ
         origins = cors_origins if cors_origins is not None else env.get(names.SEARCHTRACE_CORS_ORIGINS, "")
@@ -89,6 +95,7 @@ class ServeConfig:
             batch_window_ms=0.0 if batch_window_ms is None else batch_window_ms,
             allowed_hosts=tuple(h.strip() for h in (allowed_hosts or "").split(",") if h.strip())
             + ((host,) if host and not is_loopback(host) and host not in ("0.0.0.0", "::") else ()),
+            workers=1 if workers is None else workers,
         )
 
     def trace_url(self, trace_id: str) -> str | None:

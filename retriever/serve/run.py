@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -39,53 +40,96 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
                    help="the dashboard's URL: responses carry traceUrl (default: $SEARCHTRACE_DASHBOARD_URL)")
     p.add_argument("--batch-window-ms", type=float, metavar="MS",
                    help="wait this long to batch query embeddings when the model is free (default 0)")
+    p.add_argument("--workers", type=_workers, default=1, metavar="N",
+                   help="server processes sharing the port, each with its own index readers and model "
+                        "(Linux; 'auto' = one per core; default 1: one process, its memory once)")
+    p.add_argument("--model-threads", type=int, metavar="N",
+                   help="threads of each worker's embedding model (default: cores / workers, at least 1; "
+                        "more cut one query's latency, fewer save CPU under load)")
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Resolve the settings (refusing an unsafe bind before loading anything), open, serve until stopped."""
+    from searchtrace.retriever.serve.workers import check_supported, run_workers
+
     serve = ServeConfig.resolve(host=args.host, port=args.port, timeout_s=args.timeout,
                                 max_inflight=args.max_inflight, cors_origins=args.cors_origins,
                                 dashboard_url=args.dashboard_url, batch_window_ms=args.batch_window_ms,
-                                allowed_hosts=args.allowed_hosts)
-    # Before torch loads: OpenMP threads that spin after each model call (the default) take the
-    # cores the other searches need once the model runs in the batcher's own thread.
+                                allowed_hosts=args.allowed_hosts, workers=args.workers)
+    if args.mcp == "stdio" and serve.workers > 1:
+        print("error: --workers: MCP over stdio is one process (one client's pipe); leave --workers out",
+              file=sys.stderr)
+        return ExitCode.INVALID
+    check_supported(serve.workers)
+    if args.model_threads is not None and args.model_threads < 1:
+        print(f"error: --model-threads must be 1 or more, got {args.model_threads}", file=sys.stderr)
+        return ExitCode.INVALID
+    # Before the model loads (children inherit it): OpenMP threads that spin after each model
+    # call (the default) take the cores the other searches need.
     os.environ.setdefault(env_names.OMP_WAIT_POLICY, "PASSIVE")
     missing = [d for d in args.datasets if not Path(d).is_dir()]
     if missing:
         print(f"error: not a dataset folder: {', '.join(missing)}", file=sys.stderr)
         return ExitCode.INVALID
+    if serve.workers == 1:
+        return serve_process(args, serve)
+    config_from_arguments(args)  # a bad flag fails here, once, not in every worker
+    return run_workers(serve.workers, serve.host, serve.port, serve_worker, (args, serve),
+                       lambda port: _announce(serve, port, f"{serve.workers} workers"))
+
+
+def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list[Any] | None = None,
+                  row: Any = None) -> int:
+    """Open the datasets and serve them in this process (HTTP, or MCP over stdio) until stopped."""
     config = config_from_arguments(args)
     from searchtrace.retriever.api import open_retriever
     from searchtrace.retriever.embedding import Embedder
     from searchtrace.retriever.serve.batcher import BatchingEncoder
     from searchtrace.retriever.serve.service import Service
+    from searchtrace.retriever.serve.workers import cores
     from searchtrace.traces import TraceSettings, make_tracer_provider, vocabulary
 
     trace_settings = TraceSettings.resolve()
     provider, handles = make_tracer_provider(config.home, trace_settings)
     tracer = provider.get_tracer("searchtrace.serve")
-    encoder = BatchingEncoder(Embedder(), window_ms=serve.batch_window_ms)
-    progress = show_progress(args)
+    # N workers on C cores: C // N model threads each, so N concurrent model calls fill the cores
+    # without oversubscribing them (None: ONNX Runtime's default, every core). More threads cut one
+    # lone query's latency (BENCHMARKS.md, serving, Run 4).
+    threads = args.model_threads or (max(1, cores() // serve.workers) if serve.workers > 1 else None)
+    encoder = BatchingEncoder(Embedder(config.home, config.precision, threads=threads),
+                              window_ms=serve.batch_window_ms)
+    progress = show_progress(args) and row is None
 
     def opener(path: Path, cfg: Any) -> Any:
         return open_retriever(path, cfg, embedder=encoder, progress=progress, tracer=tracer,
                               capture=trace_settings.capture, deferred=handles.deferred,
                               source=vocabulary.Source.HTTP)
 
-    service = Service([Path(d) for d in args.datasets], config, serve, opener, tracer=tracer, store=handles.store)
+    service = Service([Path(d) for d in args.datasets], config, serve, opener, tracer=tracer, store=handles.store,
+                      worker=row)
     try:
         if args.mcp == "stdio":
             service.open()
             run_stdio(service)
         else:
-            run_http(service)
+            run_http(service, sockets)
     finally:
         service.close()
         encoder.close()
         handles.close(trace_settings.exit_timeout_s)
     return ExitCode.OK
+
+
+def serve_worker(args: argparse.Namespace, serve: ServeConfig, row: Any, port: int) -> None:
+    """One of ``--workers N`` processes: listen on the shared port and serve until SIGTERM."""
+    from searchtrace.retriever.serve.workers import bind
+
+    try:
+        serve_process(args, serve, sockets=[bind(serve.host, port, shared=True)], row=row)
+    except KeyboardInterrupt:  # Ctrl-C reaches every worker; each stops gracefully
+        pass
 
 
 def run_stdio(service: Any) -> None:
@@ -104,21 +148,52 @@ def run_stdio(service: Any) -> None:
     anyio.run(main)
 
 
-def run_http(service: Any) -> None:
-    """HTTP on the configured address until interrupted; the datasets open in the background (see /readyz)."""
+def run_http(service: Any, sockets: list[Any] | None = None) -> None:
+    """HTTP until SIGINT or SIGTERM; the datasets open in the background (see /readyz).
+
+    Args:
+        service: what to serve.
+        sockets: listen on these (a worker's share of the port); None: bind the configured address.
+    """
     import uvicorn
 
     from searchtrace.retriever.serve.http import create_app
+    from searchtrace.retriever.serve.workers import bind
 
     serve: ServeConfig = service.serve
+    if sockets is None:  # bound here, not by uvicorn: a busy port is one line, port 0 announces the real one
+        sockets = [bind(serve.host, serve.port)]
+        _announce(serve, sockets[0].getsockname()[1], "")
     threading.Thread(target=_open_quietly, args=(service,), name="open-datasets", daemon=True).start()
     config = uvicorn.Config(create_app(service), host=serve.host, port=serve.port, log_level="warning",
                             access_log=False, timeout_keep_alive=30, lifespan="on")
     server = uvicorn.Server(config)
+    # uvicorn stops gracefully on SIGTERM, then raises it again; by default that kills the process
+    # before the caller closes the indexes and flushes the last traces: exit 0 through them instead.
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    server.run(sockets=sockets)
+
+
+def _exit_quietly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _announce(serve: ServeConfig, port: int, how: str) -> None:
     host = f"[{serve.host}]" if ":" in serve.host else serve.host
-    print(f"serving http://{host}:{serve.port} (API /v1, MCP /mcp, OpenAPI /docs); "
+    print(f"serving http://{host}:{port}{f' ({how})' if how else ''} (API /v1, MCP /mcp, OpenAPI /docs); "
           f"ready when /readyz says so", file=sys.stderr)
-    server.run()
+
+
+def _workers(value: str) -> int:
+    """``--workers``: a count >= 1, or ``auto`` (one per core)."""
+    from searchtrace.retriever.serve.workers import cores
+
+    if value.strip().lower() == "auto":
+        return cores()
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'auto', got {value!r}") from None
 
 
 def _open_quietly(service: Any) -> None:

@@ -42,6 +42,7 @@ from searchtrace.retriever.config import FusionConfig, RetrieverConfig
 from searchtrace.retriever.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
+from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import TraceFilter, TraceStore
 from searchtrace.traces import vocabulary as v
@@ -111,10 +112,12 @@ class Service:
         opener: opens one dataset's hybrid retriever (indexes it if needed).
         tracer: the tracer of the server spans (the retrievers' own).
         store: the trace store, for the latency figures of ``stats`` (None: none).
+        worker: this process's row of the workers' shared board, when it is one of
+            ``--workers N`` (None: the only process): readiness and counters cover them all.
     """
 
     def __init__(self, datasets: Sequence[Path], config: RetrieverConfig, serve: ServeConfig, opener: Opener, *,
-                 tracer: trace.Tracer, store: TraceStore | None = None) -> None:
+                 tracer: trace.Tracer, store: TraceStore | None = None, worker: WorkerRow | None = None) -> None:
         names = [Path(d).name for d in datasets]
         if not names:
             raise ValidationError("serve needs at least one dataset folder", field="dataset")
@@ -126,6 +129,7 @@ class Service:
         self.tracer = tracer
         self.store = store
         self._opener = opener
+        self.worker = worker
         self._served: dict[str, Served] = {}
         self._opening_error: str | None = None
         self._slots = threading.BoundedSemaphore(serve.max_inflight)
@@ -153,7 +157,11 @@ class Service:
         except Exception as exc:
             self._opening_error = getattr(exc, "message", None) or str(exc)
             log.exception("opening the datasets failed")
+            if self.worker is not None:
+                self.worker.set_state(WorkerState.FAILED)
             raise
+        if self.worker is not None:
+            self.worker.set_state(WorkerState.READY)
 
     @property
     def ready(self) -> bool:
@@ -161,8 +169,13 @@ class Service:
         return len(self._served) == len(self.dataset_paths)
 
     def readiness(self) -> dict[str, Any]:
-        """What ``/readyz`` answers: ready or not, and why not."""
+        """What ``/readyz`` answers: ready or not (with several workers: all of them), and why not."""
         out: dict[str, Any] = {"ready": self.ready, "datasets": {n: n in self._served for n in self.dataset_paths}}
+        if self.worker is not None:
+            states = [row["state"] for row in self.worker.board.rows()]
+            ready = states.count(WorkerState.READY.name.lower())
+            out["ready"] = self.ready and ready == len(states)
+            out["workers"] = {"ready": ready, "total": len(states)}
         if self._opening_error:
             out["error"] = self._opening_error
         return out
@@ -204,6 +217,9 @@ class Service:
         response = await self.run(lambda: retriever.search(request, source=source))
         with self._count_lock:
             self.searches_served += 1
+            if self.worker is not None:
+                model = served.main.embedder
+                self.worker.publish(self.searches_served, getattr(model, "queries", 0), getattr(model, "calls", 0))
         if "error" in response:
             error = response["error"]
             raise coded(error["code"], error["message"], error.get("field"))
@@ -265,6 +281,12 @@ class Service:
         embedder = next(iter(self._served.values())).main.embedder if self._served else None
         if isinstance(embedder, BatchingEncoder):
             out["queryEmbedding"] = {"queries": embedder.queries, "modelCalls": embedder.calls}
+        if self.worker is not None:  # every worker's counters, and their totals
+            rows = self.worker.board.rows()
+            out["workers"] = rows
+            out["searchesServed"] = sum(r["searches"] for r in rows)
+            out["queryEmbedding"] = {"queries": sum(r["queries"] for r in rows),
+                                     "modelCalls": sum(r["modelCalls"] for r in rows)}
         return out
 
     def _latency(self) -> dict[str, Any]:
