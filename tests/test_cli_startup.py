@@ -62,3 +62,16 @@ def test_eval_run_on_a_large_run_reads_it_without_pyarrow(tmp_path):
     code, modules = loaded("eval", "--run", str(tmp_path / "run.trec"), "--qrels", str(tmp_path / "qrels.txt"))
     assert code == 0
     assert "searchtrace.evals._fastparse" in modules and heavy(modules) == []
+
+
+def test_a_cli_search_on_the_sample_imports_neither_pydantic_nor_torch(sample_index_path, sample_config):
+    """A warm CLI search: the request is validated in plain Python and the model runs on ONNX Runtime."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "datasets" / "sample"
+    argv = ["search", "harbour master", "--dataset", str(sample), "--home", str(sample_config.home.root), "--json",
+            "--no-progress", "--mode", "fast"]
+    code, modules = loaded(*argv)
+    assert code == 0
+    # the search itself needs the SDK (its trace), qdrant_edge (the index) and rich is only for the table
+    assert heavy(modules, ("opentelemetry.sdk", "qdrant_edge", "tqdm")) == []
