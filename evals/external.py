@@ -169,6 +169,7 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
 
     import pyarrow.parquet as pq
 
+    from searchtrace.durable import write_atomic
     from searchtrace.evals.runfolder import (
         Attribution,
         BandPrecision,
@@ -181,7 +182,6 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
         RunSummary,
         Timings,
     )
-    from searchtrace.evals.runfolder._atomic import write_atomic
     from searchtrace.names import Band
 
     folder = RunFolder(out)

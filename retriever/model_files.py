@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from searchtrace.durable import write_atomic
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
 
-__all__ = ["ModelFiles", "write_atomic"]
+__all__ = ["ModelFiles"]
 
 _NORMALIZE = "sentence_transformers.models.Normalize"
 
@@ -108,26 +108,7 @@ class ModelFiles:
         sha = digest.hexdigest()
         if stamp is not None:
             try:
-                write_atomic(stamp, sha.encode("ascii"))
+                write_atomic(stamp, lambda tmp: tmp.write_bytes(sha.encode("ascii")))
             except OSError:
                 pass  # a read-only home: hashed again next time
         return sha
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all: a temporary file, fsync'd, renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from searchtrace.durable import fsync_dir, fsync_tree
 from searchtrace.home import Home
 from searchtrace.retriever.bert_onnx import BertShape, build_bert_graph
 from searchtrace.retriever.encoder import Precision
@@ -86,14 +87,6 @@ def _quantize(fp32: ModelProto) -> ModelProto:
         return onnx.load(str(out))
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _publish(folder: Path, write: Callable[[Path], None]) -> Path:
     """Fill a model folder with ``write(aside)`` and rename it into place as ``folder``; its graph's path."""
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -102,14 +95,13 @@ def _publish(folder: Path, write: Callable[[Path], None]) -> Path:
     try:
         tmp.mkdir()
         write(tmp)
-        for name in (WEIGHTS, GRAPH, "."):
-            _fsync(tmp / name)
+        fsync_tree(tmp)
         try:
             os.rename(tmp, folder)
         except OSError:
             if not (folder / GRAPH).is_file():  # not another process's finished folder: a real failure
                 raise
-        _fsync(folder.parent)
+        fsync_dir(folder.parent)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return folder / GRAPH

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, NotFoundError
-from searchtrace.evals.runfolder._atomic import write_atomic
 from searchtrace.evals.runfolder.journal import Journal
 from searchtrace.evals.runfolder.records import CorrectiveOutcome, JournalRecord, QueryOutcome
 from searchtrace.evals.runfolder.settings import EvalSettings

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, NotFoundError
 from searchtrace.retriever.graph import _bfs
 from searchtrace.retriever.graph._csr import GraphArrays, build_arrays
@@ -108,9 +109,8 @@ class MemoryGraph:
             "entities": [[k, n, list(a)] for k, n, a in zip(self._keys, self._names, self._aliases)],
             "relations": [[self._keys[s], r, self._keys[o], d] for s, r, o, d in self._rels],
         }
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, target)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        write_atomic(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         return target
 
     def clear(self) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from searchtrace.durable import fsync_dir, fsync_tree
 from searchtrace.retriever.config import RetrieverConfig
 from searchtrace.retriever.data.beir import Dataset
 from searchtrace.retriever.graph.base import GraphStore
@@ -247,28 +248,9 @@ def _build_graph(dataset: Dataset, config: RetrieverConfig, folder: Path, key: s
     return "neo4j" if config.neo4j else "memory"
 
 
-def _fsync_tree(folder: Path) -> None:
-    for root, _, files in os.walk(folder):
-        for name in files:
-            fd = os.open(Path(root) / name, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _fsync_dir(Path(root))
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _publish(building: Path, final: Path) -> None:
     """Move a verified build into place with one rename (an older index there goes first)."""
-    _fsync_tree(building)
+    fsync_tree(building)
     if final.exists():
         trash = final.parent / BUILDING / f"{final.name}-old-{os.getpid()}"
         os.replace(final, trash)
@@ -276,4 +258,4 @@ def _publish(building: Path, final: Path) -> None:
         shutil.rmtree(trash, ignore_errors=True)
     else:
         os.replace(building, final)
-    _fsync_dir(final.parent)
+    fsync_dir(final.parent)
