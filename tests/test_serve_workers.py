@@ -17,7 +17,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -91,19 +94,47 @@ def test_workers_are_refused_with_mcp_over_stdio():
     assert r.returncode == 2 and "--workers" in r.stderr and "Traceback" not in r.stderr
 
 
+@dataclass
+class Served:
+    """A ``searchtrace serve`` subprocess: its stderr lines so far, and its exit code once stopped."""
+
+    process: subprocess.Popen[str]
+    lines: list[str] = field(default_factory=list)
+    code: int | None = None
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self.lines)
+
+
+@contextmanager
+def serving(home: Path, *flags: str) -> Iterator[Served]:
+    """Run ``searchtrace serve SAMPLE --port 0`` (traces written at exit only); SIGTERM it on the way out."""
+    process = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
+                                "--port", "0", "--no-progress", *flags], cwd=REPO,
+                               env=_env(export_delay_ms=600_000), stderr=subprocess.PIPE, text=True)
+    served, stream = Served(process), process.stderr
+    assert stream is not None
+    reader = threading.Thread(target=lambda: served.lines.extend(iter(stream.readline, "")), daemon=True)
+    reader.start()
+    try:
+        yield served
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            served.code = process.wait(60)
+        finally:
+            process.kill()
+        reader.join(10)
+
+
 @pytest.mark.slow
 def test_two_workers_share_the_port_trace_every_request_once_and_stop_cleanly(sample_index_path, sample_config):
     from searchtrace.traces import TraceStore
 
     home = sample_config.home.root
-    server = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
-                               "--port", "0", "--workers", "2", "--no-progress"], cwd=REPO,
-                              env=_env(export_delay_ms=600_000), stderr=subprocess.PIPE, text=True)  # written at exit
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(server.stderr.readline, "")), daemon=True)
-    reader.start()
-    try:
-        url = _wait_ready(server, lines)
+    with serving(home, "--workers", "2") as served:
+        url = _wait_ready(served)
 
         def one(i: int) -> httpx.Response:
             return httpx.post(f"{url}/v1/search", json={"query": f"hot springs {i}", "top_k": 3}, timeout=30)
@@ -120,17 +151,9 @@ def test_two_workers_share_the_port_trace_every_request_once_and_stop_cleanly(sa
         assert all(w["searches"] > 0 for w in workers), workers  # the kernel spread the connections
         assert stats["searchesServed"] == sum(w["searches"] for w in workers) == REQUESTS
         pids = [w["pid"] for w in workers]
-        assert len(set(pids)) == 2 and server.pid not in pids
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            code = server.wait(60)
-        finally:
-            server.kill()
-    reader.join(10)
-    err = "".join(lines)
-    assert code == 0, err
-    assert "Traceback" not in err and "exited with code" not in err, err
+        assert len(set(pids)) == 2 and served.process.pid not in pids
+    assert served.code == 0, served.stderr
+    assert "Traceback" not in served.stderr and "exited with code" not in served.stderr, served.stderr
     for pid in pids:  # both workers gone with the parent
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
@@ -149,28 +172,15 @@ def test_one_process_announces_its_port_and_flushes_its_traces_on_sigterm(sample
     from searchtrace.traces import TraceStore
 
     home = sample_config.home.root
-    server = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
-                               "--port", "0", "--no-progress"], cwd=REPO, env=_env(export_delay_ms=600_000),
-                              stderr=subprocess.PIPE, text=True)  # traces written at exit only
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(server.stderr.readline, "")), daemon=True)
-    reader.start()
-    try:
-        url = _wait_ready(server, lines, workers=None)
+    with serving(home) as served:
+        url = _wait_ready(served, workers=None)
         port = int(url.rsplit(":", 1)[1])
         taken = subprocess.run([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
                                 "--port", str(port), "--no-progress"], cwd=REPO, env=_env(), capture_output=True,
                                text=True, timeout=60)
         assert taken.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in taken.stderr, taken.stderr
         trace_id = httpx.post(f"{url}/v1/search", json={"query": "hot springs"}, timeout=30).headers["x-trace-id"]
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            code = server.wait(60)
-        finally:
-            server.kill()
-    reader.join(10)
-    assert code == 0, "".join(lines)
+    assert served.code == 0, served.stderr
     store = TraceStore(home / "traces.sqlite")
     try:
         assert trace_id in store.stored([trace_id])
@@ -184,13 +194,13 @@ def _env(export_delay_ms: int = 50) -> dict[str, str]:
             "OTEL_BSP_SCHEDULE_DELAY": str(export_delay_ms)}
 
 
-def _wait_ready(server: subprocess.Popen, lines: list[str], workers: int | None = 2, timeout_s: float = 180) -> str:
-    """The URL the server announces on stderr (read into ``lines``), once /readyz says it (every worker) is ready."""
+def _wait_ready(served: Served, workers: int | None = 2, timeout_s: float = 180) -> str:
+    """The URL the server announces on stderr, once /readyz says it (every worker) is ready."""
     deadline = time.monotonic() + timeout_s
     url = None
     while time.monotonic() < deadline:
-        assert server.poll() is None, "".join(lines)
-        if url is None and (found := re.search(r"http://127\.0\.0\.1:(\d+)", "".join(lines))):
+        assert served.process.poll() is None, served.stderr
+        if url is None and (found := re.search(r"http://127\.0\.0\.1:(\d+)", served.stderr)):
             url = f"http://127.0.0.1:{found.group(1)}"
         if url is not None:
             try:
@@ -201,4 +211,4 @@ def _wait_ready(server: subprocess.Popen, lines: list[str], workers: int | None 
             except httpx.HTTPError:
                 pass
         time.sleep(0.2)
-    raise AssertionError(f"not ready in {timeout_s} s: {''.join(lines)}")
+    raise AssertionError(f"not ready in {timeout_s} s: {served.stderr}")

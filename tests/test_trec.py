@@ -31,6 +31,14 @@ def write(tmp_path, text: str | bytes, name: str = "file.txt"):
     return path
 
 
+@pytest.fixture(params=["columnar", "line"])
+def reader(request, monkeypatch):
+    """Run the test with each reader: the columnar one first (as the library does), and the line reader alone."""
+    if request.param == "line":
+        monkeypatch.setattr(_fastparse, "ENABLED", False)
+    return request.param
+
+
 def test_read_run_ranks_by_score_then_doc_id_descending(tmp_path):
     run = read_run(write(tmp_path, RUN))
     assert run.to_dict() == {"q1": {"d1": 3.0, "d3": 2.0, "d2": 2.0}, "q2": {"d1": 0.5}}
@@ -48,15 +56,11 @@ def test_fast_and_exact_paths_agree(tmp_path, monkeypatch):
     assert list(fast.to_dict()["q1"]) == list(exact.to_dict()["q1"])
 
 
-@pytest.mark.parametrize("fast", [True, False])
-def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, monkeypatch, fast):
-    if not fast:
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
+def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, reader):
     text = "q1\tQ0\td1\t1\t3.0\tsys\r\n\n  q1  Q0 d2 2 2.0 sys  \r\n"
     assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"d1": 3.0, "d2": 2.0}}
 
 
-@pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize(
     ("text", "line", "what"),
     [
@@ -68,11 +72,15 @@ def test_tabs_extra_spaces_crlf_and_blank_lines(tmp_path, monkeypatch, fast):
             3,
             "duplicate (qid, docid) ('q1', 'd1'), first on line 1",
         ),
+        # both readers reject the same lines (the columnar one gives them to the line reader)
+        ("q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 2, "expected 6 whitespace-separated fields (qid Q0 docid rank score tag), got 5"),
+        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x002 2 1.0 t\n", 2, "doc id 'd\\x002' contains a control character (U+0000)"),
+        ("q\x01 Q0 d1 1 3.0 t\n", 1, "query id 'q\\x01' contains a control character (U+0001)"),
+        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x7f 2 1.0 t\n", 2, "contains a control character (U+007F)"),
+        ("q1 Q0 d1 1 3.0 t extra\n", 1, "expected 6 whitespace-separated fields"),
     ],
 )
-def test_malformed_run_names_file_and_line(tmp_path, monkeypatch, fast, text, line, what):
-    if not fast:
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
+def test_malformed_run_names_file_and_line(tmp_path, reader, text, line, what):
     path = write(tmp_path, text)
     with pytest.raises(DataError) as info:
         read_run(path)
@@ -101,7 +109,6 @@ def test_trec_qrels(tmp_path):
     assert qrels.grades.dtype == np.int64
 
 
-@pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize(
     ("text", "line", "what"),
     [
@@ -110,9 +117,7 @@ def test_trec_qrels(tmp_path):
         ("q1 0 d1 2\nq1 0 d1 1\n", 2, "duplicate (qid, docid)"),
     ],
 )
-def test_malformed_trec_qrels(tmp_path, monkeypatch, fast, text, line, what):
-    if not fast:
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
+def test_malformed_trec_qrels(tmp_path, reader, text, line, what):
     with pytest.raises(DataError) as info:
         read_qrels(write(tmp_path, text))
     assert info.value.line == line and what in str(info.value)
@@ -197,26 +202,6 @@ def test_large_run_parses_exactly(tmp_path):
     assert sorted(run.scores[first].tolist(), reverse=True) == run.scores[first].tolist()
 
 
-@pytest.mark.parametrize("fast", [True, False])
-@pytest.mark.parametrize(
-    ("text", "line", "what"),
-    [
-        ("q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 2, "expected 6 whitespace-separated fields (qid Q0 docid rank score tag), got 5"),
-        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x002 2 1.0 t\n", 2, "doc id 'd\\x002' contains a control character (U+0000)"),
-        ("q\x01 Q0 d1 1 3.0 t\n", 1, "query id 'q\\x01' contains a control character (U+0001)"),
-        ("q1 Q0 d1 1 3.0 t\nq1 Q0 d\x7f 2 1.0 t\n", 2, "contains a control character (U+007F)"),
-        ("q1 Q0 d1 1 3.0 t extra\n", 1, "expected 6 whitespace-separated fields"),
-    ],
-)
-def test_both_readers_reject_the_same_lines(tmp_path, monkeypatch, fast, text, line, what):
-    if not fast:
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
-    path = write(tmp_path, text)
-    with pytest.raises(DataError) as info:
-        read_run(path)
-    assert info.value.line == line and what in str(info.value), str(info.value)
-
-
 def test_columnar_reader_refuses_what_it_cannot_vouch_for():
     assert _fastparse.parse_columns(b"q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 6, (0, 2), 4, "float") is None
     assert _fastparse.parse_columns(b"q1 Q0 d\x001 1 3.0 t\n", 6, (0, 2), 4, "float") is None
@@ -224,10 +209,7 @@ def test_columnar_reader_refuses_what_it_cannot_vouch_for():
     assert _fastparse.parse_columns(b"q1 Q0 d#1 1 3.0 t\n", 6, (0, 2), 4, "float") is not None
 
 
-@pytest.mark.parametrize("fast", [True, False])
-def test_comment_lines_are_skipped_and_hash_inside_ids_kept(tmp_path, monkeypatch, fast):
-    if not fast:
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
+def test_comment_lines_are_skipped_and_hash_inside_ids_kept(tmp_path, reader):
     run = read_run(write(tmp_path, "# a comment\nq1 Q0 d#1 1 3.0 t\n  # indented comment\nq1 Q0 d2 2 2.0 t\n"))
     assert run.to_dict() == {"q1": {"d#1": 3.0, "d2": 2.0}}
     qrels = read_qrels(write(tmp_path, "# comment here\nq1 0 CR#9 1\n# and here\nq1 0 d2 0\n", "q.txt"))
