@@ -4,7 +4,7 @@
 holds the graph (``model.onnx``) and its tensors (``weights.bin``, ONNX
 external data): ONNX Runtime maps the tensors from that file instead of
 parsing 90 MB of them out of the graph, which makes opening a session about
-four times cheaper (0.05 s instead of 0.2 s of CPU). The folder is published
+three times cheaper (0.07 s instead of 0.2 s of CPU: ``benchmarks/bench_model_open.py``). The folder is published
 whole or not at all: written aside, fsync'd, renamed into place; when two
 processes build at once the first rename wins and the other's copy is dropped.
 A home that cannot be written still works: the model is then built in memory
