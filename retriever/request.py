@@ -53,8 +53,7 @@ def parse_instant(value: object) -> datetime:
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
     if not isinstance(value, str) or not (_ISO_DATE.fullmatch(value) or _ISO_DATETIME.fullmatch(value)):
-        shown = repr(value) if isinstance(value, str) else f"{type(value).__name__} {value!r:.40}"
-        raise ValueError(f"must be {DATE_FORMATS}, got {shown}")
+        raise ValueError(f"must be {DATE_FORMATS}, got {repr(value) if isinstance(value, str) else _shown(value)}")
     try:
         parsed = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError as exc:
@@ -142,6 +141,7 @@ def _instant(value: object) -> datetime:
 
 
 def _shown(value: object) -> str:
+    """A value in a message: its type and the start of its repr."""
     return f"{type(value).__name__} {value!r:.40}"
 
 
