@@ -144,16 +144,16 @@ def test_a_damaged_cached_graph_is_built_again(model, sample_config, tmp_path, c
     np.testing.assert_allclose(embedder.encode_query("harbour dues"), model.encode_query("harbour dues"), atol=1e-6)
 
 
-def test_a_single_file_graph_of_an_earlier_version_is_replaced(tmp_path):
-    """Earlier versions cached the graph as one file named like the folder: removed when the folder is built."""
-    from searchtrace.retriever.onnx_model import _legacy
-
-    folder = Home(tmp_path).onnx_model("ab" * 32, "bert1-fused-fp32")
-    folder.parent.mkdir(parents=True)
-    legacy = folder.with_name(folder.name + ".onnx")
-    legacy.write_bytes(b"old")
-    _legacy(folder)
-    assert not legacy.exists()
+@pytest.mark.slow
+def test_a_single_file_graph_of_an_earlier_version_is_replaced(model, sample_config, tmp_path):
+    """Earlier versions cached the graph as one file named like the folder: removed once the folder is made."""
+    [graph] = sample_config.home.models.glob("*-fp32/model.onnx")
+    home = Home(tmp_path)
+    home.models.mkdir(parents=True)
+    legacy = home.models / f"{graph.parent.name}.onnx"
+    legacy.write_bytes(b"an old single-file graph")
+    assert OnnxEmbedder(home).load().built is False  # this process's graph copied in, not rebuilt
+    assert not legacy.exists() and (home.models / graph.parent.name / "model.onnx").is_file()
 
 
 @pytest.mark.slow
@@ -257,14 +257,14 @@ def test_a_search_from_the_command_line_imports_no_torch(model, sample_config, s
 
 
 @pytest.mark.slow
-def test_a_home_that_cannot_hold_the_model_still_embeds(model, tmp_path, caplog):
+def test_a_home_that_cannot_hold_the_model_still_embeds(model, tmp_path, caplog, monkeypatch):
     """Where the models folder cannot be made the graph is built in memory on each load, never half-written."""
-    from searchtrace.retriever.onnx_model import _BUILT
+    from searchtrace.retriever import onnx_model
 
     home = Home(tmp_path)
     home.cache.mkdir(parents=True)
     home.models.write_text("a file where the models folder should be")
-    _BUILT.clear()  # no copy from another home of this process: the build itself
+    monkeypatch.setattr(onnx_model, "_BUILT", {})  # no copy from another home of this process: the build itself
     embedder = OnnxEmbedder(home)
     assert embedder.load().built is True
     assert "cannot cache the ONNX encoder" in caplog.text
