@@ -26,7 +26,7 @@ def main() -> None:
     from opentelemetry.trace import NoOpTracer
 
     from searchtrace.retriever import load_dataset, open_retriever, resolve_config
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.serve.batcher import BatchingEncoder
 
     config = resolve_config(home=args.home, environ={})

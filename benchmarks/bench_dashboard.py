@@ -47,7 +47,7 @@ SOURCE = "sample-graph-20250601T000000-source"
 
 def real_run(home: Path) -> Path:
     from searchtrace.evals import EvalSettings, RunFolder, run_eval
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.traces import TraceSettings
 
     out = home / "runs" / SOURCE

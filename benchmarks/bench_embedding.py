@@ -72,8 +72,8 @@ def turns(calls: dict, items: list, rounds: int) -> dict[str, list[float]]:
 
 
 def scifact_texts(shared: Path, docs: int) -> list[str]:
-    from searchtrace.retriever.config import DenseConfig
-    from searchtrace.retriever.parts import passage_parts
+    from searchtrace.retriever.config.model import DenseConfig
+    from searchtrace.retriever.index.parts import passage_parts
 
     out: list[str] = []
     with (shared / "scifact" / "corpus.jsonl").open(encoding="utf-8") as f:
@@ -108,10 +108,10 @@ def cold_build(home, sample) -> dict:
     import tempfile
 
     from searchtrace.home import Home
-    from searchtrace.retriever.embedding import OnnxEmbedder
+    from searchtrace.retriever.config.resolve import resolve_config
+    from searchtrace.retriever.embedding.cache import OnnxEmbedder
     from searchtrace.retriever.index import build_index, read_manifest
-    from searchtrace.retriever.parts import passage_parts
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.index.parts import passage_parts
 
     fresh = Home(Path(tempfile.mkdtemp(prefix="searchtrace-bench-")))
     shutil.copytree(home.models, fresh.models)
@@ -146,7 +146,7 @@ def dense_quality(embedder, docs, queries, qrels) -> dict[str, float]:
 def quality(home, shared: Path, n: int) -> dict:
     """int8 against fp32, dense retrieval alone, on a subset of SciFact and MuSiQue (see the module doc)."""
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import OnnxEmbedder
+    from searchtrace.retriever.embedding.cache import OnnxEmbedder
 
     fp32, int8 = OnnxEmbedder(home), OnnxEmbedder(home, "int8")
     out: dict = {}
@@ -177,12 +177,12 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import OnnxEmbedder
+    from searchtrace.retriever.embedding.cache import OnnxEmbedder
+    from searchtrace.retriever.embedding.torch_reference import TorchEmbedder
     from searchtrace.retriever.index import ensure_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
-    from searchtrace.retriever.torch_embedder import TorchEmbedder
+    from searchtrace.retriever.search.pipeline import Retriever
 
     config = resolve_config(home=Path(args.home), environ={})
     if args.quality:

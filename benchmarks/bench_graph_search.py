@@ -98,11 +98,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
 
     config = resolve_config(home=Path(args.home), environ={})
     model = Embedder(config.home)

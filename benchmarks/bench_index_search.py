@@ -92,7 +92,7 @@ def interleaved(retriever, model, queries: list[str], modes: tuple[str, ...], ro
 def index_figures(dataset, config, model, report: dict) -> Path:
     """Cold index against bare encoding, unchanged re-index, forced rebuild from the cache."""
     from searchtrace.retriever.index import build_index
-    from searchtrace.retriever.parts import passage_parts
+    from searchtrace.retriever.index.parts import passage_parts
 
     docs = list(dataset.docs)
     texts = [d.content for d in docs]
@@ -129,11 +129,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
 
     shared = Path(args.shared)
     report: dict = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"}

@@ -56,9 +56,9 @@ def main() -> None:
     import onnx
 
     from searchtrace.home import Home
-    from searchtrace.retriever.encoder import Precision
-    from searchtrace.retriever.model_files import ModelFiles
-    from searchtrace.retriever.onnx_model import ensure_onnx
+    from searchtrace.retriever.embedding.encoder import Precision
+    from searchtrace.retriever.embedding.model_files import ModelFiles
+    from searchtrace.retriever.embedding.onnx_model import ensure_onnx
 
     home = Home(Path(args.home)) if args.home else Home.resolve()
     built = ensure_onnx(ModelFiles.bundled(), home, Precision.FP32)

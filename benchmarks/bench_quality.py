@@ -118,7 +118,7 @@ def sweep_rows() -> list[Row]:
 
 def run(row: Row, shared: Path, home: Path, out: Path) -> dict:
     from searchtrace.evals import EvalSettings, RunFolder, run_eval
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
 
     metrics = SCIFACT_METRICS if row.dataset == "scifact" else MUSIQUE_METRICS
     config = resolve_config(home=home, search=row.search, environ={})
@@ -167,11 +167,11 @@ def latency(shared: Path, home: Path, rounds: int = 3) -> str:
     """Warm search p50 / p95 (ms, embedding included) of the former default and the default, per mode."""
     import numpy as np
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import ensure_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
 
     model = Embedder(resolve_config(home=home, environ={}).home)
     model.load()

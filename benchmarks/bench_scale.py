@@ -51,11 +51,11 @@ def maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
 
 def prepare(root: str, home: str, n_docs: int, n_queries: int, seed: int, parts: bool) -> dict:
     """Synthesize the dataset and seed the embedding cache with synthetic vectors (child process)."""
-    from searchtrace.retriever.config import DenseConfig
+    from searchtrace.retriever.config.model import DenseConfig
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.data.synth import pseudo_embeddings, synthesize
-    from searchtrace.retriever.embedding import Embedder, EmbeddingCache, cache_identity, seed_embedding_cache
-    from searchtrace.retriever.parts import passage_parts
+    from searchtrace.retriever.embedding.cache import Embedder, EmbeddingCache, cache_identity, seed_embedding_cache
+    from searchtrace.retriever.index.parts import passage_parts
 
     out: dict = {}
     started = time.perf_counter()
@@ -107,10 +107,10 @@ def main() -> None:
 
     from searchtrace.evals import EvalSettings
     from searchtrace.evals.evaluator import run_eval
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index
-    from searchtrace.retriever.settings import resolve_config
 
     config = resolve_config(home=home, search={"dense": {"parts": not args.no_parts}})
     embedder = Embedder(config.home)  # loads the model only if something misses the cache

@@ -57,11 +57,11 @@ def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
     from searchtrace.home import Home
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.traces.setup import TraceSettings, make_tracer_provider
 
     home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))

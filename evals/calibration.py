@@ -1,6 +1,6 @@
 """Fit the relevance model the retriever loads with ``load_calibration``.
 
-Inputs are the per-candidate feature matrix of :func:`searchtrace.retriever.confidence.features`
+Inputs are the per-candidate feature matrix of :func:`searchtrace.retriever.search.confidence.features`
 (one column per :class:`~searchtrace.retriever.Feature`, in its order)
 and 0/1 relevance labels. The outputs are the JSON-ready dicts ``load_calibration`` reads::
 

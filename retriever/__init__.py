@@ -13,9 +13,8 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.retriever.api import open_retriever
-    from searchtrace.retriever.arguments import add_retriever_arguments, config_from_arguments, show_progress
-    from searchtrace.retriever.confidence import FEATURES, Feature, RelevanceModel, band_of, bands, load_calibration
-    from searchtrace.retriever.config import (
+    from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
+    from searchtrace.retriever.config.model import (
         ConfidenceConfig,
         DenseConfig,
         FeedbackConfig,
@@ -23,43 +22,51 @@ if TYPE_CHECKING:
         GraphConfig,
         RetrieverConfig,
     )
+    from searchtrace.retriever.config.resolve import config_json, resolve_config, search_fingerprint
     from searchtrace.retriever.data.beir import Dataset, Query, dataset_fingerprint, load_dataset, load_qrels
-    from searchtrace.retriever.pipeline import Retriever
     from searchtrace.retriever.request import SearchRequest, validate_request
-    from searchtrace.retriever.results import Answer, SearchDetail
-    from searchtrace.retriever.settings import config_json, resolve_config, search_fingerprint
+    from searchtrace.retriever.search.answer import Answer, SearchDetail
+    from searchtrace.retriever.search.confidence import (
+        FEATURES,
+        Feature,
+        RelevanceModel,
+        band_of,
+        bands,
+        load_calibration,
+    )
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 _EXPORTS = {
     "open_retriever": "searchtrace.retriever.api",
-    "add_retriever_arguments": "searchtrace.retriever.arguments",
-    "config_from_arguments": "searchtrace.retriever.arguments",
-    "show_progress": "searchtrace.retriever.arguments",
-    "FEATURES": "searchtrace.retriever.confidence",
-    "Feature": "searchtrace.retriever.confidence",
-    "RelevanceModel": "searchtrace.retriever.confidence",
-    "band_of": "searchtrace.retriever.confidence",
-    "bands": "searchtrace.retriever.confidence",
-    "load_calibration": "searchtrace.retriever.confidence",
-    "ConfidenceConfig": "searchtrace.retriever.config",
-    "DenseConfig": "searchtrace.retriever.config",
-    "FeedbackConfig": "searchtrace.retriever.config",
-    "FusionConfig": "searchtrace.retriever.config",
-    "GraphConfig": "searchtrace.retriever.config",
-    "RetrieverConfig": "searchtrace.retriever.config",
+    "add_retriever_arguments": "searchtrace.retriever.config.flags",
+    "config_from_arguments": "searchtrace.retriever.config.flags",
+    "show_progress": "searchtrace.retriever.config.flags",
+    "FEATURES": "searchtrace.retriever.search.confidence",
+    "Feature": "searchtrace.retriever.search.confidence",
+    "RelevanceModel": "searchtrace.retriever.search.confidence",
+    "band_of": "searchtrace.retriever.search.confidence",
+    "bands": "searchtrace.retriever.search.confidence",
+    "load_calibration": "searchtrace.retriever.search.confidence",
+    "ConfidenceConfig": "searchtrace.retriever.config.model",
+    "DenseConfig": "searchtrace.retriever.config.model",
+    "FeedbackConfig": "searchtrace.retriever.config.model",
+    "FusionConfig": "searchtrace.retriever.config.model",
+    "GraphConfig": "searchtrace.retriever.config.model",
+    "RetrieverConfig": "searchtrace.retriever.config.model",
     "Dataset": "searchtrace.retriever.data.beir",
     "Query": "searchtrace.retriever.data.beir",
     "dataset_fingerprint": "searchtrace.retriever.data.beir",
     "load_dataset": "searchtrace.retriever.data.beir",
     "load_qrels": "searchtrace.retriever.data.beir",
-    "Retriever": "searchtrace.retriever.pipeline",
+    "Retriever": "searchtrace.retriever.search.pipeline",
     "SearchRequest": "searchtrace.retriever.request",
     "validate_request": "searchtrace.retriever.request",
-    "Answer": "searchtrace.retriever.results",
-    "SearchDetail": "searchtrace.retriever.results",
-    "config_json": "searchtrace.retriever.settings",
-    "resolve_config": "searchtrace.retriever.settings",
-    "search_fingerprint": "searchtrace.retriever.settings",
+    "Answer": "searchtrace.retriever.search.answer",
+    "SearchDetail": "searchtrace.retriever.search.answer",
+    "config_json": "searchtrace.retriever.config.resolve",
+    "resolve_config": "searchtrace.retriever.config.resolve",
+    "search_fingerprint": "searchtrace.retriever.config.resolve",
     "FusionMethod": "searchtrace.retriever.types",
     "GraphMethod": "searchtrace.retriever.types",
 }

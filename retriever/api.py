@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from searchtrace.retriever.config import RetrieverConfig
-from searchtrace.retriever.encoder import Loadable
+from searchtrace.retriever.config.model import RetrieverConfig
+from searchtrace.retriever.config.resolve import resolve_config
+from searchtrace.retriever.embedding.encoder import Loadable
 from searchtrace.retriever.index import ensure_index
-from searchtrace.retriever.pipeline import Retriever
-from searchtrace.retriever.settings import resolve_config
+from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.traces import vocabulary as v
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
-    from searchtrace.retriever.embedding import Encoder
+    from searchtrace.retriever.embedding.cache import Encoder
     from searchtrace.traces import CaptureConfig, DeferredAttributes
 
 
@@ -33,7 +33,7 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
         progress: show progress bars while indexing.
         tracer, capture, deferred, source: tracing (see :class:`Retriever`); ``source`` default python.
     """
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
 
     config = config or resolve_config()
     embedder = embedder or Embedder(config.home, config.precision)

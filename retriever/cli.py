@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from searchtrace.errors import ExitCode
-from searchtrace.retriever.arguments import add_retriever_arguments, config_from_arguments, show_progress
+from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 
 __all__ = ["register"]
 
@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from searchtrace.retriever.data.beir import load_dataset
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, check, locate, published_problems, read_manifest
 
     dataset = load_dataset(Path(args.dataset), need_queries=False)  # an index needs only the corpus

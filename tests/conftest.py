@@ -17,7 +17,7 @@ if os.environ.get("CI"):
 def model(sample_config):
     """The loaded all-MiniLM-L6-v2 ``Embedder`` (ONNX Runtime), once per session; its graph is
     built into the session's temporary home (a few seconds)."""
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
 
     embedder = Embedder(sample_config.home)
     embedder.load()
@@ -43,7 +43,7 @@ def sample_dataset():
 @pytest.fixture(scope="session")
 def sample_config(tmp_path_factory):
     """A retriever config whose home is a fresh temporary folder (no server settings)."""
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
 
     return resolve_config(home=tmp_path_factory.mktemp("home"), environ={})
 
@@ -63,7 +63,7 @@ def traced(sample_index_path, sample_config, model):
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
 
     opened = []
 

@@ -52,7 +52,7 @@ def make_service(datasets: list[Any], config: Any, index_path: Any, model: Any, 
                  reranker: Any = None, worker: Any = None, **serve: Any) -> Any:
     """A Service on already built indexes (every dataset opens ``index_path``), not yet opened."""
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.retriever.serve.config import ServeConfig
     from searchtrace.retriever.serve.service import Service
     from searchtrace.traces import vocabulary

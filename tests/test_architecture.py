@@ -187,7 +187,7 @@ def test_each_concept_is_defined_in_one_module():
     assert _defined_in(lambda c: isinstance(c, str) and ".searchtrace" in c and "://" not in c) == ["searchtrace.home"]
     assert _defined_in(lambda c: c == "embeddings.sqlite") == ["searchtrace.home"]
     assert _defined_in(lambda c: c in ("rewrite", "rerank", "validate")) == ["searchtrace.names"]
-    assert _defined_in(lambda c: c in (0.65, 0.35)) == ["searchtrace.retriever.config"]
+    assert _defined_in(lambda c: c in (0.65, 0.35)) == ["searchtrace.retriever.config.model"]
     # the response's TypedDict spells the labels as a Literal: pinned to the enum by the next test
     assert _defined_in(lambda c: c == "medium") == ["searchtrace.names", "searchtrace.retriever.response"]
 

@@ -13,9 +13,9 @@ def chunk_ids(response):
 def test_qdrant_server_store_gives_the_same_results_as_edge(tmp_path, model, sample_dataset, traced):
     from qdrant_client import QdrantClient
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.index import build_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.retriever.vectorstore.server import ServerStore
 
     client = QdrantClient(":memory:")

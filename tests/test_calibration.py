@@ -15,7 +15,8 @@ from searchtrace.evals.calibration import LOGISTIC_C, compact_knots, fit_isotoni
 from searchtrace.evals.report import band_precision
 from searchtrace.evals.runfolder import BandPrecision
 from searchtrace.names import Band
-from searchtrace.retriever.confidence import (
+from searchtrace.retriever.config.model import ConfidenceConfig
+from searchtrace.retriever.search.confidence import (
     FEATURES,
     IsotonicRelevance,
     LogisticRelevance,
@@ -24,7 +25,6 @@ from searchtrace.retriever.confidence import (
     bands,
     load_calibration,
 )
-from searchtrace.retriever.config import ConfidenceConfig
 
 
 def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

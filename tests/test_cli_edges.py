@@ -76,7 +76,7 @@ def test_a_path_error_is_exit_2_and_a_full_disk_exit_1(monkeypatch, capsys):
 
 
 def test_embedding_cache_on_a_read_only_file_reads_and_keeps_nothing_new(tmp_path, monkeypatch):
-    from searchtrace.retriever.embedding import EmbeddingCache
+    from searchtrace.retriever.embedding.cache import EmbeddingCache
 
     path = tmp_path / "cache.sqlite"
     with EmbeddingCache(path, dim=4) as cache:

@@ -5,8 +5,8 @@ import pytest
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Band, Stage
-from searchtrace.retriever import confidence as conf
-from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.retriever.config.model import ConfidenceConfig
+from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.types import Fused
 
 

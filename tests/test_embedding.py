@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import ValidationError
-from searchtrace.retriever.embedding import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, text_hash
+from searchtrace.retriever.embedding.cache import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, text_hash
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
@@ -144,7 +144,7 @@ def test_crash_mid_write_keeps_earlier_entries(tmp_path):
     path = tmp_path / "c.sqlite"
     script = textwrap.dedent(f"""
         import os, numpy as np
-        from searchtrace.retriever.embedding import EmbeddingCache
+        from searchtrace.retriever.embedding.cache import EmbeddingCache
         cache = EmbeddingCache({str(path)!r})
         cache.put_many([bytes([i]) * 32 for i in range(10)], np.ones((10, {DIM}), np.float32))
         db = cache._db()

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from searchtrace.retriever.config import DenseConfig
-from searchtrace.retriever.parts import passage_parts
+from searchtrace.retriever.config.model import DenseConfig
+from searchtrace.retriever.index.parts import passage_parts
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ TOLERANCE = 0.99999
 @pytest.fixture(scope="module")
 def reference():
     pytest.importorskip("sentence_transformers")
-    from searchtrace.retriever.torch_embedder import TorchEmbedder
+    from searchtrace.retriever.embedding.torch_reference import TorchEmbedder
 
     embedder = TorchEmbedder()
     embedder.load()

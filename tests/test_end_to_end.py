@@ -168,9 +168,9 @@ def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sampl
 def test_keyword_then_dense_fusion_orders_keyword_candidates_by_cosine(sample_index_path, sample_config, model):
     from dataclasses import replace
 
-    from searchtrace.retriever.config import FusionConfig
+    from searchtrace.retriever.config.model import FusionConfig
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.retriever.types import FusionMethod
 
     config = replace(sample_config, fusion=FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE))

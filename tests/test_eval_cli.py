@@ -64,7 +64,7 @@ def test_gate_invalid_input_exits_2(runs, tmp_path, capsys):
 
 
 def test_calibrate_on_dev_improves_calibration_on_test(runs, tmp_path, capsys):
-    from searchtrace.retriever.confidence import LogisticRelevance, load_calibration
+    from searchtrace.retriever.search.confidence import LogisticRelevance, load_calibration
 
     out = tmp_path / "calibration.json"
     assert main(["calibrate", str(runs["dev"]), "--out", str(out), "--eval-run", str(runs["graph"]), "--json"]) == 0

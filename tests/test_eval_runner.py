@@ -51,8 +51,8 @@ def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir,
     from searchtrace.errors import ValidationError
     from searchtrace.evals import EvalSettings, RunFolder
     from searchtrace.evals.runner import run_folder
-    from searchtrace.retriever.config import FusionConfig
-    from searchtrace.retriever.settings import search_fingerprint
+    from searchtrace.retriever.config.model import FusionConfig
+    from searchtrace.retriever.config.resolve import search_fingerprint
     from searchtrace.retriever.types import FusionMethod
 
     summary = json.loads((run_dir / "run.json").read_text())

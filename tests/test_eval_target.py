@@ -60,7 +60,7 @@ FAKE_DOCS = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_
 
 @pytest.fixture
 def config(tmp_path):
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
 
     return resolve_config(home=tmp_path / "home", environ={})
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Stage
-from searchtrace.retriever.config import FusionConfig
+from searchtrace.retriever.config.model import FusionConfig
 from searchtrace.retriever.stages.fuse import dbsf, fuse, keyword_then_dense, minmax, rrf, weighted_sum, zscore
 from searchtrace.retriever.types import Candidates, FusionMethod
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.config.model import GraphConfig
 from searchtrace.retriever.graph.memory import MemoryGraph
 from searchtrace.retriever.graph.normalize import normalize_name
 from searchtrace.retriever.graph.reach import reach_from_hits

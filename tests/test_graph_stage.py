@@ -3,7 +3,7 @@ import math
 import pytest
 
 from searchtrace.names import Stage
-from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.config.model import GraphConfig
 from searchtrace.retriever.graph.reach import reach_from_hits
 from searchtrace.retriever.stages.graph import relation_id, score_hits
 from searchtrace.retriever.types import GraphHit, Triple

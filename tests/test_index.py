@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
+from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.data.beir import load_dataset
 from searchtrace.retriever.index import build_index, open_index
-from searchtrace.retriever.settings import resolve_config
 
 pytestmark = pytest.mark.slow
 

@@ -74,7 +74,7 @@ def test_two_builders_of_a_new_index_build_it_once(tmp_path, sample_config, samp
         import sys
         from searchtrace.retriever import resolve_config
         from searchtrace.retriever.data.beir import load_dataset
-        from searchtrace.retriever.embedding import Embedder
+        from searchtrace.retriever.embedding.cache import Embedder
         from searchtrace.retriever.index import build_index
         config = resolve_config(home=sys.argv[1], environ={})
         print(build_index(load_dataset(sys.argv[2]), config, Embedder(config.home), progress=False))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.index import DamagedIndex, build_index, check, ensure_index, open_index, read_manifest
-from searchtrace.retriever.pipeline import Retriever
-from searchtrace.retriever.settings import resolve_config
+from searchtrace.retriever.search.pipeline import Retriever
 
 pytestmark = pytest.mark.slow
 

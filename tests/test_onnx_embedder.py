@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
-from searchtrace.retriever.embedding import (
+from searchtrace.retriever.embedding.cache import (
     MODEL_ID,
     EmbeddingCache,
     OnnxEmbedder,
@@ -26,8 +26,8 @@ from searchtrace.retriever.embedding import (
     embed_with_cache,
     text_hash,
 )
-from searchtrace.retriever.model_files import ModelFiles
-from searchtrace.retriever.onnx_embedder import length_batches
+from searchtrace.retriever.embedding.model_files import ModelFiles
+from searchtrace.retriever.embedding.onnx_runtime import length_batches
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 
@@ -162,7 +162,7 @@ def test_plain_and_fused_graphs_agree():
     import onnxruntime as ort
     from safetensors.numpy import load_file
 
-    from searchtrace.retriever.bert_onnx import BertShape, build_bert_graph
+    from searchtrace.retriever.embedding.bert_graph import BertShape, build_bert_graph
 
     files = ModelFiles.bundled()
     weights, shape = load_file(str(files.weights)), BertShape.of(files.config())
@@ -259,7 +259,7 @@ def test_a_search_from_the_command_line_imports_no_torch(model, sample_config, s
 @pytest.mark.slow
 def test_a_home_that_cannot_hold_the_model_still_embeds(model, tmp_path, caplog, monkeypatch):
     """Where the models folder cannot be made the graph is built in memory on each load, never half-written."""
-    from searchtrace.retriever import onnx_model
+    from searchtrace.retriever.embedding import onnx_model
 
     home = Home(tmp_path)
     home.cache.mkdir(parents=True)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import ValidationError
-from searchtrace.retriever.config import DenseConfig
-from searchtrace.retriever.parts import passage_parts, sentences
+from searchtrace.retriever.config.model import DenseConfig
+from searchtrace.retriever.index.parts import passage_parts, sentences
 from searchtrace.retriever.stages.dense import blend
 from searchtrace.traces import vocabulary as v
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from searchtrace.names import Stage
-from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.config.model import GraphConfig
 from searchtrace.retriever.graph.memory import MemoryGraph
 from searchtrace.retriever.graph.reach import reach_from_hits
 from searchtrace.retriever.stages import ppr

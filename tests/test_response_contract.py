@@ -28,7 +28,7 @@ def retriever(sample_index_path, sample_config, model):
     from opentelemetry.sdk.trace import TracerProvider
 
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
 
     index = open_index(sample_index_path, sample_config)
     yield Retriever(index, model, sample_config, tracer=TracerProvider().get_tracer("contract"))

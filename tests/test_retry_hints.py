@@ -1,4 +1,4 @@
-from searchtrace.retriever.retry_hints import broader_query, narrower_query, related_terms, retry_hints
+from searchtrace.retriever.search.retry_hints import broader_query, narrower_query, related_terms, retry_hints
 from searchtrace.retriever.types import GraphHit, Triple
 
 

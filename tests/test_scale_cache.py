@@ -10,7 +10,7 @@ import pytest
 from searchtrace.errors import ValidationError
 from searchtrace.retriever.data.beir import load_dataset
 from searchtrace.retriever.data.synth import pseudo_embeddings, synthesize
-from searchtrace.retriever.embedding import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, seed_embedding_cache
+from searchtrace.retriever.embedding.cache import DIM, MODEL_ID, EmbeddingCache, embed_with_cache, seed_embedding_cache
 
 
 class NoEncoder:

@@ -37,7 +37,7 @@ def test_concurrent_searches_equal_serial_ones_with_one_trace_each(tmp_path, sam
                                                                   sample_dataset, model):
     from searchtrace.home import Home
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.retriever.serve.service import Variant, variant_config
     from searchtrace.traces import TraceFilter, TraceSettings, make_tracer_provider
 

@@ -76,7 +76,7 @@ def test_variants_differ_only_in_fusion_settings():
     from dataclasses import replace
 
     from searchtrace.names import Stage
-    from searchtrace.retriever.config import RetrieverConfig
+    from searchtrace.retriever.config.model import RetrieverConfig
     from searchtrace.retriever.serve.service import Variant, variant_config
     from searchtrace.retriever.types import FusionMethod
 

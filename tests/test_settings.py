@@ -7,7 +7,7 @@ import pytest
 from searchtrace.environment import SEARCHTRACE_RETRIEVER_CONFIG
 from searchtrace.errors import ValidationError
 from searchtrace.names import Stage
-from searchtrace.retriever.settings import parse_weights, resolve_config, search_fingerprint
+from searchtrace.retriever.config.resolve import parse_weights, resolve_config, search_fingerprint
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 FILE = """

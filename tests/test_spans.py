@@ -123,7 +123,7 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from searchtrace.retriever.index import open_index
-    from searchtrace.retriever.pipeline import Retriever
+    from searchtrace.retriever.search.pipeline import Retriever
     from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
 
     deferred = DeferredAttributes(consumers=2)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from searchtrace.names import Stage
-from searchtrace.retriever.config import FeedbackConfig, FusionConfig
+from searchtrace.retriever.config.model import FeedbackConfig, FusionConfig
 from searchtrace.retriever.stages.fuse import fuse
 from searchtrace.traces import vocabulary as v
 
@@ -98,7 +98,7 @@ def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config)
 
 
 def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config, monkeypatch):
-    import searchtrace.retriever.traced_stages as traced_stages
+    import searchtrace.retriever.search.traced as traced_stages
 
     def broken(*args, **kwargs):
         raise RuntimeError("vector fetch failed")

@@ -295,7 +295,7 @@ def test_dense_matches_brute_force(random_edge, query):
 def test_server_store_passes_cluster_layout_to_create_collection():
     from qdrant_client import QdrantClient
 
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.vectorstore.server import ServerStore
 
     calls = {}

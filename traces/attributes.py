@@ -16,6 +16,12 @@ from searchtrace.traces import vocabulary as v
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float] | Sequence[int] | Sequence[bool]
 
+Ids = Sequence[str] | np.ndarray
+"""Document ids, best first: a list, or a stage's numpy object array."""
+
+Scores = Sequence[float] | np.ndarray
+"""Scores parallel to :data:`Ids`."""
+
 
 @dataclass(frozen=True)
 class CaptureConfig:
@@ -42,7 +48,7 @@ def span_kind(name: str) -> dict[str, AttributeValue]:
     return _SPAN_KIND_ATTRIBUTES[name]
 
 
-def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConfig,
+def candidates(ids: Ids, scores: Scores, capture: CaptureConfig,
                contents: Sequence[str] | None = None) -> dict[str, AttributeValue]:
     """A stage's candidates as two parallel arrays (at most ``max_candidates``) and a count.
 
@@ -62,7 +68,7 @@ def candidates(ids: Sequence[str], scores: Sequence[float], capture: CaptureConf
     return out
 
 
-def _floats(values: Sequence[float]) -> list[float]:
+def _floats(values: Scores) -> list[float]:
     # One numpy call instead of a float() per element: these run for every span on the export thread.
     return np.asarray(values, dtype=np.float64).tolist()
 
@@ -92,8 +98,8 @@ def fusion(method: str, k0: int, weights: Mapping[str, float]) -> dict[str, Attr
     }
 
 
-def rerank(name: str, top_k: int, in_ids: Sequence[str], in_scores: Sequence[float], out_ids: Sequence[str],
-           out_scores: Sequence[float], capture: CaptureConfig) -> dict[str, AttributeValue]:
+def rerank(name: str, top_k: int, in_ids: Ids, in_scores: Scores, out_ids: Ids,
+           out_scores: Scores, capture: CaptureConfig) -> dict[str, AttributeValue]:
     """The reranker's input and output lists, compact like :func:`candidates`."""
     n = capture.max_candidates
     return {

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from searchtrace.durable import fsync_dir, fsync_tree
-from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.data.beir import Dataset
 from searchtrace.retriever.graph.base import GraphStore
 from searchtrace.retriever.index.keys import IndexLocation, locate
@@ -43,7 +43,7 @@ from searchtrace.retriever.vectorstore.base import PointRow, VectorStore
 from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
 
 if TYPE_CHECKING:
-    from searchtrace.retriever.embedding import EmbeddingCache, Encoder
+    from searchtrace.retriever.embedding.cache import EmbeddingCache, Encoder
 
 __all__ = ["BUILDING", "DOC_IDS", "GRAPH", "StoreFactory", "TERM_STATS", "VECTORS_FILE", "build_index",
            "configured_graph", "configured_store", "payload", "published_problems"]
@@ -102,8 +102,8 @@ class PartVectors:
 
     def of(self, docs: list[Document], vectors: np.ndarray) -> list[np.ndarray]:
         """Each document's (n_parts x dim) vectors; a document with no parts gets its own vector."""
-        from searchtrace.retriever.embedding import embed_with_cache
-        from searchtrace.retriever.parts import passage_parts
+        from searchtrace.retriever.embedding.cache import embed_with_cache
+        from searchtrace.retriever.index.parts import passage_parts
 
         texts = [passage_parts(d.title, d.text, self.max_parts) for d in docs]
         flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts],
@@ -183,7 +183,7 @@ def _clear_building(where: IndexLocation) -> None:
 
 def _build(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, where: IndexLocation, folder: Path,
            progress: bool, make_store: StoreFactory | None) -> None:
-    from searchtrace.retriever.embedding import EmbeddingCache, embed_with_cache
+    from searchtrace.retriever.embedding.cache import EmbeddingCache, embed_with_cache
 
     started = time.perf_counter()
     folder.mkdir(parents=True)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.data.beir import load_dataset
 from searchtrace.retriever.index.build import build_index
 from searchtrace.retriever.index.keys import locate
@@ -15,7 +15,7 @@ from searchtrace.retriever.index.manifest import DamagedIndex
 from searchtrace.retriever.index.opening import OpenIndex, open_index
 
 if TYPE_CHECKING:
-    from searchtrace.retriever.embedding import Encoder
+    from searchtrace.retriever.embedding.cache import Encoder
 
 __all__ = ["ensure_index"]
 

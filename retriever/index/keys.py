@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.data.beir import dataset_fingerprint
 
 __all__ = ["SCHEMA_VERSION", "IndexLocation", "index_key", "locate"]

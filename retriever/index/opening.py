@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from searchtrace.errors import BackendUnavailable, SearchtraceError
-from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.graph.base import GraphStore
 from searchtrace.retriever.index.build import (
     DOC_IDS,

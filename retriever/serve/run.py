@@ -12,7 +12,7 @@ from typing import Any
 
 from searchtrace import environment as env_names
 from searchtrace.errors import ExitCode
-from searchtrace.retriever.arguments import add_retriever_arguments, config_from_arguments, show_progress
+from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.serve.config import ServeConfig
 
 __all__ = ["add_serve_parser", "cmd_serve"]
@@ -85,7 +85,7 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
     """Open the datasets and serve them in this process (HTTP, or MCP over stdio) until stopped."""
     config = config_from_arguments(args)
     from searchtrace.retriever.api import open_retriever
-    from searchtrace.retriever.embedding import Embedder
+    from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.serve.batcher import BatchingEncoder
     from searchtrace.retriever.serve.service import Service
     from searchtrace.retriever.serve.workers import cores

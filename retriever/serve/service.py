@@ -38,8 +38,8 @@ from searchtrace.errors import (
     ValidationError,
 )
 from searchtrace.names import Stage
-from searchtrace.retriever.config import FusionConfig, RetrieverConfig
-from searchtrace.retriever.pipeline import Retriever
+from searchtrace.retriever.config.model import FusionConfig, RetrieverConfig
+from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from searchtrace.retriever.embedding import Encoder
+    from searchtrace.retriever.embedding.cache import Encoder
 
 
 def embed(embedder: Encoder, text: str) -> np.ndarray:

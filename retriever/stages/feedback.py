@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from searchtrace.retriever.config import FeedbackConfig
+from searchtrace.retriever.config.model import FeedbackConfig
 from searchtrace.retriever.stages.dense import dense
 from searchtrace.retriever.types import Candidates
 from searchtrace.retriever.vectorstore.base import PayloadFilter, VectorStore

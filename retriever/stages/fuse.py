@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from searchtrace.names import Stage
-from searchtrace.retriever.config import FusionConfig
+from searchtrace.retriever.config.model import FusionConfig
 from searchtrace.retriever.types import Candidates, Fused, FusionMethod
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(Stage)}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from searchtrace.names import Stage
-from searchtrace.retriever.config import GraphConfig
+from searchtrace.retriever.config.model import GraphConfig
 from searchtrace.retriever.graph.base import GraphStore
 from searchtrace.retriever.graph.reach import Reach, reach
 from searchtrace.retriever.stages import ppr

@@ -39,7 +39,7 @@ def dashboard_home(tmp_path_factory, model) -> Path:
     from searchtrace.evals import RunLabel
     from searchtrace.evals.evaluator import run_eval
     from searchtrace.evals.runfolder import EvalSettings
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.traces import TraceSettings
 
     home = tmp_path_factory.mktemp("dashboard-home")

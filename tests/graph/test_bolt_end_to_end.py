@@ -12,9 +12,9 @@ def chunk_ids(response):
 @pytest.mark.bolt
 def test_graph_mode_over_bolt_matches_the_embedded_graph(bolt_server, tmp_path, model, sample_dataset, traced):
     """Index the sample with its graph in a Bolt server; graph-mode searches equal the embedded graph's."""
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.index import build_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
 
     uri, user, password, database = bolt_server
     config = resolve_config(home=tmp_path, neo4j_uri=uri, neo4j_user=user, neo4j_password=password,
@@ -42,10 +42,10 @@ def test_two_indexes_share_one_database_without_touching_each_other(bolt_server,
     import json
     import shutil
 
+    from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.index import DamagedIndex, build_index, ensure_index, open_index
-    from searchtrace.retriever.pipeline import Retriever
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.search.pipeline import Retriever
 
     uri, user, password, database = bolt_server
     config = resolve_config(home=tmp_path / "home", neo4j_uri=uri, neo4j_user=user, neo4j_password=password,

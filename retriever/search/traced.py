@@ -17,10 +17,10 @@ from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.names import FUSED_STAGES, Stage
-from searchtrace.retriever._spans import StageSpans
-from searchtrace.retriever.config import RetrieverConfig
+from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.search.spans import StageSpans
 from searchtrace.retriever.stages.dense import dense
 from searchtrace.retriever.stages.embed import embed
 from searchtrace.retriever.stages.feedback import feedback_dense

@@ -20,7 +20,7 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Band, Stage
-from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.types import Fused
 
 

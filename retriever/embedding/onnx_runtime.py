@@ -1,6 +1,6 @@
 """all-MiniLM-L6-v2 on ONNX Runtime (CPU) with the ``tokenizers`` fast tokenizer: the default embedder.
 
-No torch at run time: the graph is built from the weights (:mod:`.bert_onnx`)
+No torch at run time: the graph is built from the weights (:mod:`.bert_graph`)
 once per home (:mod:`.onnx_model`). Texts are tokenised as sentence-transformers
 does (truncated to the model's ``max_seq_length``, 256 word pieces with [CLS]
 and [SEP]), and batched by token length so little padding is computed.
@@ -22,9 +22,9 @@ import numpy as np
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
 from searchtrace.progress import progress as progress_of
-from searchtrace.retriever.encoder import DIM, MODEL_ID, Precision, check_texts
-from searchtrace.retriever.model_files import ModelFiles
-from searchtrace.retriever.onnx_model import BUILDER_VERSION, discard, ensure_onnx
+from searchtrace.retriever.embedding.encoder import DIM, MODEL_ID, Precision, check_texts
+from searchtrace.retriever.embedding.model_files import ModelFiles
+from searchtrace.retriever.embedding.onnx_model import BUILDER_VERSION, discard, ensure_onnx
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

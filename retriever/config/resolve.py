@@ -54,7 +54,7 @@ from searchtrace import environment as env_names
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
 from searchtrace.names import FUSED_STAGES, Stage
-from searchtrace.retriever.config import (
+from searchtrace.retriever.config.model import (
     ConfidenceConfig,
     DenseConfig,
     FeedbackConfig,
@@ -63,7 +63,7 @@ from searchtrace.retriever.config import (
     Neo4jSettings,
     RetrieverConfig,
 )
-from searchtrace.retriever.encoder import Precision
+from searchtrace.retriever.embedding.encoder import Precision
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 Sections = dict[str, dict[str, Any]]

@@ -3,8 +3,8 @@
 validate -> rewrite -> embed -> dense -> keyword -> graph -> [feedback] -> fuse ->
 rerank -> filter -> shape. A stage whose fusion weight is 0 is skipped (its span
 says so); feedback runs only when configured. The pipeline holds no logic of its
-own: each retrieval stage runs in ``retriever.traced_stages`` (logic in
-``retriever.stages``), filter and shape in ``retriever.results``.
+own: each retrieval stage runs in ``retriever.search.traced`` (logic in
+``retriever.stages``), filter and shape in ``retriever.search.results``.
 """
 
 from __future__ import annotations
@@ -19,19 +19,20 @@ from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError
 from searchtrace.names import Mode, Stage
-from searchtrace.retriever import confidence as conf
-from searchtrace.retriever._spans import StageSpans, record, record_snapshot, trace_id
-from searchtrace.retriever.config import RetrieverConfig
-from searchtrace.retriever.embedding import Encoder
+from searchtrace.retriever.config.model import RetrieverConfig
+from searchtrace.retriever.embedding.cache import Encoder
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest
-from searchtrace.retriever.results import Answer, SearchDetail, filter_stage, query_evidence, shape_stage
-from searchtrace.retriever.results import detail as build_detail
+from searchtrace.retriever.search import confidence as conf
+from searchtrace.retriever.search.answer import Answer, SearchDetail
+from searchtrace.retriever.search.results import detail as build_detail
+from searchtrace.retriever.search.results import filter_stage, query_evidence, shape_stage
+from searchtrace.retriever.search.spans import StageSpans, record, record_snapshot, trace_id
+from searchtrace.retriever.search.traced import TracedStages, payloads
 from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import payload_filter
 from searchtrace.retriever.stages.rerank import IdentityReranker, Reranker
 from searchtrace.retriever.stages.validate import validate_request
-from searchtrace.retriever.traced_stages import TracedStages, payloads
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
@@ -152,7 +153,7 @@ class Retriever:
         wanted = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
         out: list[np.ndarray | None] = [None] * len(requests)
         if wanted:
-            from searchtrace.retriever.embedding import EmbeddingCache, embed_with_cache
+            from searchtrace.retriever.embedding.cache import EmbeddingCache, embed_with_cache
 
             with EmbeddingCache(self.config.home.embedding_cache) as cache:
                 vectors = embed_with_cache(self.embedder, cache, [str(texts[i]) for i in wanted]).vectors

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVarTuple
 
 from opentelemetry import trace
 from opentelemetry.context import Context
@@ -22,8 +22,8 @@ from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
-Builder = Callable[..., Mapping[str, Any]]
-"""A pure attribute builder (``searchtrace.traces.attributes``)."""
+Args = TypeVarTuple("Args")
+"""The parameters of one attribute builder: :meth:`StageSpans.record` checks its call against them."""
 
 
 @dataclass
@@ -42,7 +42,7 @@ class StageSpans:
     deferred: DeferredAttributes | None = None
     degraded: list[str] = field(default_factory=list)
 
-    def record(self, span: trace.Span, builder: Builder, *args: Any) -> None:
+    def record(self, span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args) -> None:
         """Set the attributes ``builder(*args)`` builds on ``span`` (now, or at export when deferred)."""
         record(span, builder, *args, deferred=self.deferred)
 
@@ -79,7 +79,8 @@ class _Stage:
         return False
 
 
-def record(span: trace.Span, builder: Builder, *args: Any, deferred: DeferredAttributes | None = None) -> None:
+def record(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args,
+           deferred: DeferredAttributes | None = None) -> None:
     """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced).
 
     With ``deferred`` the builder runs at export time instead (``traces.deferred``).
@@ -91,7 +92,7 @@ def record(span: trace.Span, builder: Builder, *args: Any, deferred: DeferredAtt
             span.set_attributes(builder(*args))
 
 
-def record_snapshot(span: trace.Span, builder: Builder, *args: Any,
+def record_snapshot(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args,
                     deferred: DeferredAttributes | None = None) -> None:
     """Build the attributes now (of something the caller may change later), set them now or at export.
 

@@ -1,23 +1,24 @@
 """The last two stages of a search: filter the reranked list, then shape the response.
 
-Relevance and bands come from ``retriever.confidence``, retry hints from
-``retriever.retry_hints``, the result dicts from ``retriever.stages.shape``.
+Relevance and bands come from ``retriever.search.confidence``, retry hints from
+``retriever.search.retry_hints``, the result dicts from ``retriever.stages.shape``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from searchtrace.names import Band, Mode, Stage
-from searchtrace.retriever import confidence as conf
-from searchtrace.retriever._spans import StageSpans
-from searchtrace.retriever.config import ConfidenceConfig
+from searchtrace.names import Mode, Stage
+from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.request import SearchRequest
 from searchtrace.retriever.response import Result
-from searchtrace.retriever.retry_hints import retry_hints
+from searchtrace.retriever.search import confidence as conf
+from searchtrace.retriever.search.answer import SearchDetail
+from searchtrace.retriever.search.retry_hints import retry_hints
+from searchtrace.retriever.search.spans import StageSpans
 from searchtrace.retriever.stages import filter as filtering
 from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
@@ -29,45 +30,6 @@ from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
 Payloads = Callable[[list[str]], dict[str, Mapping[str, Any]]]
-
-
-@dataclass(frozen=True)
-class SearchDetail:
-    """What an evaluation needs beyond the response.
-
-    Attributes:
-        stage_ids: each retrieval stage's candidate ids, best first.
-        fused_ids: the fused (and reranked) list, before any filter.
-        dropped_ids: ids the filter stage removed.
-        ranking: the kept ids in final order (deeper than top_k: up to all candidates).
-        ranking_scores: fused scores of ``ranking``.
-        relevance: relevance (0-1) of ``ranking``.
-        bands: the confidence band of each of ``ranking`` (the response's bands, deeper).
-        features: relevance-model features of ``ranking`` (rows x columns in ``confidence.Feature`` order).
-    """
-
-    stage_ids: dict[str, tuple[str, ...]]
-    fused_ids: tuple[str, ...]
-    dropped_ids: tuple[str, ...]
-    ranking: tuple[str, ...]
-    ranking_scores: tuple[float, ...]
-    relevance: tuple[float, ...]
-    bands: tuple[Band, ...]
-    features: np.ndarray
-
-
-class Answer(NamedTuple):
-    """One search of :meth:`Retriever.search_many_detailed`.
-
-    Attributes:
-        response: the response (or ``{"error": ...}``).
-        detail: what an evaluation needs (None for an error).
-        ms: the search's wall time as its caller saw it, in milliseconds.
-    """
-
-    response: dict[str, Any]
-    detail: SearchDetail | None
-    ms: float
 
 
 @dataclass(frozen=True)

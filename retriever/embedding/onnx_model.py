@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from searchtrace.durable import fsync_dir, fsync_tree
 from searchtrace.home import Home
-from searchtrace.retriever.bert_onnx import BertShape, build_bert_graph
-from searchtrace.retriever.encoder import Precision
-from searchtrace.retriever.model_files import ModelFiles
+from searchtrace.retriever.embedding.bert_graph import BertShape, build_bert_graph
+from searchtrace.retriever.embedding.encoder import Precision
+from searchtrace.retriever.embedding.model_files import ModelFiles
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -35,7 +35,7 @@ __all__ = ["BUILDER_VERSION", "GRAPH", "WEIGHTS", "BuiltModel", "Precision", "di
 log = logging.getLogger(__name__)
 
 BUILDER_VERSION = 1
-"""Version of :mod:`.bert_onnx`'s graph; part of the folder name, so a changed builder never reuses an old one."""
+"""Version of :mod:`.bert_graph`'s graph; part of the folder name, so a changed builder never reuses an old one."""
 
 GRAPH = "model.onnx"
 """The graph's file in a model folder."""

@@ -16,8 +16,8 @@ from tqdm.auto import tqdm
 
 from searchtrace import environment as env_names
 from searchtrace.errors import ValidationError
-from searchtrace.retriever.encoder import DIM, MODEL_ID, check_texts
-from searchtrace.retriever.model_files import ModelFiles
+from searchtrace.retriever.embedding.encoder import DIM, MODEL_ID, check_texts
+from searchtrace.retriever.embedding.model_files import ModelFiles
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -1,6 +1,6 @@
 """Configuration: one frozen object per component, validated on construction.
 
-:func:`searchtrace.retriever.settings.resolve_config` builds a
+:func:`searchtrace.retriever.config.resolve.resolve_config` builds a
 :class:`RetrieverConfig` once, explicit argument > settings file > environment
 variable > default, as OpenTelemetry's ``SpanLimits`` does. Nothing on the hot
 path reads ``os.environ``.
@@ -16,7 +16,7 @@ from typing import Mapping
 from searchtrace.errors import ValidationError
 from searchtrace.home import DEFAULT_HOME, Home
 from searchtrace.names import FUSED_STAGES, Stage
-from searchtrace.retriever.encoder import Precision
+from searchtrace.retriever.embedding.encoder import Precision
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from searchtrace.home import add_home_argument
 
 if TYPE_CHECKING:  # the config pulls in numpy: `searchtrace --help` does not need it
-    from searchtrace.retriever.config import RetrieverConfig
+    from searchtrace.retriever.config.model import RetrieverConfig
 
 __all__ = ["add_retriever_arguments", "config_from_arguments", "show_progress"]
 
@@ -54,7 +54,7 @@ def add_retriever_arguments(p: argparse.ArgumentParser) -> None:
 
 def _search_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """The search-setting flags as settings sections (``None`` = not given)."""
-    from searchtrace.retriever.settings import parse_weights
+    from searchtrace.retriever.config.resolve import parse_weights
 
     return {
         "fusion": {"method": args.fusion, "k0": args.k0,
@@ -72,7 +72,7 @@ def config_from_arguments(args: argparse.Namespace) -> RetrieverConfig:
     Raises:
         ValidationError: every problem in the flags and settings file at once.
     """
-    from searchtrace.retriever.settings import resolve_config
+    from searchtrace.retriever.config.resolve import resolve_config
 
     return resolve_config(home=args.home, qdrant_url=args.qdrant_url, neo4j_uri=args.neo4j_uri,
                           neo4j_user=args.neo4j_user, neo4j_password=args.neo4j_password,

@@ -1,0 +1,51 @@
+"""What one search gives an evaluation: the response, every stage's candidates and the full ranking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from searchtrace.names import Band
+
+__all__ = ["Answer", "SearchDetail"]
+
+
+@dataclass(frozen=True)
+class SearchDetail:
+    """What an evaluation needs beyond the response.
+
+    Attributes:
+        stage_ids: each retrieval stage's candidate ids, best first.
+        fused_ids: the fused (and reranked) list, before any filter.
+        dropped_ids: ids the filter stage removed.
+        ranking: the kept ids in final order (deeper than top_k: up to all candidates).
+        ranking_scores: fused scores of ``ranking``.
+        relevance: relevance (0-1) of ``ranking``.
+        bands: the confidence band of each of ``ranking`` (the response's bands, deeper).
+        features: relevance-model features of ``ranking`` (rows x columns in ``confidence.Feature`` order).
+    """
+
+    stage_ids: dict[str, tuple[str, ...]]
+    fused_ids: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+    ranking: tuple[str, ...]
+    ranking_scores: tuple[float, ...]
+    relevance: tuple[float, ...]
+    bands: tuple[Band, ...]
+    features: np.ndarray
+
+
+class Answer(NamedTuple):
+    """One search of :meth:`Retriever.search_many_detailed`.
+
+    Attributes:
+        response: the response (or ``{"error": ...}``).
+        detail: what an evaluation needs (None for an error).
+        ms: the search's wall time as its caller saw it, in milliseconds.
+    """
+
+    response: dict[str, Any]
+    detail: SearchDetail | None
+    ms: float
