@@ -44,17 +44,17 @@ SEARCHER = textwrap.dedent("""
     import json, random, sys, time
     sys.path.insert(0, sys.argv[6])
     from bench_concurrency import traced_retriever
+    from searchtrace.errors import SearchtraceError
     home, dataset, seconds, seed, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
     retriever, handles, queries = traced_retriever(dataset, home)
     rng = random.Random(seed)
     ids, failures = [], []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        response = retriever.search({"query": rng.choice(queries), "top_k": 10})
-        if "error" in response:
-            failures.append(response["error"]["message"])
-        else:
-            ids.append(response["traceId"])
+        try:
+            ids.append(retriever.search({"query": rng.choice(queries), "top_k": 10}).trace_id)
+        except SearchtraceError as exc:
+            failures.append(exc.message)
     retriever.close()
     handles.close()
     json.dump({"ids": ids, "failures": failures}, open(out, "w"))
@@ -176,6 +176,8 @@ def _rss_mib() -> float:
 
 
 def threads(dataset: str, home: Path, n_threads: int, per_thread: int) -> dict[str, object]:
+    from searchtrace.errors import SearchtraceError
+
     retriever, handles, queries = traced_retriever(dataset, home)
     lock = threading.Lock()
     done = [0]
@@ -186,12 +188,15 @@ def threads(dataset: str, home: Path, n_threads: int, per_thread: int) -> dict[s
     def work(seed: int) -> None:
         rng = random.Random(seed)
         for _ in range(per_thread):
-            response = retriever.search({"query": rng.choice(queries), "top_k": 10})
+            try:
+                response = retriever.search({"query": rng.choice(queries), "top_k": 10})
+            except SearchtraceError as exc:
+                response, error = None, exc.message
             with lock:
-                if "error" in response:
-                    errors.append(response["error"]["message"])
+                if response is None:
+                    errors.append(error)
                 else:
-                    ids.append(response["traceId"])
+                    ids.append(response.trace_id)
                 done[0] += 1
                 if done[0] % 1000 == 0:
                     rss[done[0]] = _rss_mib()

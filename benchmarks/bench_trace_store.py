@@ -103,13 +103,11 @@ class Synth:
         relevance = sorted((quality * rng.betavariate(2, 2) for _ in range(5)), reverse=True)
         bands = ["high" if r >= 0.65 else "low" if r < 0.35 else "medium" for r in relevance]
         mode = "graph" if rng.random() < 0.7 else "fast"
-        response = {"results": [{"id": f"doc-{rng.randrange(50_000)}", "confidenceBand": b, "score": r}
-                                for b, r in zip(bands, relevance)],
-                    "bestScore": relevance[0], "noConfidentResults": relevance[0] < 0.35,
-                    "degraded": [degraded] if degraded else [], "retryHints": None}
+        ids = [f"doc-{rng.randrange(50_000)}" for _ in relevance]
         a = {**attrs.span_kind(v.SEARCH_SPAN),
              **attrs.request(" ".join(rng.choices(WORDS, k=rng.randint(3, 8))), mode, 5, 100, 2, CaptureConfig()),
-             **attrs.outcome(response)}
+             **attrs.outcome(ids, bands, relevance, relevance[0], relevance[0] < 0.35,
+                             [degraded] if degraded else [], None)}
         if i % 5 == 0:  # a fifth of the searches come from eval runs of 1,000 queries
             a.update(attrs.eval_context(f"run-{i // 5000:03d}", f"q{i % 1000}"))
         return BoundedAttributes(maxlen=None, attributes=a, immutable=True)

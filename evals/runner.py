@@ -13,16 +13,25 @@ import errno
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from searchtrace.errors import SearchtraceError, ValidationError
+from searchtrace.errors import ErrorCode, SearchtraceError, ValidationError
 from searchtrace.evals.attribution import attribute
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import EvalSettings, QueryOutcome, RankedResult, RunFolder
-from searchtrace.retriever import FEATURES, Answer, Dataset, Query, RetrieverConfig, SearchDetail, load_dataset
+from searchtrace.retriever import (
+    FEATURES,
+    Answer,
+    Dataset,
+    Query,
+    RetrieverConfig,
+    SearchDetail,
+    SearchResponse,
+    load_dataset,
+)
 from searchtrace.traces import FailureKind, TraceHandles
 
 __all__ = ["RESPONSE_TOP_K", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of", "run_folder",
@@ -40,7 +49,7 @@ class Searcher(Protocol):
     def index_key(self) -> str: ...
 
     def search_detailed(self, request: Mapping[str, Any], *, run_id: str | None = None,
-                        query_id: str | None = None) -> tuple[dict[str, Any], SearchDetail | None]: ...
+                        query_id: str | None = None) -> tuple[SearchResponse, SearchDetail]: ...
 
     def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
                              query_ids: Sequence[str] | None = None) -> list[Answer]: ...
@@ -116,7 +125,10 @@ def search_batch(ctx: RunContext, queries: Sequence[Query]) -> list[QueryOutcome
     answers = ctx.retriever.search_many_detailed(requests, run_id=ctx.run_id, query_ids=[q.id for q in queries])
     out = []
     for query, answer in zip(queries, answers):
-        latency = ctx.timer.pop(answer.response.get("traceId", "")) if answer.detail is not None else {}
+        if answer.response is None or answer.detail is None:
+            out.append(failed(query, answer.error, {"total": round(answer.ms, 3)}))
+            continue
+        latency = ctx.timer.pop(answer.response.trace_id)
         latency["total"] = round(answer.ms, 3)
         out.append(outcome_of(ctx, query, answer.response, answer.detail, latency))
     return out
@@ -125,23 +137,29 @@ def search_batch(ctx: RunContext, queries: Sequence[Query]) -> list[QueryOutcome
 def search_one(ctx: RunContext, query: Query) -> QueryOutcome:
     """Search one query, its vector embedded by the search itself (the corrective loop's retries)."""
     started = time.perf_counter()
-    response, detail = ctx.retriever.search_detailed(_request(ctx.settings, query.text), run_id=ctx.run_id,
-                                                     query_id=query.id)
+    try:
+        response, detail = ctx.retriever.search_detailed(_request(ctx.settings, query.text), run_id=ctx.run_id,
+                                                         query_id=query.id)
+    except SearchtraceError as exc:
+        return failed(query, exc, {"total": round((time.perf_counter() - started) * 1000, 3)})
     ms = (time.perf_counter() - started) * 1000
-    latency = ctx.timer.pop(response.get("traceId", "")) if detail is not None else {}
+    latency = ctx.timer.pop(response.trace_id)
     latency["total"] = round(ms, 3)
     return outcome_of(ctx, query, response, detail, latency)
 
 
-def outcome_of(ctx: RunContext, query: Query, response: dict[str, Any], detail: SearchDetail | None,
+def failed(query: Query, error: SearchtraceError | None, latency: dict[str, float]) -> QueryOutcome:
+    """The journal record of a query whose search raised ``error``."""
+    code = error.code.value if error is not None else ErrorCode.SEARCH_ERROR.value
+    return QueryOutcome(query_id=query.id, category=query.category, latency_ms=latency, error=code)
+
+
+def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: SearchDetail,
                latency: dict[str, float]) -> QueryOutcome:
     """One query's journal record from its response and detail (``latency``: stage durations, ms)."""
-    if detail is None:
-        return QueryOutcome(query_id=query.id, category=query.category, latency_ms=latency,
-                            error=response["error"]["code"])
     settings = ctx.settings
     gold = ctx.dataset.qrels.get(query.id, {})
-    chunks = [r for r in response["results"] if r["component_type"] == "chunk"]
+    chunks = response.chunks
     n_keep = settings.results_per_query
     results = tuple(
         RankedResult(doc_id=doc, relevance=round(detail.relevance[i], 6), band=detail.bands[i],
@@ -151,13 +169,16 @@ def outcome_of(ctx: RunContext, query: Query, response: dict[str, Any], detail: 
     ranking = detail.ranking[: settings.top_k]
     gold_traces = attribute(query.id, gold, detail.stage_ids, detail.fused_ids, detail.dropped_ids, ranking,
                             settings.attribution_k)
+    hints = response.retry_hints
     return QueryOutcome(
         query_id=query.id, category=query.category, latency_ms=latency,
         ranking=tuple((d, round(s, 9)) for d, s in zip(ranking, detail.ranking_scores)),
-        results=results, best_score=response["bestScore"], no_confident=response["noConfidentResults"],
-        bands=tuple(detail.bands[: len(chunks)]), weak=response["retryHints"] is not None,
-        retry_hints=response["retryHints"], kg=tuple(response["kg"]), rewrite_terms=tuple(response["rewrite_terms"]),
-        degraded=tuple(response["degraded"]), trace_id=response["traceId"], attribution=tuple(gold_traces),
+        results=results, best_score=response.best_score, no_confident=response.no_confident_results,
+        bands=tuple(detail.bands[: len(chunks)]), weak=hints is not None,
+        retry_hints=dict(hints.to_json()) if hints is not None else None,
+        kg=tuple(asdict(t) for t in response.kg),
+        rewrite_terms=response.rewrite_terms, degraded=response.degraded, trace_id=response.trace_id,
+        attribution=tuple(gold_traces),
     )
 
 

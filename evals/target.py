@@ -19,16 +19,16 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from searchtrace.errors import BackendUnavailable, ErrorCode, ValidationError
+from searchtrace.errors import BackendUnavailable, SearchFailed, SearchtraceError, ValidationError, error_from_object
 from searchtrace.evals.runfolder import ExternalRun
-from searchtrace.names import Band
-from searchtrace.retriever import Answer, RetrieverConfig, SearchDetail
+from searchtrace.retriever import Answer, Result, RetrieverConfig, SearchDetail, SearchResponse
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -43,12 +43,8 @@ MAX_TOP_K = 50
 SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 
-def _error(code: ErrorCode, message: str) -> dict[str, Any]:
-    return {"error": {"code": code.value, "message": message, "field": None}}
-
-
 class HttpTarget:
-    """POST a request to ``URL/v1/search``; the response dict, or an error dict when the call fails.
+    """POST a request to ``URL/v1/search``; the response dict, or its error object raised as the error it names.
 
     Args:
         url: the service's base URL.
@@ -69,11 +65,11 @@ class HttpTarget:
             reply = self._client.post(self.url, json=request)
             body = reply.json()
         except (httpx.HTTPError, ValueError) as exc:
-            return _error(ErrorCode.BACKEND_UNAVAILABLE, f"{self.url}: {exc}")
+            raise BackendUnavailable(f"{self.url}: {exc}") from None
         if not isinstance(body, dict):
-            return _error(ErrorCode.SEARCH_ERROR, f"{self.url}: the response is not a JSON object")
+            raise SearchFailed(f"{self.url}: the response is not a JSON object")
         if reply.is_error and "error" not in body:
-            return _error(ErrorCode.SEARCH_ERROR, f"{self.url}: HTTP {reply.status_code}")
+            raise SearchFailed(f"{self.url}: HTTP {reply.status_code}")
         return body
 
     def check(self) -> None:
@@ -122,30 +118,26 @@ def resolve_target(spec: str) -> SearchFn:
     return function
 
 
-def _checked(response: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    """The response's chunk results, or the reason it breaks the contract."""
-    results = response.get("results")
-    if not isinstance(results, list):
-        return [], "results: expected a list"
-    for i, r in enumerate(results):
-        if not isinstance(r, dict) or not isinstance(r.get("id"), str) or not r["id"]:
-            return [], f"results[{i}].id: expected a non-empty string"
-        score = r.get("score")
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or score != score:
-            return [], f"results[{i}].score: expected a number"
-        if r.get("confidenceBand", Band.LOW.value) not in {b.value for b in Band}:
-            return [], f"results[{i}].confidenceBand: expected high, medium or low"
-    return [r for r in results if r.get("component_type", "chunk") == "chunk"], None
-
-
-def detail_of(chunks: Sequence[Mapping[str, Any]]) -> SearchDetail:
+def detail_of(chunks: Sequence[Result]) -> SearchDetail:
     """What the runner reads off a local search, from a response's chunk results (best first)."""
-    ids = tuple(str(r["id"]) for r in chunks)
+    ids = tuple(r.id for r in chunks)
     return SearchDetail(stage_ids={}, fused_ids=ids, dropped_ids=(), ranking=ids,
                         ranking_scores=tuple(float(len(ids) - i) for i in range(len(ids))),
-                        relevance=tuple(float(r["score"]) for r in chunks),
-                        bands=tuple(Band(r.get("confidenceBand", Band.LOW.value)) for r in chunks),
+                        relevance=tuple(r.score for r in chunks), bands=tuple(r.band for r in chunks),
                         features=np.zeros((len(ids), 0)))
+
+
+def _response_of(spec: str, answer: Any) -> SearchResponse:
+    """The target's answer as a response; its error object raised as the error it names."""
+    error = error_from_object(answer)
+    if error is not None:
+        raise error
+    if isinstance(answer, Mapping) and "noConfidentResults" not in answer:
+        answer = {**answer, "noConfidentResults": not answer.get("results")}
+    try:
+        return SearchResponse.from_json(answer)
+    except ValidationError as exc:
+        raise SearchFailed(f"{spec}: response {exc.message}") from None
 
 
 class TargetRetriever:
@@ -173,41 +165,45 @@ class TargetRetriever:
             close()
 
     def search_detailed(self, request: Mapping[str, Any], *, query_vector: Any = None, run_id: str | None = None,
-                        query_id: str | None = None) -> tuple[dict[str, Any], SearchDetail | None]:
-        """One search of the target, under its ``search`` span."""
+                        query_id: str | None = None) -> tuple[SearchResponse, SearchDetail]:
+        """One search of the target, under its ``search`` span. Raises the target's error (or its failure)."""
         asked = {**request, "top_k": max(int(request.get("top_k", 1)), self.depth)}
         span_attrs = {**attrs.span_kind(v.SEARCH_SPAN), **attrs.eval_context(run_id, query_id), v.TARGET: self.spec}
-        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs) as span:
+        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs, record_exception=False,
+                                               set_status_on_exception=False) as span:
             try:
-                response = dict(self.search_fn(asked))
-            except Exception as exc:  # the target's own failure: this query's error, never the run's
-                response = _error(ErrorCode.SEARCH_ERROR, f"{self.spec}: {type(exc).__name__}: {exc}")
-            chunks, problem = ([], None) if "error" in response else _checked(response)
-            if problem:
-                response = _error(ErrorCode.SEARCH_ERROR, f"{self.spec}: response {problem}")
+                answer = self._call(asked)
+                if isinstance(answer, Mapping) and isinstance(answer.get("traceId"), str):
+                    span.set_attribute(v.TARGET_TRACE_ID, answer["traceId"])
+                response = _response_of(self.spec, answer)
+            except SearchtraceError as exc:
+                span.set_status(Status(StatusCode.ERROR, exc.message))
+                span.set_attribute(v.ERROR_CODE, exc.code.value)
+                raise
             trace_id = format(span.get_span_context().trace_id, "032x")
-            if isinstance(response.get("traceId"), str):
-                span.set_attribute(v.TARGET_TRACE_ID, response["traceId"])
-            if "error" in response:
-                error = response["error"] if isinstance(response["error"], dict) else {}
-                span.set_status(Status(StatusCode.ERROR, str(error.get("message", ""))))
-                code = str(error.get("code") or ErrorCode.SEARCH_ERROR.value)
-                span.set_attribute(v.ERROR_CODE, code)
-                return {"error": {"code": code, "message": error.get("message"), "field": error.get("field")},
-                        "traceId": trace_id}, None
-        results = [{**r, "component_type": "chunk"} for r in chunks[: self.shown]]  # the key is optional
-        shown = {"results": results, "kg": [], "rewrite_terms": [], "bestScore": 0.0,
-                 "noConfidentResults": not chunks, "retryHints": None, "degraded": [], "mode": "target"}
-        return {**shown, **{k: response[k] for k in shown if k in response and k != "results"},
-                "traceId": trace_id}, detail_of(chunks)
+        chunks = response.chunks
+        shown = replace(response, results=chunks[: self.shown], trace_id=trace_id, trace_url=None)
+        return shown, detail_of(chunks)
+
+    def _call(self, request: dict[str, Any]) -> Any:
+        try:
+            return self.search_fn(request)
+        except SearchtraceError:
+            raise
+        except Exception as exc:  # the target's own failure: this query's error, never the run's
+            raise SearchFailed(f"{self.spec}: {type(exc).__name__}: {exc}") from exc
 
     def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
                              query_ids: Sequence[str] | None = None) -> list[Answer]:
-        """:meth:`search_detailed` of each request, in order."""
+        """:meth:`search_detailed` of each request, in order; a failed one is its answer's error."""
         ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
         out = []
         for request, query_id in zip(requests, ids):
             started = time.perf_counter()
-            response, detail = self.search_detailed(request, run_id=run_id, query_id=query_id)
+            try:
+                response, detail = self.search_detailed(request, run_id=run_id, query_id=query_id)
+            except SearchtraceError as exc:
+                out.append(Answer(None, None, (time.perf_counter() - started) * 1000, exc))
+                continue
             out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
         return out

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from searchtrace.retriever.config.resolve import config_json, resolve_config, search_fingerprint
     from searchtrace.retriever.data.beir import Dataset, Query, dataset_fingerprint, load_dataset, load_qrels
     from searchtrace.retriever.request import SearchRequest, validate_request
+    from searchtrace.retriever.response import Hit, RelationHit, Result, RetryHints, SearchResponse
     from searchtrace.retriever.search.answer import Answer, SearchDetail
     from searchtrace.retriever.search.confidence import (
         FEATURES,
@@ -62,6 +63,11 @@ _EXPORTS = {
     "Retriever": "searchtrace.retriever.search.pipeline",
     "SearchRequest": "searchtrace.retriever.request",
     "validate_request": "searchtrace.retriever.request",
+    "Hit": "searchtrace.retriever.response",
+    "RelationHit": "searchtrace.retriever.response",
+    "Result": "searchtrace.retriever.response",
+    "RetryHints": "searchtrace.retriever.response",
+    "SearchResponse": "searchtrace.retriever.response",
     "Answer": "searchtrace.retriever.search.answer",
     "SearchDetail": "searchtrace.retriever.search.answer",
     "config_json": "searchtrace.retriever.config.resolve",
@@ -73,6 +79,11 @@ _EXPORTS = {
 
 __all__ = [
     "Answer",
+    "Hit",
+    "RelationHit",
+    "Result",
+    "RetryHints",
+    "SearchResponse",
     "ConfidenceConfig",
     "Dataset",
     "DenseConfig",

@@ -7,9 +7,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
+
+if TYPE_CHECKING:
+    from searchtrace.errors import SearchtraceError
+    from searchtrace.retriever.response import SearchResponse
 
 __all__ = ["register"]
 
@@ -114,7 +119,7 @@ def _search_request(args: argparse.Namespace) -> dict:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from searchtrace.errors import ValidationError
+    from searchtrace.errors import SearchtraceError, ValidationError, error_object
     from searchtrace.retriever.api import open_retriever
     from searchtrace.retriever.request import validate_request
 
@@ -122,7 +127,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         validate_request(request)  # fail fast, before loading the model
     except ValidationError as exc:
-        print(json.dumps(exc.to_dict()) if args.json else f"error: {exc.message}", file=sys.stdout if args.json else sys.stderr)
+        print(json.dumps(error_object(exc)) if args.json else f"error: {exc.message}",
+              file=sys.stdout if args.json else sys.stderr)
         return ExitCode.INVALID
     from searchtrace.traces import TraceSettings, make_tracer_provider, vocabulary
 
@@ -134,15 +140,16 @@ def cmd_search(args: argparse.Namespace) -> int:
                                deferred=handles.deferred, source=vocabulary.Source.CLI)
     try:
         response = retriever.search(request)
+    except SearchtraceError as exc:
+        _print_error(exc, args.json)
+        return exc.exit_code
     finally:
         retriever.index.close()
         handles.close(trace_settings.exit_timeout_s)  # the store in full; a collector for a bounded time
     if args.json:
-        print(json.dumps(response, indent=2, ensure_ascii=False))
+        print(json.dumps(response.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_response(response)
-    if "error" in response:
-        return ExitCode.INVALID if response["error"]["code"] in ("VALIDATION_ERROR", "NOT_FOUND") else ExitCode.FAILURE
     return ExitCode.OK
 
 
@@ -150,47 +157,55 @@ KG_SHOWN = 8
 """Knowledge-graph triples the terminal view lists (``--json`` has them all)."""
 
 
-def _print_response(response: dict) -> None:
+def _print_error(exc: SearchtraceError, as_json: bool) -> None:
+    """A search's error: its object with ``--json``, else one line (both on stdout, as a response would be)."""
+    from rich.console import Console
+
+    from searchtrace.errors import error_object
+
+    if as_json:
+        print(json.dumps(error_object(exc), indent=2, ensure_ascii=False))
+    else:
+        Console().print(f"[red]{exc.code.value}[/red]: {exc.message}", highlight=False)
+
+
+def _print_response(response: SearchResponse) -> None:
     """The response for a terminal: chunks by score, relation hits apart, how many triples are shown."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    if "error" in response:
-        console.print(f"[red]{response['error']['code']}[/red]: {response['error']['message']}", highlight=False)
-        return
-    results = response["results"]
-    chunks = sorted((r for r in results if r["component_type"] == "chunk"), key=lambda r: -r["score"])
-    relations = sorted((r for r in results if r["component_type"] == "relation"), key=lambda r: -r["score"])
-    console.print(f"mode {response['mode']}, bestScore {response['bestScore']}"
-                  f"{', no confident results' if response['noConfidentResults'] else ''}; "
+    chunks = sorted(response.chunks, key=lambda r: -r.score)
+    relations = sorted(response.relations, key=lambda r: -r.score)
+    console.print(f"mode {response.mode.value}, bestScore {response.best_score}"
+                  f"{', no confident results' if response.no_confident_results else ''}; "
                   f"{len(chunks)} chunks by score (--json: fused order)", highlight=False, soft_wrap=True)
     table = Table()
     for col in ("#", "id", "score", "band", "content"):
         table.add_column(col, no_wrap=col in ("#", "id", "score", "band"), overflow="fold" if col == "id" else "ellipsis")
     for i, r in enumerate(chunks, 1):
-        table.add_row(str(i), r["id"], f"{r['score']:.3f}", r["confidenceBand"], r["content"].replace("\n", " — ")[:90])
+        table.add_row(str(i), r.id, f"{r.score:.3f}", r.band.value, r.content.replace("\n", " — ")[:90])
     console.print(table)
     if relations:
         rel = Table(title="relation hits", title_justify="left")
         for col in ("score", "band", "subject", "relation", "object"):
             rel.add_column(col, no_wrap=col in ("score", "band"))
-        for r in relations:
-            rel.add_row(f"{r['score']:.3f}", r["confidenceBand"], r["subject"], r["relation"], r["object"])
+        for h in relations:
+            rel.add_row(f"{h.score:.3f}", h.band.value, h.subject, h.relation, h.object)
         console.print(rel)
-    kg = response["kg"]
+    kg = response.kg
     if kg:
         shown = kg[:KG_SHOWN]
         console.print(f"kg ({len(shown)} of {len(kg)} triples{'' if len(shown) == len(kg) else '; --json: all'}): "
-                      + "; ".join(f"({t['subject']}, {t['relation']}, {t['object']})" for t in shown),
+                      + "; ".join(f"({t.subject}, {t.relation}, {t.object})" for t in shown),
                       highlight=False)
-    if response["rewrite_terms"]:
-        console.print("rewrite terms: " + ", ".join(response["rewrite_terms"]), highlight=False)
-    if response["retryHints"]:
-        console.print("retry hints: " + json.dumps(response["retryHints"], ensure_ascii=False), highlight=False)
-    if response["degraded"]:
-        console.print(f"[yellow]degraded: {', '.join(response['degraded'])}[/yellow]")
-    console.print(f"trace {response['traceId']}", highlight=False)
+    if response.rewrite_terms:
+        console.print("rewrite terms: " + ", ".join(response.rewrite_terms), highlight=False)
+    if response.retry_hints is not None:
+        console.print("retry hints: " + json.dumps(response.retry_hints.to_json(), ensure_ascii=False), highlight=False)
+    if response.degraded:
+        console.print(f"[yellow]degraded: {', '.join(response.degraded)}[/yellow]")
+    console.print(f"trace {response.trace_id}", highlight=False)
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -1,11 +1,30 @@
-"""The JSON boundary: the search response, described as TypedDicts."""
+"""The search response: a frozen record the shape stage builds, and its JSON, the wire contract.
+
+Every reader in every package uses the records' attributes. The JSON exists in
+two places only: :meth:`SearchResponse.to_json` writes it (HTTP, MCP, the
+CLI's ``--json``, each byte for byte the same: ``tests/test_wire_golden.py``)
+and :meth:`SearchResponse.from_json` reads it back (``eval --target``, a
+replay), refusing what does not fit with a :class:`ValidationError` that
+names the field. The TypedDicts describe that JSON for type checkers.
+"""
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal, NotRequired, TypedDict
+
+from searchtrace.errors import ValidationError
+from searchtrace.names import Band, Mode
+from searchtrace.retriever.types import ComponentType, Triple
+
+__all__ = ["Hit", "Metadata", "RelationHit", "Result", "RetryHints", "ScoreDetail", "SearchResponse", "Triple"]
 
 
-class Metadata(TypedDict):
+# -- the JSON, as type checkers see it ----------------------------------------------------------
+
+
+class MetadataJson(TypedDict):
     title: str
     url: str
     language: str
@@ -14,58 +33,366 @@ class Metadata(TypedDict):
     collection: str
 
 
-class ScoreComponents(TypedDict):
+class ScoreComponentsJson(TypedDict):
     dense: float | None
     keyword: float | None
     graph: float | None
     fused: float | None
 
 
-class Result(TypedDict):
+class ResultJson(TypedDict):
     id: str
     content: str
     score: float
     confidenceBand: Literal["high", "medium", "low"]
     component_type: Literal["chunk", "relation"]
-    metadata: Metadata
+    metadata: MetadataJson
     subject: NotRequired[str]
     relation: NotRequired[str]
     object: NotRequired[str]
-    score_components: NotRequired[ScoreComponents]
+    score_components: NotRequired[ScoreComponentsJson]
     ranks: NotRequired[dict[str, int | None]]
 
 
-class KgTriple(TypedDict):
+class TripleJson(TypedDict):
     subject: str
     relation: str
     object: str
     doc_id: str
 
 
-class RetryHints(TypedDict):
+class RetryHintsJson(TypedDict):
     detectedEntities: list[str]
     relatedTerms: list[str]
     narrowerQuery: str
     broaderQuery: str
 
 
-class SearchResponse(TypedDict):
-    results: list[Result]
-    kg: list[KgTriple]
+class SearchResponseJson(TypedDict):
+    results: list[ResultJson]
+    kg: list[TripleJson]
     rewrite_terms: list[str]
     bestScore: float
     noConfidentResults: bool
-    retryHints: RetryHints | None
+    retryHints: RetryHintsJson | None
     traceId: str
     mode: Literal["fast", "graph"]
     degraded: list[str]
+    traceUrl: NotRequired[str]
 
 
-class ErrorBody(TypedDict):
-    code: str
-    message: str
-    field: str | None
+# -- reading JSON: every check names the field ---------------------------------------------------
 
 
-class ErrorResponse(TypedDict):
-    error: ErrorBody
+def _field(data: Mapping[str, Any], key: str, where: str) -> Any:
+    if not isinstance(data, Mapping):
+        place = where.rstrip(".") or "response"
+        raise ValidationError(f"{place}: expected an object, got {type(data).__name__}", field=place)
+    if key not in data:
+        raise ValidationError(f"{where}{key}: missing", field=f"{where}{key}")
+    return data[key]
+
+
+def _str(data: Mapping[str, Any], key: str, where: str = "") -> str:
+    value = _field(data, key, where)
+    if not isinstance(value, str):
+        raise ValidationError(f"{where}{key}: expected a string, got {value!r}", field=f"{where}{key}")
+    return value
+
+
+def _number(data: Mapping[str, Any], key: str, where: str = "") -> float:
+    value = _field(data, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValidationError(f"{where}{key}: expected a number, got {value!r}", field=f"{where}{key}")
+    return float(value)
+
+
+def _id(data: Mapping[str, Any], where: str) -> str:
+    value = _field(data, "id", where)
+    if not isinstance(value, str) or not value:
+        raise ValidationError(f"{where}id: expected a non-empty string", field=f"{where}id")
+    return value
+
+
+def _strings(data: Mapping[str, Any], key: str, where: str = "") -> tuple[str, ...]:
+    value = _field(data, key, where)
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ValidationError(f"{where}{key}: expected a list of strings", field=f"{where}{key}")
+    return tuple(value)
+
+
+def _list(data: Mapping[str, Any], key: str, where: str = "") -> list[Any]:
+    value = _field(data, key, where)
+    if not isinstance(value, list):
+        raise ValidationError(f"{where}{key}: expected a list, got {type(value).__name__}", field=f"{where}{key}")
+    return value
+
+
+def _band(data: Mapping[str, Any], where: str) -> Band:
+    value = data.get("confidenceBand", Band.LOW.value)
+    try:
+        return Band(value)
+    except ValueError:
+        raise ValidationError(f"{where}confidenceBand: expected high, medium or low, got {value!r}",
+                              field=f"{where}confidenceBand") from None
+
+
+# -- the records -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """A passage's metadata, as the corpus gives it (empty strings where it gives nothing)."""
+
+    title: str = ""
+    url: str = ""
+    language: str = ""
+    timestamp: str = ""
+    tags: tuple[str, ...] = ()
+    collection: str = ""
+
+    @classmethod
+    def of(cls, payload: Mapping[str, Any]) -> Metadata:
+        """From a stored passage's payload."""
+        return cls(payload.get("title", ""), payload.get("url", ""), payload.get("language", ""),
+                   payload.get("timestamp", ""), tuple(payload.get("tags") or ()), payload.get("collection", ""))
+
+    def to_json(self) -> MetadataJson:
+        return {"title": self.title, "url": self.url, "language": self.language, "timestamp": self.timestamp,
+                "tags": list(self.tags), "collection": self.collection}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str = "metadata.") -> Metadata:
+        """Every key optional (another retriever may know less of its passages); a present one is checked."""
+        if not isinstance(data, Mapping):
+            raise ValidationError(f"{where.rstrip('.')}: expected an object", field=where.rstrip("."))
+
+        def text(key: str) -> str:
+            return _str(data, key, where) if key in data else ""
+
+        tags = _strings(data, "tags", where) if "tags" in data else ()
+        return cls(text("title"), text("url"), text("language"), text("timestamp"), tags, text("collection"))
+
+
+EMPTY_METADATA = Metadata()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreDetail:
+    """A result's raw score and rank in each fused list (a debug request only); None where a list lacks it."""
+
+    dense: float | None
+    keyword: float | None
+    graph: float | None
+    fused: float | None
+    dense_rank: int | None
+    keyword_rank: int | None
+    graph_rank: int | None
+    fused_rank: int
+
+    def components_json(self) -> ScoreComponentsJson:
+        return {"dense": self.dense, "keyword": self.keyword, "graph": self.graph, "fused": self.fused}
+
+    def ranks_json(self) -> dict[str, int | None]:
+        return {"dense": self.dense_rank, "keyword": self.keyword_rank, "graph": self.graph_rank,
+                "fused": self.fused_rank}
+
+    @classmethod
+    def from_json(cls, components: Mapping[str, Any], ranks: Mapping[str, Any]) -> ScoreDetail:
+        return cls(components.get("dense"), components.get("keyword"), components.get("graph"),
+                   components.get("fused"), ranks.get("dense"), ranks.get("keyword"), ranks.get("graph"),
+                   int(ranks.get("fused") or 0))
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A passage found: its relevance (0-1, three decimals), band and metadata."""
+
+    id: str
+    content: str
+    score: float
+    band: Band
+    metadata: Metadata
+    detail: ScoreDetail | None = None
+
+    component_type: ClassVar[ComponentType] = ComponentType.CHUNK
+
+    @property
+    def title(self) -> str:
+        return self.metadata.title
+
+    def to_json(self) -> ResultJson:
+        out: ResultJson = {"id": self.id, "content": self.content, "score": self.score,
+                           "confidenceBand": self.band.value, "component_type": "chunk",
+                           "metadata": self.metadata.to_json()}
+        if self.detail is not None:
+            out["score_components"] = self.detail.components_json()
+            out["ranks"] = self.detail.ranks_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str) -> Result:
+        components, ranks = data.get("score_components"), data.get("ranks")
+        detail = (ScoreDetail.from_json(components, ranks)
+                  if isinstance(components, Mapping) and isinstance(ranks, Mapping) else None)
+        metadata = data.get("metadata")
+        content = _str(data, "content", where) if "content" in data else ""
+        return cls(_id(data, where), content, _number(data, "score", where), _band(data, where),
+                   Metadata.from_json(metadata, f"{where}metadata.") if metadata is not None else EMPTY_METADATA,
+                   detail)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationHit:
+    """A knowledge-graph fact found: subject, relation, object, scored no higher than the best passage shown."""
+
+    id: str
+    subject: str
+    relation: str
+    object: str
+    score: float
+    band: Band
+
+    component_type: ClassVar[ComponentType] = ComponentType.RELATION
+
+    @property
+    def content(self) -> str:
+        return f"{self.subject} {self.relation} {self.object}"
+
+    def to_json(self) -> ResultJson:
+        return {"id": self.id, "content": self.content, "score": self.score, "confidenceBand": self.band.value,
+                "component_type": "relation", "metadata": EMPTY_METADATA.to_json(), "subject": self.subject,
+                "relation": self.relation, "object": self.object}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str) -> RelationHit:
+        return cls(_id(data, where), _str(data, "subject", where), _str(data, "relation", where),
+                   _str(data, "object", where), _number(data, "score", where), _band(data, where))
+
+
+Hit = Result | RelationHit
+"""One entry of a response's results: a passage or a fact."""
+
+
+def _hit_from_json(data: Any, i: int) -> Hit:
+    where = f"results[{i}]."
+    kind = _field(data, "component_type", where) if isinstance(data, Mapping) and "component_type" in data else "chunk"
+    if kind == ComponentType.RELATION.value:
+        return RelationHit.from_json(data, where)
+    if kind != ComponentType.CHUNK.value:
+        raise ValidationError(f"{where}component_type: expected chunk or relation, got {kind!r}",
+                              field=f"{where}component_type")
+    return Result.from_json(data, where)
+
+
+def _triple_json(t: Triple) -> TripleJson:
+    return {"subject": t.subject, "relation": t.relation, "object": t.object, "doc_id": t.doc_id}
+
+
+def _triple_from_json(data: Any, i: int) -> Triple:
+    where = f"kg[{i}]."
+    doc_id = _str(data, "doc_id", where) if isinstance(data, Mapping) and "doc_id" in data else ""
+    return Triple(_str(data, "subject", where), _str(data, "relation", where), _str(data, "object", where), doc_id)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryHints:
+    """What to search next when nothing matched confidently."""
+
+    detected_entities: tuple[str, ...]
+    related_terms: tuple[str, ...]
+    narrower_query: str
+    broader_query: str
+
+    def to_json(self) -> RetryHintsJson:
+        return {"detectedEntities": list(self.detected_entities), "relatedTerms": list(self.related_terms),
+                "narrowerQuery": self.narrower_query, "broaderQuery": self.broader_query}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RetryHints:
+        w = "retryHints."
+        return cls(_strings(data, "detectedEntities", w), _strings(data, "relatedTerms", w),
+                   _str(data, "narrowerQuery", w), _str(data, "broaderQuery", w))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """One search's answer.
+
+    Attributes:
+        results: passages best first, then (graph mode) facts, each with a relevance and a band.
+        kg: the triples behind the passages returned and the facts.
+        rewrite_terms: the terms the rewrite stage added (graph mode).
+        best_score: the best relevance of any passage kept (possibly beyond those shown).
+        no_confident_results: nothing reached the low band's threshold.
+        retry_hints: what to search next, when the best score is under the high threshold.
+        trace_id: the search's trace (32 hex digits; empty when untraced).
+        mode: ``fast`` or ``graph``.
+        degraded: stages that failed and were skipped.
+        trace_url: a link to the trace in the dashboard (a server that knows one sets it).
+    """
+
+    results: tuple[Hit, ...]
+    kg: tuple[Triple, ...]
+    rewrite_terms: tuple[str, ...]
+    best_score: float
+    no_confident_results: bool
+    retry_hints: RetryHints | None
+    trace_id: str
+    mode: Mode
+    degraded: tuple[str, ...]
+    trace_url: str | None = None
+
+    @property
+    def chunks(self) -> tuple[Result, ...]:
+        """The passages of :attr:`results`, in order."""
+        return tuple(r for r in self.results if isinstance(r, Result))
+
+    @property
+    def relations(self) -> tuple[RelationHit, ...]:
+        """The facts of :attr:`results`, in order."""
+        return tuple(r for r in self.results if isinstance(r, RelationHit))
+
+    def with_trace_url(self, url: str | None) -> SearchResponse:
+        return replace(self, trace_url=url) if url else self
+
+    def to_json(self) -> SearchResponseJson:
+        """The wire format (HTTP, MCP structured content, ``search --json``)."""
+        out: SearchResponseJson = {
+            "results": [r.to_json() for r in self.results],
+            "kg": [_triple_json(t) for t in self.kg],
+            "rewrite_terms": list(self.rewrite_terms),
+            "bestScore": self.best_score,
+            "noConfidentResults": self.no_confident_results,
+            "retryHints": self.retry_hints.to_json() if self.retry_hints is not None else None,
+            "traceId": self.trace_id,
+            "mode": "graph" if self.mode is Mode.GRAPH else "fast",
+            "degraded": list(self.degraded),
+        }
+        if self.trace_url:
+            out["traceUrl"] = self.trace_url
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> SearchResponse:
+        """Read a response another process wrote (a served searchtrace). Raises ValidationError naming the field."""
+        if not isinstance(data, Mapping):
+            raise ValidationError(f"response: expected an object, got {type(data).__name__}")
+        hints = data.get("retryHints")
+        mode = data.get("mode", Mode.FAST.value)
+        if mode not in (Mode.FAST.value, Mode.GRAPH.value):
+            raise ValidationError(f"mode: expected fast or graph, got {mode!r}", field="mode")
+        trace_url = data.get("traceUrl")
+        return cls(
+            results=tuple(_hit_from_json(r, i) for i, r in enumerate(_list(data, "results"))),
+            kg=tuple(_triple_from_json(t, i) for i, t in enumerate(data.get("kg") or [])),
+            rewrite_terms=_strings(data, "rewrite_terms") if "rewrite_terms" in data else (),
+            best_score=_number(data, "bestScore") if "bestScore" in data else 0.0,
+            no_confident_results=bool(data.get("noConfidentResults", False)),
+            retry_hints=RetryHints.from_json(hints) if isinstance(hints, Mapping) else None,
+            trace_id=data["traceId"] if isinstance(data.get("traceId"), str) else "",
+            mode=Mode(mode),
+            degraded=_strings(data, "degraded") if "degraded" in data else (),
+            trace_url=trace_url if isinstance(trace_url, str) else None,
+        )
+

@@ -1,8 +1,12 @@
 """One family of domain errors, each with a stable code, and the process exit codes.
 
-The search boundary turns an error into ``{"error": {"code", "message",
-"field"}}``; the command line turns it into one line on stderr and an
-:class:`ExitCode`.
+An error travels as an exception from where it is found (the request's
+checks, a backend, a server's limits) to an edge: the HTTP API, the MCP tools,
+``search --json`` and ``eval --target``'s journal each turn it into
+``{"error": {"code", "message", "field"}}`` with :func:`error_object`, the one
+place that object is written; :func:`error_from_object` reads one back (a
+served searchtrace's answer) as the exception of its code. The command line
+turns an error into one line on stderr and an :class:`ExitCode`.
 """
 
 from __future__ import annotations
@@ -11,6 +15,11 @@ import enum
 
 __all__ = [
     "BackendUnavailable",
+    "PayloadTooLarge",
+    "SearchFailed",
+    "Unauthorized",
+    "error_from_object",
+    "error_object",
     "ConfigError",
     "DataError",
     "ErrorCode",
@@ -79,9 +88,6 @@ class SearchtraceError(Exception):
         """``INVALID`` for bad input (a validation error, something named that does not exist), else ``FAILURE``."""
         return ExitCode.INVALID if self.code in (ErrorCode.VALIDATION_ERROR, ErrorCode.NOT_FOUND) else ExitCode.FAILURE
 
-    def to_dict(self) -> ErrorDict:
-        """The error object of the response contract."""
-        return {"error": {"code": self.code.value, "message": self.message, "field": self.field}}
 
 
 class ValidationError(SearchtraceError):
@@ -128,3 +134,50 @@ class Overloaded(SearchtraceError):
     """A server at its bound of searches in flight: try again shortly."""
 
     code = ErrorCode.OVERLOADED
+
+
+class SearchFailed(SearchtraceError):
+    """A search that failed for a reason no other error names (a bug, an unexpected backend failure)."""
+
+    code = ErrorCode.SEARCH_ERROR
+
+
+class PayloadTooLarge(SearchtraceError):
+    """A request, or the documents it asks for, larger than the server answers."""
+
+    code = ErrorCode.PAYLOAD_TOO_LARGE
+
+
+class Unauthorized(SearchtraceError):
+    """A request off loopback without the server's API key."""
+
+    code = ErrorCode.UNAUTHORIZED
+
+
+_BY_CODE: dict[ErrorCode, type[SearchtraceError]] = {
+    ErrorCode.VALIDATION_ERROR: ValidationError,
+    ErrorCode.NOT_FOUND: NotFoundError,
+    ErrorCode.BACKEND_UNAVAILABLE: BackendUnavailable,
+    ErrorCode.SEARCH_ERROR: SearchFailed,
+    ErrorCode.TIMEOUT: SearchTimeout,
+    ErrorCode.OVERLOADED: Overloaded,
+    ErrorCode.PAYLOAD_TOO_LARGE: PayloadTooLarge,
+    ErrorCode.UNAUTHORIZED: Unauthorized,
+}
+
+
+def error_object(exc: SearchtraceError) -> ErrorDict:
+    """``{"error": {"code", "message", "field"}}``: the error object of the response contract, written only here."""
+    return {"error": {"code": exc.code.value, "message": exc.message, "field": exc.field}}
+
+
+def error_from_object(payload: object) -> SearchtraceError | None:
+    """The exception an error object stands for (an unknown code: :class:`SearchFailed`); None when it is not one."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
+        return None
+    body = payload["error"]
+    code, message, field = body.get("code"), body.get("message"), body.get("field")
+    known = {c.value: c for c in ErrorCode}
+    cls = _BY_CODE[known[code]] if code in known else SearchFailed
+    return cls(str(message) if message is not None else str(code or "unknown error"),
+               field=field if isinstance(field, str) else None)

@@ -11,6 +11,7 @@ import pytest
 
 from searchtrace.cli import main
 from searchtrace.progress import ProgressLines
+from searchtrace.retriever.response import SearchResponse
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "sample"
@@ -76,15 +77,16 @@ def test_eval_summary_title_never_splits_a_run_id(monkeypatch, capsys):
     assert run_id in capsys.readouterr().out
 
 
-def _response(n_chunks: int, n_kg: int) -> dict:
+def _response(n_chunks: int, n_kg: int) -> SearchResponse:
     scores = [0.41, 0.87, 0.55, 0.62][:n_chunks]
     chunks = [{"id": f"doc-{i}", "content": f"title {i}\ntext", "score": s, "confidenceBand": "medium",
                "component_type": "chunk", "metadata": {}} for i, s in enumerate(scores)]
     relations = [{"id": "rel:1", "content": "A knows B", "score": 0.5, "confidenceBand": "medium",
                   "component_type": "relation", "subject": "A", "relation": "knows", "object": "B"}]
     kg = [{"subject": f"S{i}", "relation": "r", "object": f"O{i}", "doc_id": "doc-0"} for i in range(n_kg)]
-    return {"results": chunks + relations, "kg": kg, "rewrite_terms": [], "bestScore": 0.87,
-            "noConfidentResults": False, "retryHints": None, "traceId": "t" * 32, "mode": "graph", "degraded": []}
+    return SearchResponse.from_json({"results": chunks + relations, "kg": kg, "rewrite_terms": [], "bestScore": 0.87,
+                                     "noConfidentResults": False, "retryHints": None, "traceId": "t" * 32,
+                                     "mode": "graph", "degraded": []})
 
 
 def test_search_prints_chunks_by_score_relations_apart_and_how_many_triples(monkeypatch, capsys):

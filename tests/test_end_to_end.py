@@ -3,13 +3,16 @@ unanswerable queries come back with noConfidentResults, and a failing graph degr
 
 import pytest
 
+from searchtrace.errors import ValidationError
+from searchtrace.names import Mode
+
 pytestmark = pytest.mark.slow
 
 TOP_K = 10
 
 
 def chunk_ids(response):
-    return [r["id"] for r in response["results"] if r["component_type"] == "chunk"]
+    return [r.id for r in response.chunks]
 
 
 def by_category(dataset, category):
@@ -38,15 +41,15 @@ def test_graph_mode_fills_kg_and_fast_mode_leaves_it_empty(traced, sample_datase
     q = by_category(sample_dataset, "multi-hop")[0]
     graph = retriever.search({"query": q.text, "mode": "graph"})
     fast = retriever.search({"query": q.text, "mode": "fast"})
-    assert graph["kg"] and graph["mode"] == "graph"
-    if graph["retryHints"] is not None:
-        assert graph["retryHints"]["detectedEntities"]
-    assert fast["kg"] == [] and fast["rewrite_terms"] == [] and fast["mode"] == "fast"
-    assert all(r["component_type"] == "chunk" for r in fast["results"])
-    result_ids = set(chunk_ids(graph)) | {r["id"] for r in graph["results"]}
-    kg_keys = [(t["subject"], t["relation"], t["object"]) for t in graph["kg"]]
+    assert graph.kg and graph.mode is Mode.GRAPH
+    if graph.retry_hints is not None:
+        assert graph.retry_hints.detected_entities
+    assert fast.kg == () and fast.rewrite_terms == () and fast.mode is Mode.FAST
+    assert fast.results == fast.chunks
+    result_ids = set(chunk_ids(graph)) | {r.id for r in graph.results}
+    kg_keys = [(t.subject, t.relation, t.object) for t in graph.kg]
     assert len(kg_keys) == len(set(kg_keys))
-    assert any(t["doc_id"] in result_ids for t in graph["kg"])
+    assert any(t.doc_id in result_ids for t in graph.kg)
 
 
 def test_unanswerable_queries_have_no_confident_results(traced, sample_dataset):
@@ -54,24 +57,23 @@ def test_unanswerable_queries_have_no_confident_results(traced, sample_dataset):
     unanswerable = by_category(sample_dataset, "unanswerable")
     assert len(unanswerable) >= 10
     flagged = [q.id for q in unanswerable
-               if retriever.search({"query": q.text, "top_k": 5})["noConfidentResults"]]
+               if retriever.search({"query": q.text, "top_k": 5}).no_confident_results]
     assert flagged == [q.id for q in unanswerable]
 
 
 def test_answerable_queries_are_mostly_confident(traced, sample_dataset):
     retriever, _ = traced()
     answerable = [q for q in sample_dataset.queries if q.category in ("keyword-exact", "paraphrase")]
-    confident = sum(not retriever.search({"query": q.text})["noConfidentResults"] for q in answerable)
+    confident = sum(not retriever.search({"query": q.text}).no_confident_results for q in answerable)
     assert confident >= 0.8 * len(answerable)
 
 
 def test_weak_results_carry_retry_hints(traced, sample_dataset):
     retriever, _ = traced()
     q = by_category(sample_dataset, "unanswerable")[0]
-    hints = retriever.search({"query": q.text})["retryHints"]
+    hints = retriever.search({"query": q.text}).retry_hints
     assert hints is not None
-    assert set(hints) == {"detectedEntities", "relatedTerms", "narrowerQuery", "broaderQuery"}
-    assert hints["broaderQuery"] and hints["broaderQuery"] != q.text
+    assert hints.broader_query and hints.broader_query != q.text
 
 
 class BrokenGraph:
@@ -104,8 +106,7 @@ def test_failing_graph_degrades_to_fast_results(traced, sample_dataset, sample_i
     q = by_category(sample_dataset, "multi-hop")[0]
     response = retriever.search({"query": q.text, "mode": "graph", "top_k": 5})
     fast = retriever.search({"query": q.text, "mode": "fast", "top_k": 5})
-    assert "error" not in response
-    assert response["degraded"] == ["graph"]
+    assert response.degraded == ("graph",)
     assert chunk_ids(response) == chunk_ids(fast)
     graph_span = next(s for s in exporter.get_finished_spans() if s.name == "graph")
     assert graph_span.status.status_code.name == "ERROR"
@@ -130,24 +131,23 @@ def test_filters_apply_end_to_end(traced, sample_dataset):
     retriever, _ = traced()
     doc = sample_dataset.docs[0]
     response = retriever.search({"query": doc.title, "collection": doc.collection, "top_k": 10})
-    assert response["results"]
-    assert all(r["metadata"]["collection"] == doc.collection for r in response["results"]
-               if r["component_type"] == "chunk")
+    assert response.results
+    assert all(r.metadata.collection == doc.collection for r in response.chunks)
     only = retriever.search({"query": doc.title, "doc_ids": [doc.id]})
     assert chunk_ids(only) == [doc.id]
     plain = retriever.search({"query": doc.title, "mode": "fast", "top_k": 10})
     strict = retriever.search({"query": doc.title, "min_relevance": 0.999, "mode": "fast", "top_k": 10})
-    assert all(r["score"] >= 0.999 for r in strict["results"])
-    assert len(strict["results"]) < len(plain["results"])  # the filter dropped something
-    assert strict["bestScore"] == plain["bestScore"] > 0  # bestScore is taken before any filter
+    assert all(r.score >= 0.999 for r in strict.results)
+    assert len(strict.results) < len(plain.results)  # the filter dropped something
+    assert strict.best_score == plain.best_score > 0  # bestScore is taken before any filter
 
 
 def test_debug_score_components(traced, sample_dataset):
     retriever, _ = traced()
-    r = retriever.search({"query": sample_dataset.docs[0].title, "debug": True, "mode": "fast"})["results"][0]
-    assert set(r["score_components"]) == {"dense", "keyword", "graph", "fused"}
-    assert r["ranks"]["fused"] == 1
-    assert 0 <= r["score"] <= 1 and r["score"] == round(r["score"], 3)
+    r = retriever.search({"query": sample_dataset.docs[0].title, "debug": True, "mode": "fast"}).chunks[0]
+    assert r.detail is not None and r.detail.fused_rank == 1
+    assert set(r.to_json()["score_components"]) == {"dense", "keyword", "graph", "fused"}
+    assert 0 <= r.score <= 1 and r.score == round(r.score, 3)
 
 
 def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sample_dataset):
@@ -160,9 +160,10 @@ def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sampl
     assert len(detail.stage_ids["dense"]) == 50
     union = set().union(*detail.stage_ids.values())
     assert set(detail.fused_ids) == union
-    assert [r["score"] for r in response["results"][:5]] == [round(r, 3) for r in detail.relevance[:5]]
-    bad, none = retriever.search_detailed({"query": ""})
-    assert bad["error"]["code"] == "VALIDATION_ERROR" and none is None
+    assert [r.score for r in response.results[:5]] == [round(r, 3) for r in detail.relevance[:5]]
+    with pytest.raises(ValidationError) as bad:
+        retriever.search_detailed({"query": ""})
+    assert bad.value.field == "query"
 
 
 def test_keyword_then_dense_fusion_orders_keyword_candidates_by_cosine(sample_index_path, sample_config, model):
@@ -192,9 +193,8 @@ def test_document_filters_also_hold_for_relation_hits_and_kg(traced, sample_data
     retriever, _ = traced()
 
     def relation_docs(response):
-        docs = {(t["subject"], t["relation"], t["object"]): t["doc_id"] for t in response["kg"]}
-        return [docs[r["subject"], r["relation"], r["object"]] for r in response["results"]
-                if r["component_type"] == "relation"]
+        docs = {(t.subject, t.relation, t.object): t.doc_id for t in response.kg}
+        return [docs[r.subject, r.relation, r.object] for r in response.relations]
 
     for q in sample_dataset.queries:
         unfiltered = retriever.search({"query": q.text, "mode": "graph", "top_k": 10})
@@ -205,7 +205,7 @@ def test_document_filters_also_hold_for_relation_hits_and_kg(traced, sample_data
         pytest.fail("no query of the sample returns a relation hit from a document other than its best chunk's")
     filtered = retriever.search({"query": q.text, "mode": "graph", "top_k": 10, "doc_ids": keep})
     assert chunk_ids(filtered) == keep
-    assert {t["doc_id"] for t in filtered["kg"]} <= set(keep)
+    assert {t.doc_id for t in filtered.kg} <= set(keep)
     assert set(relation_docs(filtered)) <= set(keep)
     tagged = retriever.search({"query": q.text, "mode": "graph", "top_k": 10, "collection": "no-such-collection"})
-    assert tagged["results"] == [] and tagged["kg"] == []
+    assert tagged.results == () and tagged.kg == ()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from searchtrace.errors import error_object
 from searchtrace.evals import EvalSettings, RunFolder
 from searchtrace.evals.target import SEARCH_PATH, TargetRetriever, resolve_target
 
@@ -106,10 +107,10 @@ def test_a_failing_or_malformed_target_is_the_querys_error(tmp_path, config):
 
     target = TargetRetriever(flaky, "flaky:search", TracerProvider().get_tracer("t"), config, depth=5, shown=3)
     answers = target.search_many_detailed([{"query": "a", "top_k": 3}] * 3)
-    assert [a.detail for a in answers] == [None, None, None]
-    assert "RuntimeError: boom" in answers[0].response["error"]["message"]
-    assert "results[0].id" in answers[1].response["error"]["message"]
-    assert answers[2].response["error"]["code"] == "X"
+    assert [(a.response, a.detail) for a in answers] == [(None, None)] * 3
+    assert "RuntimeError: boom" in answers[0].error.message
+    assert "results[0].id" in answers[1].error.message
+    assert answers[2].error.code.value == "SEARCH_ERROR" and "X" in answers[2].error.message  # an unknown code
 
 
 def test_resolve_target_names_what_is_wrong():
@@ -137,7 +138,8 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
 
     def search(request: dict) -> dict:
         with lock:  # one search at a time, vectors from the embedding cache the local eval filled
-            return retriever.search_many([request])[0]
+            answer = retriever.search_many([request])[0]
+            return dict(answer.response.to_json() if answer.response else error_object(answer.error))
 
     server, url = serve(search)
     try:

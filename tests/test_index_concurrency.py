@@ -25,7 +25,7 @@ SEARCHER = textwrap.dedent("""
     config = resolve_config(home=sys.argv[1], environ={})
     retriever = open_retriever(sys.argv[2], config, progress=False)
     try:
-        out = [retriever.search({"query": q, "top_k": 5})["results"][0]["id"] for q in sys.argv[3:]]
+        out = [retriever.search({"query": q, "top_k": 5}).results[0].id for q in sys.argv[3:]]
     finally:
         retriever.close()
     print(json.dumps(out))

@@ -75,8 +75,8 @@ def _results(index, config, model) -> list[list[tuple[str, float]]]:
     out = []
     for query in QUERIES:
         response = retriever.search({"query": query, "top_k": 10, "mode": "graph"})
-        assert "error" not in response and not response["degraded"]
-        out.append([(r["id"], r["score"]) for r in response["results"]])
+        assert not response.degraded
+        out.append([(r.id, r.score) for r in response.results])
     return out
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchtrace.errors import ValidationError
+from searchtrace.errors import ValidationError, error_object
 from searchtrace.retriever.request import validate_request
 
 
@@ -53,7 +53,7 @@ def test_defaults():
 def test_rejections_name_the_field(raw, field):
     err = error_of(raw)
     assert err.field == field
-    assert err.to_dict()["error"]["code"] == "VALIDATION_ERROR"
+    assert error_object(err)["error"]["code"] == "VALIDATION_ERROR"
     assert field in err.message
 
 
@@ -101,5 +101,5 @@ def test_any_request_validates_or_gives_validation_error(raw):
     try:
         validate_request(raw)
     except ValidationError as exc:
-        assert exc.to_dict()["error"]["code"] == "VALIDATION_ERROR"
+        assert error_object(exc)["error"]["code"] == "VALIDATION_ERROR"
         assert exc.message

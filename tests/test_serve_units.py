@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from searchtrace.errors import ConfigError
+from searchtrace.errors import ConfigError, NotFoundError
+from searchtrace.names import Band, Mode
+from searchtrace.retriever.response import Metadata, RelationHit, Result, RetryHints, SearchResponse
 from searchtrace.retriever.serve import render
 from searchtrace.retriever.serve.config import ServeConfig, is_loopback
 
@@ -36,10 +40,9 @@ def test_loopback_addresses():
     assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.org", "192.168.1.2"]))
 
 
-RESULT = {"id": "d1", "content": "Dorian Fleet\nA physician who settled in Emberly.", "score": 0.724,
-          "confidenceBand": "high", "component_type": "chunk", "metadata": {"title": "Dorian Fleet"}}
-RELATION = {"id": "r1", "content": "", "score": 0.51, "confidenceBand": "medium", "component_type": "relation",
-            "metadata": {"title": ""}, "subject": "Dorian Fleet", "relation": "wrote", "object": "The Waters"}
+RESULT = Result("d1", "Dorian Fleet\nA physician who settled in Emberly.", 0.724, Band.HIGH,
+                Metadata(title="Dorian Fleet"))
+RELATION = RelationHit("r1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM)
 
 
 def test_result_lines():
@@ -55,21 +58,19 @@ def test_snippet_is_one_line_cut_at_a_word():
 
 
 def test_retry_footer_only_when_nothing_is_confident():
-    hints = {"detectedEntities": ["Emberly"], "relatedTerms": ["springs", "gout"], "narrowerQuery": "Emberly springs",
-             "broaderQuery": "Emberly"}
-    weak = {"results": [RESULT], "kg": [], "noConfidentResults": True, "retryHints": hints, "traceId": "t" * 32,
-            "degraded": []}
+    hints = RetryHints(("Emberly",), ("springs", "gout"), "Emberly springs", "Emberly")
+    weak = SearchResponse(results=(RESULT,), kg=(), rewrite_terms=(), best_score=0.724, no_confident_results=True,
+                          retry_hints=hints, trace_id="t" * 32, mode=Mode.FAST, degraded=())
     lines = render.response_text(weak).splitlines()
     assert lines[-2] == 'No confident match — try: "Emberly springs"; "Emberly"; related terms: springs, gout'
     assert lines[-1] == "trace " + "t" * 32
-    confident = {**weak, "noConfidentResults": False}
+    confident = replace(weak, no_confident_results=False)
     assert not any(line.startswith("No confident") for line in render.response_text(confident).splitlines())
     assert render.retry_footer(None) == "No confident match — try: rephrasing with more specific terms"
 
 
 def test_error_text():
-    assert render.error_text({"code": "NOT_FOUND", "message": "unknown ids: x", "field": "ids"}) == \
-        "NOT_FOUND (ids): unknown ids: x"
+    assert render.error_text(NotFoundError("unknown ids: x", field="ids")) == "NOT_FOUND (ids): unknown ids: x"
 
 
 def test_variants_differ_only_in_fusion_settings():

@@ -2,6 +2,7 @@
 
 import pytest
 
+from searchtrace.errors import ValidationError
 from searchtrace.traces import vocabulary as v
 
 STAGES = ["validate", "rewrite", "embed", "dense", "keyword", "graph", "fuse", "rerank", "filter", "shape"]
@@ -27,7 +28,7 @@ def test_root_and_stage_spans(traced):
     # stage order = start order
     started = [s.name for s in sorted(spans, key=lambda s: s.start_time) if s.name != "search"]
     assert started == STAGES
-    assert format(root.context.trace_id, "032x") == response["traceId"]
+    assert format(root.context.trace_id, "032x") == response.trace_id
 
     assert root.attributes[v.OPENINFERENCE_SPAN_KIND] == "CHAIN"
     assert by["embed"].attributes[v.OPENINFERENCE_SPAN_KIND] == "EMBEDDING"
@@ -47,10 +48,10 @@ def test_root_and_stage_spans(traced):
     rerank = by["rerank"].attributes
     assert list(rerank[v.RERANK_INPUT_IDS]) == list(by["fuse"].attributes[v.CANDIDATE_IDS])
 
-    assert list(root.attributes[v.RESULT_IDS]) == [r["id"] for r in response["results"]]
-    assert list(root.attributes[v.RESULT_BANDS]) == [r["confidenceBand"] for r in response["results"]]
-    assert root.attributes[v.BEST_SCORE] == pytest.approx(response["bestScore"])
-    assert root.attributes[v.NO_CONFIDENT_RESULTS] == response["noConfidentResults"]
+    assert list(root.attributes[v.RESULT_IDS]) == [r.id for r in response.results]
+    assert list(root.attributes[v.RESULT_BANDS]) == [r.band.value for r in response.results]
+    assert root.attributes[v.BEST_SCORE] == pytest.approx(response.best_score)
+    assert root.attributes[v.NO_CONFIDENT_RESULTS] == response.no_confident_results
     assert by["fuse"].attributes[v.FUSION_METHOD] == "dbsf"
     assert by["fuse"].attributes[v.FUSION_K0] == 60
     assert by["rerank"].attributes[v.RERANKER_TOP_K] == 3
@@ -107,8 +108,8 @@ def test_exported_spans_carry_openinference_documents(traced):
 @pytest.mark.slow
 def test_validation_error_marks_root_span(traced):
     retriever, exporter = traced()
-    response = retriever.search({"query": "", "top_k": 3})
-    assert response["error"]["code"] == "VALIDATION_ERROR"
+    with pytest.raises(ValidationError, match="query"):
+        retriever.search({"query": "", "top_k": 3})
     by = spans_by_name(exporter)
     assert by["search"].status.status_code.name == "ERROR"
     assert by["search"].attributes[v.ERROR_CODE] == "VALIDATION_ERROR"
@@ -140,7 +141,7 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
     for sink in sinks:
         by = spans_by_name(sink)
         assert len(by["dense"].attributes[v.CANDIDATE_IDS]) == 100
-        assert list(by["rerank"].attributes[v.RERANK_OUTPUT_IDS][:3]) == [r["id"] for r in response["results"][:3]]
+        assert list(by["rerank"].attributes[v.RERANK_OUTPUT_IDS][:3]) == [r.id for r in response.results[:3]]
         assert by["search"].attributes[v.MODE] == "fast"
-        assert list(by["search"].attributes[v.RESULT_IDS]) == [r["id"] for r in response["results"]]  # parked too
+        assert list(by["search"].attributes[v.RESULT_IDS]) == [r.id for r in response.results]  # parked too
     assert len(deferred) == 0  # every consumer took its copy; nothing is left behind

@@ -31,9 +31,9 @@ def test_keyword_only_skips_embed_and_dense(traced, sample_config):
         assert by[name].attributes[v.SKIPPED] == "fusion weight 0"
         assert v.CANDIDATE_IDS not in by[name].attributes
     assert v.SKIPPED not in by["keyword"].attributes and v.SKIPPED not in by["graph"].attributes
-    assert response["results"] and response["degraded"] == []
+    assert response.results and response.degraded == ()
     assert "dense" not in detail.stage_ids and "keyword" in detail.stage_ids
-    assert all(r["confidenceBand"] != "high" for r in response["results"])  # rank-only relevance
+    assert all(r.band.value != "high" for r in response.results)  # rank-only relevance
     assert by["fuse"].attributes[v.FUSION_WEIGHTS] == ("dense=0", "graph=1", "keyword=1")
 
 
@@ -46,7 +46,7 @@ def test_dense_only_skips_keyword(traced, sample_config):
     assert v.SKIPPED not in by["dense"].attributes
     assert set(detail.stage_ids) == {"dense"}
     assert list(detail.fused_ids[:5]) == list(detail.stage_ids["dense"][:5])
-    assert response["results"] and response["kg"] == []
+    assert response.results and response.kg == ()
 
 
 def test_graph_mode_runs_ppr_by_default(traced):
@@ -94,7 +94,7 @@ def test_feedback_adds_a_span_and_replaces_the_dense_list(traced, sample_config)
     first = fuse(detail_lists(exporter), config.fusion)  # the fusion of the lists before feedback
     assert list(fb[v.FEEDBACK_IDS]) == first.ids[:2].tolist()
     assert list(fb[v.CANDIDATE_IDS]) == list(detail.stage_ids["dense"])[: len(fb[v.CANDIDATE_IDS])]
-    assert response["results"] and response["degraded"] == []
+    assert response.results and response.degraded == ()
 
 
 def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config, monkeypatch):
@@ -106,7 +106,7 @@ def test_failing_feedback_degrades_to_the_first_dense_list(traced, sample_config
     monkeypatch.setattr(traced_stages, "feedback_dense", broken)
     retriever, exporter = traced(config=replace(sample_config, feedback=FeedbackConfig(docs=3)))
     response, detail = retriever.search_detailed({"query": QUERY, "mode": "fast", "top_k": 5})
-    assert response["degraded"] == ["feedback"] and response["results"]
+    assert response.degraded == ("feedback",) and response.results
     by = spans_by_name(exporter)
     assert not by["feedback"].status.is_ok
     assert list(by["dense"].attributes[v.CANDIDATE_IDS]) == list(detail.stage_ids["dense"])

@@ -66,7 +66,7 @@ def emulate_search(tracer: trace.Tracer, s: FakeSearch, capture: CaptureConfig =
         root.set_status(Status(StatusCode.ERROR, "invalid request"))
         root.set_attribute(v.ERROR_CODE, s.error_code)
     else:
-        root.set_attributes(attrs.outcome(_response(s)))
+        root.set_attributes(_outcome(s))
     root.end(end_time=s.end_ns)
     return format(root.get_span_context().trace_id, "032x")
 
@@ -93,15 +93,11 @@ def _stage_attributes(name: Stage, s: FakeSearch, capture: CaptureConfig) -> dic
     return {}
 
 
-def _response(s: FakeSearch) -> dict:
-    return {
-        "results": [{"id": i, "confidenceBand": b, "score": r} for i, b, r in s.results],
-        "bestScore": max((r for _, _, r in s.results), default=0.0),
-        "noConfidentResults": s.no_confident,
-        "degraded": list(s.degraded),
-        "retryHints": {"detectedEntities": ["Harbour Town"], "relatedTerms": ["river"],
-                       "narrowerQuery": "river harbour town", "broaderQuery": "harbour"} if s.no_confident else None,
-    }
+def _outcome(s: FakeSearch) -> dict:
+    """The root's outcome attributes of a fake search, built as the retriever builds them."""
+    hints = (["Harbour Town"], ["river"], "river harbour town", "harbour") if s.no_confident else None
+    return attrs.outcome([i for i, _, _ in s.results], [b for _, b, _ in s.results], [r for _, _, r in s.results],
+                         max((r for _, _, r in s.results), default=0.0), s.no_confident, list(s.degraded), hints)
 
 
 def record(*searches: FakeSearch, capture: CaptureConfig = CaptureConfig()) -> tuple[list[ReadableSpan], list[str]]:

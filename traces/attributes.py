@@ -116,24 +116,28 @@ def filtered(applied: Sequence[str], dropped: Sequence[str], capture: CaptureCon
     return {v.FILTER_APPLIED: list(applied), v.FILTER_DROPPED_IDS: [str(d) for d in dropped[: capture.max_candidates]]}
 
 
-def outcome(response: Mapping) -> dict[str, AttributeValue]:
-    """Root-span attributes from a search response (bands, best score, hints)."""
-    results = response.get("results", [])
-    hints = response.get("retryHints") or {}
+RetryValues = tuple[Sequence[str], Sequence[str], str, str]
+"""A response's retry hints: detected entities, related terms, the narrower and the broader query."""
+
+
+def outcome(ids: Sequence[str], bands: Sequence[str], relevance: Sequence[float], best_score: float,
+            no_confident: bool, degraded: Sequence[str], hints: RetryValues | None) -> dict[str, AttributeValue]:
+    """Root-span attributes of a search's answer: its results' ids, bands and relevance, best score, hints."""
     out: dict[str, AttributeValue] = {
-        v.RESULT_IDS: [r["id"] for r in results],
-        v.RESULT_BANDS: [r["confidenceBand"] for r in results],
-        v.RESULT_RELEVANCE: [float(r["score"]) for r in results],
-        v.BEST_SCORE: float(response.get("bestScore", 0.0)),
-        v.NO_CONFIDENT_RESULTS: bool(response.get("noConfidentResults", False)),
-        v.DEGRADED: list(response.get("degraded", [])),
-        v.OUTPUT_VALUE: json.dumps({"n_results": len(results), "bestScore": response.get("bestScore")}),
+        v.RESULT_IDS: list(ids),
+        v.RESULT_BANDS: list(bands),
+        v.RESULT_RELEVANCE: list(relevance),
+        v.BEST_SCORE: float(best_score),
+        v.NO_CONFIDENT_RESULTS: bool(no_confident),
+        v.DEGRADED: list(degraded),
+        v.OUTPUT_VALUE: json.dumps({"n_results": len(ids), "bestScore": best_score}),
     }
-    if hints:
-        out[v.RETRY_DETECTED_ENTITIES] = list(hints.get("detectedEntities", []))
-        out[v.RETRY_RELATED_TERMS] = list(hints.get("relatedTerms", []))
-        out[v.RETRY_NARROWER] = hints.get("narrowerQuery") or ""
-        out[v.RETRY_BROADER] = hints.get("broaderQuery") or ""
+    if hints is not None:
+        entities, terms, narrower, broader = hints
+        out[v.RETRY_DETECTED_ENTITIES] = list(entities)
+        out[v.RETRY_RELATED_TERMS] = list(terms)
+        out[v.RETRY_NARROWER] = narrower or ""
+        out[v.RETRY_BROADER] = broader or ""
     return out
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
+from searchtrace.errors import SearchtraceError
 from searchtrace.names import Band
+from searchtrace.retriever.response import SearchResponse
 
 __all__ = ["Answer", "SearchDetail"]
 
@@ -38,14 +40,16 @@ class SearchDetail:
 
 
 class Answer(NamedTuple):
-    """One search of :meth:`Retriever.search_many_detailed`.
+    """One search of a batch (:meth:`Retriever.search_many`): its response, or the error it raised.
 
     Attributes:
-        response: the response (or ``{"error": ...}``).
-        detail: what an evaluation needs (None for an error).
+        response: the response (None for an error).
+        detail: what an evaluation needs (None for an error, or when not asked for).
         ms: the search's wall time as its caller saw it, in milliseconds.
+        error: the error the search raised, if it did.
     """
 
-    response: dict[str, Any]
+    response: SearchResponse | None
     detail: SearchDetail | None
     ms: float
+    error: SearchtraceError | None = None

@@ -17,19 +17,19 @@ import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchFailed, SearchtraceError
 from searchtrace.names import Mode, Stage
 from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.embedding.cache import Encoder
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.response import Metadata, SearchResponse
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.search.answer import Answer, SearchDetail
 from searchtrace.retriever.search.results import detail as build_detail
 from searchtrace.retriever.search.results import filter_stage, query_evidence, shape_stage
-from searchtrace.retriever.search.spans import StageSpans, record, record_snapshot, trace_id
+from searchtrace.retriever.search.spans import StageSpans, record, trace_id
 from searchtrace.retriever.search.traced import TracedStages, payloads
-from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import payload_filter
 from searchtrace.retriever.stages.rerank import IdentityReranker, Reranker
 from searchtrace.retriever.stages.validate import validate_request
@@ -94,36 +94,38 @@ class Retriever:
         self.index.close()
 
     def search(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
-               run_id: str | None = None, query_id: str | None = None, source: v.Source | None = None) -> dict:
-        """Run one search. Returns the response, or ``{"error": {...}}``; never raises for bad input.
+               run_id: str | None = None, query_id: str | None = None,
+               source: v.Source | None = None) -> SearchResponse:
+        """Run one search. Raises a :class:`SearchtraceError` (a bad request, a backend down, a failure).
 
         ``source`` overrides the retriever's for this search's span (a server says http or mcp).
         """
         return self._traced(request, query_vector, run_id, query_id, with_detail=False, source=source)[0]
 
     def search_detailed(self, request: Mapping[str, Any] | SearchRequest, *, query_vector: np.ndarray | None = None,
-                        run_id: str | None = None, query_id: str | None = None) -> tuple[dict, SearchDetail | None]:
-        """:meth:`search`, plus what an evaluation needs: every stage's candidates and the full ranking.
-
-        The detail is ``None`` when the search returned an error.
-        """
-        return self._traced(request, query_vector, run_id, query_id, with_detail=True)
+                        run_id: str | None = None, query_id: str | None = None
+                        ) -> tuple[SearchResponse, SearchDetail]:
+        """:meth:`search`, plus what an evaluation needs: every stage's candidates and the full ranking."""
+        response, detail = self._traced(request, query_vector, run_id, query_id, with_detail=True)
+        assert detail is not None  # built when asked for
+        return response, detail
 
     def search_many(self, requests: Sequence[Mapping[str, Any] | SearchRequest], *, run_id: str | None = None,
-                    query_ids: Sequence[str] | None = None) -> list[dict]:
+                    query_ids: Sequence[str] | None = None) -> list[Answer]:
         """:meth:`search` of each request, their query vectors embedded in one batch.
 
         Query vectors come from the embedding cache of the retriever's home (the
         model embeds queries and passages alike), so repeating a set of queries
         embeds nothing. Each search is its own trace, tagged with ``run_id`` and
-        its query id when given.
+        its query id when given. One request's error is its answer's ``error``;
+        the others still run.
         """
-        return [a.response for a in self._many(requests, run_id, query_ids, with_detail=False)]
+        return self._many(requests, run_id, query_ids, with_detail=False)
 
     def search_many_detailed(self, requests: Sequence[Mapping[str, Any] | SearchRequest], *,
                              run_id: str | None = None, query_ids: Sequence[str] | None = None
                              ) -> list[Answer]:
-        """:meth:`search_many`, each response with its :class:`SearchDetail` and its wall time."""
+        """:meth:`search_many`, each response with its :class:`SearchDetail`."""
         return self._many(requests, run_id, query_ids, with_detail=True)
 
     def _many(self, requests: Sequence[Mapping[str, Any] | SearchRequest], run_id: str | None,
@@ -135,7 +137,11 @@ class Retriever:
         out = []
         for request, vector, query_id in zip(requests, vectors, ids):
             started = time.perf_counter()
-            response, detail = self._traced(request, vector, run_id, query_id, with_detail)
+            try:
+                response, detail = self._traced(request, vector, run_id, query_id, with_detail)
+            except SearchtraceError as exc:
+                out.append(Answer(None, None, (time.perf_counter() - started) * 1000, exc))
+                continue
             out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
         return out
 
@@ -167,7 +173,7 @@ class Retriever:
 
     def _traced(self, request: Mapping[str, Any] | SearchRequest, query_vector: np.ndarray | None,
                 run_id: str | None, query_id: str | None, with_detail: bool,
-                source: v.Source | None = None) -> tuple[dict, SearchDetail | None]:
+                source: v.Source | None = None) -> tuple[SearchResponse, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
         opening = {**attrs.span_kind(v.SEARCH_SPAN), v.SOURCE: (source or self.source).value}
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=opening,
@@ -178,14 +184,15 @@ class Retriever:
             except SearchtraceError as exc:
                 root.set_status(Status(StatusCode.ERROR, exc.message))
                 root.set_attribute(v.ERROR_CODE, exc.code.value)
-                return exc.to_dict(), None
-            except Exception as exc:  # a bug or an unexpected backend failure: report, never crash
+                raise
+            except Exception as exc:  # a bug or an unexpected backend failure: one error of ours, logged
                 log.exception("search failed")
                 root.record_exception(exc)
+                failed = SearchFailed(f"search failed: {exc}")
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
-                root.set_attribute(v.ERROR_CODE, "SEARCH_ERROR")
-                return {"error": {"code": "SEARCH_ERROR", "message": f"search failed: {exc}", "field": None}}, None
-            record_snapshot(root, attrs.outcome, response, deferred=self.deferred)  # the caller owns the response
+                root.set_attribute(v.ERROR_CODE, failed.code.value)
+                raise failed from exc
+            record(root, attrs.outcome, *_outcome(response), deferred=self.deferred)
             return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -195,7 +202,7 @@ class Retriever:
         if missing:
             raise NotFoundError(f"unknown document ids: {', '.join(missing[:20])}", field="ids")
         return [{"id": i, "title": found[i].get("title", ""), "text": found[i].get("text", ""),
-                 "metadata": shaping.metadata(found[i])} for i in ids]
+                 "metadata": Metadata.of(found[i]).to_json()} for i in ids]
 
     def get_chunks(self, ids: list[str]) -> list[dict]:
         """Chunks by id (one chunk per document in this index), shaped like results."""
@@ -206,7 +213,7 @@ class Retriever:
     # -- composition -------------------------------------------------------
 
     def _search(self, request: Mapping[str, Any] | SearchRequest, root: trace.Span, query_vector: np.ndarray | None,
-                with_detail: bool) -> tuple[dict, SearchDetail | None]:
+                with_detail: bool) -> tuple[SearchResponse, SearchDetail | None]:
         spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
         with spans.stage(Stage.VALIDATE):
             req = validate_request(request)
@@ -239,3 +246,13 @@ class Retriever:
 
     def _payloads(self, ids: list[str]) -> dict[str, Mapping[str, Any]]:
         return payloads(self.index, ids)
+
+
+def _outcome(response: SearchResponse) -> tuple[list[str], list[str], list[float], float, bool, tuple[str, ...],
+                                                 attrs.RetryValues | None]:
+    """What the root span records of a response, in the parameters of :func:`traces.attributes.outcome`."""
+    results, hints = response.results, response.retry_hints
+    retry = (None if hints is None else
+             (hints.detected_entities, hints.related_terms, hints.narrower_query, hints.broader_query))
+    return ([r.id for r in results], [r.band.value for r in results], [float(r.score) for r in results],
+            response.best_score, response.no_confident_results, response.degraded, retry)

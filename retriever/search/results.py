@@ -14,7 +14,7 @@ import numpy as np
 from searchtrace.names import Mode, Stage
 from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.request import SearchRequest
-from searchtrace.retriever.response import Result
+from searchtrace.retriever.response import Hit, RelationHit, SearchResponse
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.search.answer import SearchDetail
 from searchtrace.retriever.search.retry_hints import retry_hints
@@ -22,7 +22,7 @@ from searchtrace.retriever.search.spans import StageSpans
 from searchtrace.retriever.stages import filter as filtering
 from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
-from searchtrace.retriever.stages.graph import GraphResult, RelationHit
+from searchtrace.retriever.stages.graph import GraphResult, RelationMatch
 from searchtrace.retriever.stages.keyword import KeywordResult
 from searchtrace.retriever.stages.rewrite import Rewrite
 from searchtrace.retriever.types import Candidates, Fused
@@ -78,7 +78,7 @@ def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchReque
 
 def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
                 reranked: Fused, lists: list[Candidates], kept: Filtered, payloads: Payloads,
-                confidence: ConfidenceConfig, trace_id: str) -> dict:
+                confidence: ConfidenceConfig, trace_id: str) -> SearchResponse:
     """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
     with spans.stage(Stage.SHAPE):
         best = shaping.best_relevance(kept.relevance)
@@ -86,29 +86,31 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         ids = [str(reranked.ids[r]) for r in rows]
         found = payloads(ids)
         band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
-        results = [shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
-                   for i, r, b in zip(ids, rows, band_of)]
+        results: list[Hit] = [
+            shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
+            for i, r, b in zip(ids, rows, band_of)]
         relations = _allowed_relations(g.relations, req, payloads)
-        if mode is Mode.GRAPH and relations and results:
+        graph_mode = mode is Mode.GRAPH
+        if graph_mode and relations and results:
             # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
-            results += _relations(relations, max(r["score"] for r in results), confidence)
+            results += _relations(relations, max(r.score for r in results), confidence)
         weak = not results or best < confidence.high
         top_title = found.get(ids[0], {}).get("title") if ids else None
-        return {
-            "results": results,
-            "kg": shaping.kg_triples(g.hits, set(ids), relations) if mode is Mode.GRAPH else [],
-            "rewrite_terms": list(rw.rewrite_terms) if mode is Mode.GRAPH else [],
-            "bestScore": best,
-            "noConfidentResults": bool(not results or best < confidence.low),
-            "retryHints": retry_hints(rw.query, [e.name for e in rw.entities], g.hits, top_title) if weak else None,
-            "traceId": trace_id,
-            "mode": mode.value,
-            "degraded": list(spans.degraded),
-        }
+        return SearchResponse(
+            results=tuple(results),
+            kg=shaping.kg_triples(g.hits, set(ids), relations) if graph_mode else (),
+            rewrite_terms=tuple(rw.rewrite_terms) if graph_mode else (),
+            best_score=best,
+            no_confident_results=bool(not results or best < confidence.low),
+            retry_hints=retry_hints(rw.query, [e.name for e in rw.entities], g.hits, top_title) if weak else None,
+            trace_id=trace_id,
+            mode=mode,
+            degraded=tuple(spans.degraded),
+        )
 
 
-def _allowed_relations(relations: tuple[RelationHit, ...], req: SearchRequest,
-                       payloads: Payloads) -> tuple[RelationHit, ...]:
+def _allowed_relations(relations: tuple[RelationMatch, ...], req: SearchRequest,
+                       payloads: Payloads) -> tuple[RelationMatch, ...]:
     """The relation hits whose source document passes the request's document constraints."""
     if not relations or not (req.doc_ids or any(getattr(req, n) for n in filtering.PAYLOAD_FIELDS)):
         return relations
@@ -116,7 +118,7 @@ def _allowed_relations(relations: tuple[RelationHit, ...], req: SearchRequest,
     return tuple(h for h in relations if h.triple.doc_id in allowed)
 
 
-def _relations(relations: tuple[RelationHit, ...], cap: float, confidence: ConfidenceConfig) -> list[Result]:
+def _relations(relations: tuple[RelationMatch, ...], cap: float, confidence: ConfidenceConfig) -> list[RelationHit]:
     """Relation hits, the best scored ``cap`` (the best returned chunk's score, as shown)."""
     top = max(h.score for h in relations)
     rel = np.array([h.score for h in relations]) / top if top > 0 else np.zeros(len(relations))

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
+from searchtrace.retriever.response import RetryHints
 from searchtrace.retriever.types import GraphHit
 
 _WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
@@ -61,11 +62,6 @@ def narrower_query(query: str, related: Sequence[str], top_title: str | None) ->
     return f"{query} {' '.join(extra)}" if extra else query
 
 
-def retry_hints(query: str, entities: Sequence[str], hits: Iterable[GraphHit], top_title: str | None) -> dict:
+def retry_hints(query: str, entities: Sequence[str], hits: Iterable[GraphHit], top_title: str | None) -> RetryHints:
     related = related_terms(query, hits)
-    return {
-        "detectedEntities": list(entities),
-        "relatedTerms": related,
-        "narrowerQuery": narrower_query(query, related, top_title),
-        "broaderQuery": broader_query(query),
-    }
+    return RetryHints(tuple(entities), tuple(related), narrower_query(query, related, top_title), broader_query(query))

@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from searchtrace import __version__
-from searchtrace.errors import ErrorCode, SearchtraceError, ValidationError
+from searchtrace.errors import ErrorCode, NotFoundError, SearchFailed, SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, RETRY_AFTER_S
 from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit
 from searchtrace.retriever.serve.schemas import search_schema
@@ -45,7 +45,7 @@ def error_response(exc: SearchtraceError, trace_id: str = "") -> Response:
     headers = {"retry-after": str(RETRY_AFTER_S)} if exc.code is ErrorCode.OVERLOADED else {}
     if trace_id:
         headers["x-trace-id"] = trace_id
-    return json_response(exc.to_dict(), STATUS.get(exc.code, 500), headers)
+    return json_response(error_object(exc), STATUS.get(exc.code, 500), headers)
 
 
 async def _traced(service: Service, request: Request, route: str, work: Any) -> Response:
@@ -112,7 +112,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
     async def search(request: Request, variant: Variant | None, route: str) -> Response:
         async def work() -> dict:
-            return await service.search(_body(await request.body()), variant, v.Source.HTTP)
+            return dict((await service.search(_body(await request.body()), variant, v.Source.HTTP)).to_json())
         return await _traced(service, request, route, work)
 
     @app.post("/v1/search", openapi_extra=body_doc(True), summary="Hybrid search (the full request)")
@@ -173,19 +173,18 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 def _error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        code = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.VALIDATION_ERROR}.get(exc.status_code, ErrorCode.SEARCH_ERROR)
+        kind = {404: NotFoundError, 405: ValidationError}.get(exc.status_code, SearchFailed)
         message = f"no route {request.method} {request.url.path}" if exc.status_code in (404, 405) else str(exc.detail)
-        return json_response({"error": {"code": code.value, "message": message, "field": None}}, exc.status_code)
+        return json_response(error_object(kind(message)), exc.status_code)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         field = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
-        return json_response(ValidationError(f"{field or 'request'}: {first.get('msg', 'invalid')}",
-                                             field=field).to_dict(), 400)
+        return json_response(error_object(ValidationError(f"{field or 'request'}: {first.get('msg', 'invalid')}",
+                                                          field=field)), 400)
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception) -> Response:
         log.exception("request failed: %s %s", request.method, request.url.path)
-        return json_response({"error": {"code": "SEARCH_ERROR", "message": "internal error (logged by the server)",
-                                        "field": None}}, 500)
+        return json_response(error_object(SearchFailed("internal error (logged by the server)")), 500)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from searchtrace.errors import ErrorCode
+from searchtrace.errors import PayloadTooLarge, SearchtraceError, Unauthorized, error_object
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -23,10 +23,10 @@ OPEN_PATHS = frozenset({"/healthz", "/readyz"})
 """Paths answered without the API key (a load balancer's probes)."""
 
 
-async def send_error(send: Send, status: int, code: ErrorCode, message: str, field: str | None = None,
+async def send_error(send: Send, status: int, exc: SearchtraceError,
                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    """Answer ``{"error": {...}}`` with ``status``."""
-    body = json.dumps({"error": {"code": code.value, "message": message, "field": field}}).encode()
+    """Answer the error object of ``exc`` with ``status``."""
+    body = json.dumps(error_object(exc)).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             *(headers or [])]})
@@ -47,8 +47,8 @@ class BearerAuth:
         scheme, _, token = given.partition(b" ")
         if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self.key):
             return await self.app(scope, receive, send)
-        await send_error(send, 401, ErrorCode.UNAUTHORIZED,
-                         "missing or wrong API key: send 'Authorization: Bearer <SEARCHTRACE_API_KEY>'",
+        await send_error(send, 401,
+                         Unauthorized("missing or wrong API key: send 'Authorization: Bearer <SEARCHTRACE_API_KEY>'"),
                          headers=[(b"www-authenticate", b'Bearer realm="searchtrace"')])
 
 
@@ -92,5 +92,5 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _too_large(self, send: Send, size: int) -> None:
-        await send_error(send, 413, ErrorCode.PAYLOAD_TOO_LARGE,
-                         f"request body is {size:,} bytes or more; the maximum is {self.limit:,}")
+        await send_error(send, 413,
+                         PayloadTooLarge(f"request body is {size:,} bytes or more; the maximum is {self.limit:,}"))

@@ -19,7 +19,8 @@ from opentelemetry import propagate
 from opentelemetry.context import Context
 
 from searchtrace import __version__
-from searchtrace.errors import SearchtraceError, ValidationError
+from searchtrace.errors import SearchtraceError, ValidationError, error_object
+from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.serve import render
 from searchtrace.retriever.serve.schemas import ids_schema, search_schema
 from searchtrace.retriever.serve.service import Service, Variant
@@ -36,10 +37,10 @@ TOOL_DESCRIPTIONS = {
     "stats": "Documents, triples, model, index key and build time per dataset; searches served; latency p50/p95.",
 }
 
-Handler = Callable[[Service, dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[Service, dict[str, Any]], Awaitable[SearchResponse | dict[str, Any]]]
 
 
-async def _search(service: Service, args: dict[str, Any], variant: Variant | None) -> dict[str, Any]:
+async def _search(service: Service, args: dict[str, Any], variant: Variant | None) -> SearchResponse:
     return await service.search(args, variant, v.Source.MCP)
 
 
@@ -83,8 +84,6 @@ def tools(service: Service) -> list[types.Tool]:
 
 
 def _text(name: str, payload: Mapping[str, Any]) -> str:
-    if name.startswith("search"):
-        return render.response_text(payload)
     if name in ("get_docs", "get_chunks"):
         return render.documents_text(payload.get("documents") or payload.get("chunks") or [])
     import json
@@ -114,9 +113,12 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
                 raise NotFoundError(f"unknown tool {name!r}; tools: {', '.join(HANDLERS)}", field="name")
             payload = await handler(service, dict(arguments or {}))
     except SearchtraceError as exc:
-        error = exc.to_dict()
-        text = render.error_text(error["error"]) + (f"\ntrace {trace_id}" if trace_id else "")
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=True)
+        text = render.error_text(exc) + (f"\ntrace {trace_id}" if trace_id else "")
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error_object(exc),
+                                    is_error=True)
+    if isinstance(payload, SearchResponse):
+        return types.CallToolResult(content=[types.TextContent(text=render.response_text(payload))],
+                                    structured_content=dict(payload.to_json()))
     return types.CallToolResult(content=[types.TextContent(text=_text(name, payload))], structured_content=payload)
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from searchtrace.errors import SearchtraceError
+from searchtrace.retriever.response import Hit, RelationHit, RetryHints, SearchResponse
+
 SNIPPET_CHARS = 160
 
 
@@ -17,49 +20,43 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return cut + "…"
 
 
-def result_line(rank: int, result: Mapping[str, Any]) -> str:
+def result_line(rank: int, result: Hit) -> str:
     """``1. Title — 87% relevant · high — snippet`` or, for a relation, ``subject —relation→ object``."""
-    share = f"{round(100 * float(result.get('score', 0.0)))}% relevant · {result.get('confidenceBand', '?')}"
-    if result.get("component_type") == "relation":
-        return f"{rank}. {result.get('subject')} —{result.get('relation')}→ {result.get('object')} ({share})"
-    title = (result.get("metadata") or {}).get("title") or result.get("id", "")
-    content = str(result.get("content", ""))
+    share = f"{round(100 * float(result.score))}% relevant · {result.band.value}"
+    if isinstance(result, RelationHit):
+        return f"{rank}. {result.subject} —{result.relation}→ {result.object} ({share})"
+    title = result.title or result.id
+    content = result.content
     if title and content.startswith(title):
         content = content[len(title):]
-    return f"{rank}. {title} [{result.get('id')}] — {share} — {snippet(content)}"
+    return f"{rank}. {title} [{result.id}] — {share} — {snippet(content)}"
 
 
-def retry_footer(hints: Mapping[str, Any] | None) -> str:
+def retry_footer(hints: RetryHints | None) -> str:
     """``No confident match — try: …`` from the retry hints (what to search next)."""
     tries: list[str] = []
     if hints:
-        for key in ("narrowerQuery", "broaderQuery"):
-            if hints.get(key):
-                tries.append(f'"{hints[key]}"')
-        related: Sequence[str] = hints.get("relatedTerms") or ()
-        if related:
-            tries.append("related terms: " + ", ".join(related[:6]))
-        entities: Sequence[str] = hints.get("detectedEntities") or ()
-        if entities and not related:
-            tries.append("entities: " + ", ".join(entities[:6]))
+        tries += [f'"{query}"' for query in (hints.narrower_query, hints.broader_query) if query]
+        if hints.related_terms:
+            tries.append("related terms: " + ", ".join(hints.related_terms[:6]))
+        if hints.detected_entities and not hints.related_terms:
+            tries.append("entities: " + ", ".join(hints.detected_entities[:6]))
     return "No confident match — try: " + ("; ".join(tries) if tries else "rephrasing with more specific terms")
 
 
-def response_text(response: Mapping[str, Any]) -> str:
+def response_text(response: SearchResponse) -> str:
     """The whole response: one line per result, relation lines, the retry footer when weak, the trace."""
-    results = response.get("results") or []
+    results = response.results
     lines = [result_line(i, r) for i, r in enumerate(results, 1)] or ["No results."]
-    kg = response.get("kg") or []
-    if kg and not any(r.get("component_type") == "relation" for r in results):
-        lines += [f"   {t['subject']} —{t['relation']}→ {t['object']}" for t in kg[:5]]
-    if response.get("noConfidentResults"):
-        lines.append(retry_footer(response.get("retryHints")))
-    if response.get("degraded"):
-        lines.append("Degraded (skipped): " + ", ".join(response["degraded"]))
-    trace = response.get("traceId")
-    if trace:
-        url = response.get("traceUrl")
-        lines.append(f"trace {trace}" + (f" {url}" if url else ""))
+    if response.kg and not response.relations:
+        lines += [f"   {t.subject} —{t.relation}→ {t.object}" for t in response.kg[:5]]
+    if response.no_confident_results:
+        lines.append(retry_footer(response.retry_hints))
+    if response.degraded:
+        lines.append("Degraded (skipped): " + ", ".join(response.degraded))
+    if response.trace_id:
+        url = response.trace_url
+        lines.append(f"trace {response.trace_id}" + (f" {url}" if url else ""))
     return "\n".join(lines)
 
 
@@ -73,7 +70,7 @@ def documents_text(documents: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(out)
 
 
-def error_text(error: Mapping[str, Any]) -> str:
+def error_text(error: SearchtraceError) -> str:
     """``VALIDATION_ERROR (top_k): top_k: ...``."""
-    field = f" ({error['field']})" if error.get("field") else ""
-    return f"{error.get('code')}{field}: {error.get('message')}"
+    field = f" ({error.field})" if error.field else ""
+    return f"{error.code.value}{field}: {error.message}"

@@ -33,12 +33,14 @@ from searchtrace.errors import (
     ErrorCode,
     NotFoundError,
     Overloaded,
+    PayloadTooLarge,
     SearchTimeout,
     SearchtraceError,
     ValidationError,
 )
 from searchtrace.names import Stage
 from searchtrace.retriever.config.model import FusionConfig, RetrieverConfig
+from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
@@ -201,10 +203,10 @@ class Service:
                                      else f"dataset {name!r} could not be opened: {self._opening_error}")
         return self._served[name]
 
-    async def search(self, body: Any, variant: Variant | None, source: v.Source) -> dict:
+    async def search(self, body: Any, variant: Variant | None, source: v.Source) -> SearchResponse:
         """Run one search (``body``: the request, plus ``dataset`` and for the hybrid search ``fusion``).
 
-        Returns the response (with ``traceUrl`` when a dashboard is set) or raises a SearchtraceError.
+        Returns the response (with its trace's URL when a dashboard is set) or raises a SearchtraceError.
         """
         if not isinstance(body, Mapping):
             raise ValidationError(f"request must be a JSON object, got {type(body).__name__}")
@@ -220,11 +222,7 @@ class Service:
             if self.worker is not None:
                 model = served.main.embedder
                 self.worker.publish(self.searches_served, getattr(model, "queries", 0), getattr(model, "calls", 0))
-        if "error" in response:
-            error = response["error"]
-            raise coded(error["code"], error["message"], error.get("field"))
-        url = self.serve.trace_url(response.get("traceId", ""))
-        return {**response, "traceUrl": url} if url else response
+        return response.with_trace_url(self.serve.trace_url(response.trace_id))
 
     async def run(self, work: Callable[[], T]) -> T:
         """Run ``work`` on a search thread, in the caller's trace context, bounded and timed.
@@ -264,8 +262,8 @@ class Service:
         found = await self.run(lambda: get(list(ids)))
         size = sum(len(str(d)) for d in found)
         if size > MAX_RESPONSE_BYTES:
-            raise coded(ErrorCode.PAYLOAD_TOO_LARGE, f"the {len(ids)} documents asked for are about {size:,} bytes; "
-                        f"the most one answer carries is {MAX_RESPONSE_BYTES:,}: ask for fewer ids", "ids")
+            raise PayloadTooLarge(f"the {len(ids)} documents asked for are about {size:,} bytes; "
+                        f"the most one answer carries is {MAX_RESPONSE_BYTES:,}: ask for fewer ids", field="ids")
         return found
 
     def stats(self) -> dict[str, Any]:
@@ -346,15 +344,3 @@ def _fusion_variant(value: object) -> Variant:
         raise ValidationError(f"fusion must be one of {', '.join(a.value for a in allowed)}, got {value!r}",
                               field="fusion")
     return Variant(value)
-
-
-class _CodedError(SearchtraceError):
-    pass
-
-
-def coded(code: ErrorCode | str, message: str, field: str | None = None) -> SearchtraceError:
-    """An error object's code, message and field as a raised error of that code (unknown codes: SEARCH_ERROR)."""
-    exc = _CodedError(message, field=field)
-    known = {c.value for c in ErrorCode}
-    exc.code = ErrorCode(code) if code in known else ErrorCode.SEARCH_ERROR
-    return exc

@@ -32,7 +32,7 @@ from searchtrace.retriever.types import Candidates, GraphHit, GraphMethod, Tripl
 
 
 @dataclass(frozen=True)
-class RelationHit:
+class RelationMatch:
     id: str
     triple: Triple
     score: float
@@ -42,7 +42,7 @@ class RelationHit:
 class GraphResult:
     docs: Candidates
     hits: tuple[GraphHit, ...]
-    relations: tuple[RelationHit, ...]
+    relations: tuple[RelationMatch, ...]
 
     @classmethod
     def empty(cls) -> GraphResult:
@@ -64,9 +64,9 @@ def ranked_documents(found: Reach, docs: np.ndarray, scores: np.ndarray, limit: 
     return Candidates(Stage.GRAPH, found.doc_ids[docs[best]], scores[best].astype(np.float64))
 
 
-def best_relations(found: Reach, weights: np.ndarray, n: int) -> tuple[RelationHit, ...]:
+def best_relations(found: Reach, weights: np.ndarray, n: int) -> tuple[RelationMatch, ...]:
     """The ``n`` distinct triples of highest weight (a triple's best), ties by triple."""
-    out: list[RelationHit] = []
+    out: list[RelationMatch] = []
     seen: set[int] = set()
     order = found.order.tolist()
     for i in np.lexsort((found.order, -weights)).tolist():
@@ -75,7 +75,7 @@ def best_relations(found: Reach, weights: np.ndarray, n: int) -> tuple[RelationH
         if order[i] not in seen:
             seen.add(order[i])
             t = found.hits[i].triple
-            out.append(RelationHit(relation_id(t), t, float(weights[i])))
+            out.append(RelationMatch(relation_id(t), t, float(weights[i])))
     return tuple(out)
 
 

@@ -6,7 +6,7 @@ pytestmark = pytest.mark.slow
 
 
 def chunk_ids(response):
-    return [r["id"] for r in response["results"] if r["component_type"] == "chunk"]
+    return [r.id for r in response.chunks]
 
 
 @pytest.mark.bolt
@@ -28,9 +28,8 @@ def test_graph_mode_over_bolt_matches_the_embedded_graph(bolt_server, tmp_path, 
         for q in [q for q in sample_dataset.queries if q.category == "multi-hop"][:8]:
             a = over_bolt.search({"query": q.text, "mode": "graph", "top_k": 5})
             b = embedded.search({"query": q.text, "mode": "graph", "top_k": 5})
-            assert a["degraded"] == [] and chunk_ids(a) == chunk_ids(b)
-            assert {(t["subject"], t["relation"], t["object"]) for t in a["kg"]} == \
-                {(t["subject"], t["relation"], t["object"]) for t in b["kg"]}
+            assert a.degraded == () and chunk_ids(a) == chunk_ids(b)
+            assert {(t.subject, t.relation, t.object) for t in a.kg} == {(t.subject, t.relation, t.object) for t in b.kg}
     finally:
         index.graph.clear()
         index.close()
@@ -70,7 +69,7 @@ def test_two_indexes_share_one_database_without_touching_each_other(bolt_server,
         assert 0 < second.graph.stats()["relations"] < first_stats["relations"]
         assert first.graph.stats() == first_stats  # the second build cleared only its own graph
         after = Retriever(first, model, config).search(query)
-        assert after["kg"] and after["kg"] == before["kg"] and after["degraded"] == []
+        assert after.kg and after.kg == before.kg and after.degraded == ()
         assert chunk_ids(after) == chunk_ids(before)
         second.graph.clear()
         assert first.graph.stats() == first_stats and second.graph.stats() == {"entities": 0, "relations": 0}

@@ -1,0 +1,114 @@
+"""The response record and the error object: one writer each, a reader that names what is wrong."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from searchtrace.errors import (
+    ErrorCode,
+    NotFoundError,
+    SearchFailed,
+    SearchtraceError,
+    ValidationError,
+    error_from_object,
+    error_object,
+)
+from searchtrace.names import Band, Mode
+from searchtrace.retriever.response import (
+    Metadata,
+    RelationHit,
+    Result,
+    RetryHints,
+    ScoreDetail,
+    SearchResponse,
+    Triple,
+)
+
+RESPONSE = SearchResponse(
+    results=(
+        Result("d1", "Dorian Fleet\nA physician.", 0.724, Band.HIGH,
+               Metadata("Dorian Fleet", "https://x", "en", "2020-01-02", ("people", "ember"), "gazetteer"),
+               ScoreDetail(0.61, None, 0.2, 0.9, 1, None, 3, 1)),
+        Result("d2", "text only", 0.3, Band.LOW, Metadata()),
+        RelationHit("rel:1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM),
+    ),
+    kg=(Triple("Dorian Fleet", "wrote", "The Waters", "d1"),),
+    rewrite_terms=("Emberly",),
+    best_score=0.724,
+    no_confident_results=False,
+    retry_hints=RetryHints(("Emberly",), ("springs",), "Emberly springs", "Emberly"),
+    trace_id="ab" * 16,
+    mode=Mode.GRAPH,
+    degraded=("graph",),
+)
+
+
+def test_to_json_writes_the_contract_in_its_key_order():
+    wire = RESPONSE.to_json()
+    assert list(wire) == ["results", "kg", "rewrite_terms", "bestScore", "noConfidentResults", "retryHints",
+                          "traceId", "mode", "degraded"]
+    chunk, plain, relation = wire["results"]
+    assert list(chunk) == ["id", "content", "score", "confidenceBand", "component_type", "metadata",
+                           "score_components", "ranks"]
+    assert chunk["score_components"] == {"dense": 0.61, "keyword": None, "graph": 0.2, "fused": 0.9}
+    assert chunk["ranks"] == {"dense": 1, "keyword": None, "graph": 3, "fused": 1}
+    assert "score_components" not in plain and plain["metadata"]["tags"] == []
+    assert list(relation) == ["id", "content", "score", "confidenceBand", "component_type", "metadata", "subject",
+                              "relation", "object"]
+    assert relation["content"] == "Dorian Fleet wrote The Waters" and relation["metadata"]["title"] == ""
+    assert wire["retryHints"] == {"detectedEntities": ["Emberly"], "relatedTerms": ["springs"],
+                                  "narrowerQuery": "Emberly springs", "broaderQuery": "Emberly"}
+    assert wire["kg"] == [{"subject": "Dorian Fleet", "relation": "wrote", "object": "The Waters", "doc_id": "d1"}]
+    assert "traceUrl" not in wire and RESPONSE.with_trace_url(None) is RESPONSE
+    assert RESPONSE.with_trace_url("http://d/t").to_json()["traceUrl"] == "http://d/t"
+
+
+def test_from_json_reads_back_what_to_json_wrote():
+    assert SearchResponse.from_json(json.loads(json.dumps(RESPONSE.to_json()))) == RESPONSE
+    linked = RESPONSE.with_trace_url("http://d/t")
+    assert SearchResponse.from_json(linked.to_json()) == linked
+    assert RESPONSE.chunks == RESPONSE.results[:2] and RESPONSE.relations == RESPONSE.results[2:]
+
+
+def test_from_json_accepts_what_another_retriever_leaves_out():
+    minimal = SearchResponse.from_json({"results": [{"id": "x", "score": 1}]})
+    assert minimal.results == (Result("x", "", 1.0, Band.LOW, Metadata()),)
+    assert (minimal.mode, minimal.kg, minimal.retry_hints, minimal.best_score) == (Mode.FAST, (), None, 0.0)
+
+
+@pytest.mark.parametrize("payload,field", [
+    ([], None),
+    ({"results": {}}, "results"),
+    ({"results": [{"score": 1}]}, "results[0].id"),
+    ({"results": [{"id": "", "score": 1}]}, "results[0].id"),
+    ({"results": [{"id": "x", "score": "high"}]}, "results[0].score"),
+    ({"results": [{"id": "x", "score": float("nan")}]}, "results[0].score"),
+    ({"results": [{"id": "x", "score": 1, "confidenceBand": "sure"}]}, "results[0].confidenceBand"),
+    ({"results": [{"id": "x", "score": 1, "component_type": "table"}]}, "results[0].component_type"),
+    ({"results": [{"id": "x", "score": 1, "metadata": {"tags": "a"}}]}, "results[0].metadata.tags"),
+    ({"results": [{"id": "r", "score": 1, "component_type": "relation", "subject": "A"}]}, "results[0].relation"),
+    ({"results": [], "kg": [{"subject": "A", "relation": 1, "object": "B"}]}, "kg[0].relation"),
+    ({"results": [], "mode": "turbo"}, "mode"),
+    ({"results": [], "retryHints": {"detectedEntities": []}}, "retryHints.relatedTerms"),
+])
+def test_from_json_names_the_field_at_fault(payload, field):
+    with pytest.raises(ValidationError) as caught:
+        SearchResponse.from_json(payload)
+    assert caught.value.field == field
+    assert field is None or caught.value.message.startswith(field)
+
+
+def test_the_error_object_is_written_once_and_read_back_as_its_error():
+    exc = NotFoundError("unknown document ids: x", field="ids")
+    assert error_object(exc) == {"error": {"code": "NOT_FOUND", "message": "unknown document ids: x",
+                                           "field": "ids"}}
+    for code in ErrorCode:
+        back = error_from_object({"error": {"code": code.value, "message": "m", "field": None}})
+        assert isinstance(back, SearchtraceError) and back.code is code and back.message == "m"
+    back = error_from_object(error_object(exc))
+    assert type(back) is NotFoundError and back.field == "ids"
+    unknown = error_from_object({"error": {"code": "X"}})
+    assert isinstance(unknown, SearchFailed) and unknown.message == "X"
+    assert error_from_object({"results": []}) is None and error_from_object("error") is None
