@@ -6,7 +6,7 @@ UTF-8) returns None and the caller re-reads the file with the exact
 line-by-line parser, which names the offending line: one validation path
 whichever reader runs. Nothing here builds a Python object per row: fields are
 found from the separators' offsets (:mod:`evals._fasttokens`), ids interned
-through fixed-width byte keys (:mod:`evals._fastids`), numbers parsed by
+through fixed-width byte keys (:mod:`evals.interning`), numbers parsed by
 columns of digits (:mod:`evals._fastnumbers`).
 """
 
@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from searchtrace.evals._fastids import intern_fields
 from searchtrace.evals._fastnumbers import parse_floats, parse_ints
 from searchtrace.evals._fasttokens import field_bounds
+from searchtrace.evals.interning import intern_fields
 
 __all__ = ["ENABLED", "Columns", "parse_columns", "parse_tsv"]
 

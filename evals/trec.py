@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.runs import CONTROL, Qrels, Run, duplicate_row, intern
+from searchtrace.evals.interning import intern
+from searchtrace.evals.runs import CONTROL, Qrels, Run, duplicate_row
 
 if TYPE_CHECKING:
     from searchtrace.evals._fastparse import Columns

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals import _fastids, _fastparse, trec
+from searchtrace.evals import _fastparse, interning, trec
 from searchtrace.evals.metrics.ranking import lookup
 from searchtrace.evals.runs import Qrels, Run
 from searchtrace.evals.trec import read_qrels, read_run, write_run
@@ -243,16 +243,16 @@ def test_byte_key_lookup_matches_a_dict_lookup(extra):
     vocab = np.array([f"d{i}" for i in range(3000)] + extra, dtype=object)
     values = np.array([f"d{i}" for i in range(0, 6000, 3)] + extra[::-1] + ["long-id-" * 5, "zz"], dtype=object)
     index = {v: i for i, v in enumerate(vocab.tolist())}
-    assert _fastids.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
+    assert interning.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
     assert lookup(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
-    assert _fastids.index_in(values, np.array(["d1", "d1"], dtype=object)) is None  # not a vocabulary
+    assert interning.index_in(values, np.array(["d1", "d1"], dtype=object)) is None  # not a vocabulary
 
 
 def test_byte_keys_survive_a_hash_collision(monkeypatch):
     """Ids longer than 8 bytes are hashed; a collision (forced here) is found and the stable sort takes over."""
-    monkeypatch.setattr(_fastids, "_MIX", np.uint64(0))
+    monkeypatch.setattr(interning, "_MIX", np.uint64(0))
     keys = np.array([2**63 + 5, 3, 2**63 + 5, 7, 3, 3], dtype=np.uint64)  # too wide to sort unhashed
-    first, codes = _fastids._dense(keys)
+    first, codes = interning._dense(keys)
     assert first.tolist() == [0, 1, 3] and codes.tolist() == [0, 1, 0, 2, 1, 1]
 
 
@@ -309,7 +309,7 @@ def test_columnar_reader_reads_scores_as_float_does():
 
 
 def test_long_ids_sharing_a_hash_go_to_the_line_reader(tmp_path, monkeypatch):
-    monkeypatch.setattr(_fastids, "_MIX", np.uint64(0))  # every id over 8 bytes hashes alike
+    monkeypatch.setattr(interning, "_MIX", np.uint64(0))  # every id over 8 bytes hashes alike
     text = "q1 Q0 a-long-document-id 1 2.0 t\nq1 Q0 another-long-id 2 1.0 t\n"
     assert _fastparse.parse_columns(text.encode(), 6, (0, 2), 4, "float") is None
     assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"a-long-document-id": 2.0, "another-long-id": 1.0}}
@@ -322,7 +322,7 @@ def test_byte_key_grouping_on_random_keys():
     for trial in range(300):
         keys = rng.integers(0, 2 ** int(rng.integers(1, 64)), int(rng.integers(1, 60)), dtype=np.uint64)
         keys = keys[rng.integers(0, len(keys), len(keys))] if trial % 2 else keys << np.uint64(trial % 9)
-        order, new = _fastids._sorted(keys)
+        order, new = interning._sorted(keys)
         assert sorted(order.tolist()) == list(range(len(keys)))
         bounds = [*np.flatnonzero(new).tolist(), len(keys)]
         groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]

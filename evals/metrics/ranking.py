@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from searchtrace.evals._fastids import index_in
+from searchtrace.evals.interning import index_in
 from searchtrace.evals.metrics.rules import QueryRules
 from searchtrace.evals.runs import Qrels, Run
 
