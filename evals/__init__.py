@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         evaluate,
         parse_metrics,
     )
+    from searchtrace.evals.rankings import Qrels, Run
     from searchtrace.evals.runfolder import (
         FORMAT_VERSION,
         Abstention,
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         latency_stage,
     )
     from searchtrace.evals.runlabel import RunLabel, default_run_name, run_settings, settings_diff, show_setting
-    from searchtrace.evals.runs import Qrels, Run
     from searchtrace.evals.stats import RiskCoverage, risk_coverage
     from searchtrace.evals.trec import read_qrels, read_run, write_run
 
@@ -100,8 +100,8 @@ _EXPORTS = {
     "run_settings": "searchtrace.evals.runlabel",
     "settings_diff": "searchtrace.evals.runlabel",
     "show_setting": "searchtrace.evals.runlabel",
-    "Qrels": "searchtrace.evals.runs",
-    "Run": "searchtrace.evals.runs",
+    "Qrels": "searchtrace.evals.rankings",
+    "Run": "searchtrace.evals.rankings",
     "RiskCoverage": "searchtrace.evals.stats",
     "risk_coverage": "searchtrace.evals.stats",
     "read_qrels": "searchtrace.evals.trec",

@@ -1,7 +1,7 @@
 """Id interning: each distinct id once, in first-seen order, and an int32 code per row.
 
 :func:`intern` does it for ids already held as Python strings (the containers of
-:mod:`~searchtrace.evals.runs` and the TREC line reader). :func:`intern_fields`
+:mod:`~searchtrace.evals.rankings` and the TREC line reader). :func:`intern_fields`
 does it for a column of ids given as byte ranges of a file, without a Python
 string per row (the TREC column reader), and :func:`index_in` looks ids up in a
 vocabulary the same way (the metric kernels' join of a run to its qrels).

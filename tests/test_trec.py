@@ -8,7 +8,7 @@ import pytest
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals import interning
 from searchtrace.evals.metrics.ranking import lookup
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.evals.trec import columns, files, read_qrels, read_run, write_run
 
 

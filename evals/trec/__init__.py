@@ -1,4 +1,4 @@
-"""TREC run and qrels files: read into :class:`~searchtrace.evals.runs.Run` / ``Qrels``, and write runs.
+"""TREC run and qrels files: read into :class:`~searchtrace.evals.rankings.Run` / ``Qrels``, and write runs.
 
 :mod:`~searchtrace.evals.trec.files` reads and writes the files, line by line;
 a large well-formed file is read by :mod:`~searchtrace.evals.trec.columns`

@@ -32,7 +32,7 @@ import numpy as np
 
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals.interning import intern
-from searchtrace.evals.runs import CONTROL, Qrels, Run, duplicate_row
+from searchtrace.evals.rankings import CONTROL, Qrels, Run, duplicate_row
 
 if TYPE_CHECKING:
     from searchtrace.evals.trec.columns import Columns

@@ -1,4 +1,4 @@
-"""Runs and qrels as parallel arrays over interned ids.
+"""Rankings and their judgments: a :class:`Run` and its :class:`Qrels` as parallel arrays over interned ids.
 
 Ids are interned once, when a container is built: each holds its vocabularies
 (``queries``, ``docs``: object arrays of ``str`` in first-seen order) and one
