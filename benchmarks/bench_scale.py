@@ -106,7 +106,7 @@ def main() -> None:
                                                  not args.no_parts))
 
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.embedding import Embedder
     from searchtrace.retriever.index import build_index

@@ -14,7 +14,7 @@ from searchtrace._lazy import exports
 if TYPE_CHECKING:
     from searchtrace.evals.calibration import fit_isotonic, fit_logistic
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
     from searchtrace.evals.metrics import (
         DEFAULT_METRICS,
@@ -72,7 +72,7 @@ _EXPORTS = {
     "evaluate": "searchtrace.evals.metrics",
     "parse_metrics": "searchtrace.evals.metrics",
     "QueryRules": "searchtrace.evals.metrics",
-    "run_eval": "searchtrace.evals.evaluator",
+    "run_eval": "searchtrace.evals.execution",
     "Abstention": "searchtrace.evals.runfolder",
     "Attribution": "searchtrace.evals.runfolder",
     "BandPrecision": "searchtrace.evals.runfolder",

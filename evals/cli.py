@@ -102,7 +102,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
     from searchtrace.evals.runfolder import EvalSettings
     from searchtrace.evals.runlabel import RunLabel

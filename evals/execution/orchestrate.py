@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
+from searchtrace.evals.execution.search import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.evals.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
@@ -32,7 +33,6 @@ from searchtrace.evals.runfolder import (
     results_table,
 )
 from searchtrace.evals.runlabel import RunLabel, default_run_name
-from searchtrace.evals.runner import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.retriever import (
     FEATURES,
     RetrieverConfig,
