@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         evaluate,
         parse_metrics,
     )
+    from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
     from searchtrace.evals.rankings import Qrels, Run
     from searchtrace.evals.runfolder import (
         FORMAT_VERSION,
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         latency_column,
         latency_stage,
     )
-    from searchtrace.evals.runlabel import RunLabel, default_run_name, run_settings, settings_diff, show_setting
     from searchtrace.evals.stats import RiskCoverage, risk_coverage
     from searchtrace.evals.trec import read_qrels, read_run, write_run
 
@@ -95,11 +95,11 @@ _EXPORTS = {
     "feature_column": "searchtrace.evals.runfolder",
     "latency_column": "searchtrace.evals.runfolder",
     "latency_stage": "searchtrace.evals.runfolder",
-    "RunLabel": "searchtrace.evals.runlabel",
-    "default_run_name": "searchtrace.evals.runlabel",
-    "run_settings": "searchtrace.evals.runlabel",
-    "settings_diff": "searchtrace.evals.runlabel",
-    "show_setting": "searchtrace.evals.runlabel",
+    "RunLabel": "searchtrace.evals.naming",
+    "default_run_name": "searchtrace.evals.naming",
+    "run_settings": "searchtrace.evals.naming",
+    "settings_diff": "searchtrace.evals.naming",
+    "show_setting": "searchtrace.evals.naming",
     "Qrels": "searchtrace.evals.rankings",
     "Run": "searchtrace.evals.rankings",
     "RiskCoverage": "searchtrace.evals.stats",

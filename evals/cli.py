@@ -104,8 +104,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return ExitCode.INVALID
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
+    from searchtrace.evals.naming import RunLabel
     from searchtrace.evals.runfolder import EvalSettings
-    from searchtrace.evals.runlabel import RunLabel
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
