@@ -309,7 +309,7 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from searchtrace.evals.calibrate import calibrate
+    from searchtrace.evals.calibration import calibrate
 
     report = calibrate(Path(args.run), Path(args.out), method=args.method,
                        eval_run=Path(args.eval_run) if args.eval_run else None)
