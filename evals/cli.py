@@ -14,7 +14,7 @@ from searchtrace.names import Band
 from searchtrace.retriever import add_retriever_arguments, config_from_arguments, show_progress
 
 if TYPE_CHECKING:
-    from searchtrace.evals.comparable import Comparability
+    from searchtrace.evals.comparability import Comparability
     from searchtrace.evals.metrics import Evaluation
     from searchtrace.evals.runfolder import BandPrecision, RunSummary
 
@@ -246,7 +246,7 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
         NotFoundError: a run folder is missing or incomplete (exit 2).
         ValidationError: the runs cannot be compared, naming why (exit 2).
     """
-    from searchtrace.evals.comparable import check
+    from searchtrace.evals.comparability import check
     from searchtrace.evals.runfolder import RunFolder
 
     folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
