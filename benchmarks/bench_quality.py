@@ -143,7 +143,7 @@ def table(results: list[dict], dataset: str) -> str:
 
 
 def calibration(fit: Path, other: Path, out: Path) -> dict:
-    from searchtrace.evals.calibrate import calibrate
+    from searchtrace.evals.calibration import calibrate
 
     return calibrate(fit, out / f"calibration-{fit.name}.json", eval_run=other)
 

@@ -14,7 +14,7 @@ from searchtrace._lazy import exports
 if TYPE_CHECKING:
     from searchtrace.evals.calibration import fit_isotonic, fit_logistic
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
     from searchtrace.evals.metrics import (
         DEFAULT_METRICS,
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
         evaluate,
         parse_metrics,
     )
+    from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
+    from searchtrace.evals.rankings import Qrels, Run
     from searchtrace.evals.runfolder import (
         FORMAT_VERSION,
         Abstention,
@@ -49,8 +51,6 @@ if TYPE_CHECKING:
         latency_column,
         latency_stage,
     )
-    from searchtrace.evals.runlabel import RunLabel, default_run_name, run_settings, settings_diff, show_setting
-    from searchtrace.evals.runs import Qrels, Run
     from searchtrace.evals.stats import RiskCoverage, risk_coverage
     from searchtrace.evals.trec import read_qrels, read_run, write_run
 
@@ -72,7 +72,7 @@ _EXPORTS = {
     "evaluate": "searchtrace.evals.metrics",
     "parse_metrics": "searchtrace.evals.metrics",
     "QueryRules": "searchtrace.evals.metrics",
-    "run_eval": "searchtrace.evals.evaluator",
+    "run_eval": "searchtrace.evals.execution",
     "Abstention": "searchtrace.evals.runfolder",
     "Attribution": "searchtrace.evals.runfolder",
     "BandPrecision": "searchtrace.evals.runfolder",
@@ -95,13 +95,13 @@ _EXPORTS = {
     "feature_column": "searchtrace.evals.runfolder",
     "latency_column": "searchtrace.evals.runfolder",
     "latency_stage": "searchtrace.evals.runfolder",
-    "RunLabel": "searchtrace.evals.runlabel",
-    "default_run_name": "searchtrace.evals.runlabel",
-    "run_settings": "searchtrace.evals.runlabel",
-    "settings_diff": "searchtrace.evals.runlabel",
-    "show_setting": "searchtrace.evals.runlabel",
-    "Qrels": "searchtrace.evals.runs",
-    "Run": "searchtrace.evals.runs",
+    "RunLabel": "searchtrace.evals.naming",
+    "default_run_name": "searchtrace.evals.naming",
+    "run_settings": "searchtrace.evals.naming",
+    "settings_diff": "searchtrace.evals.naming",
+    "show_setting": "searchtrace.evals.naming",
+    "Qrels": "searchtrace.evals.rankings",
+    "Run": "searchtrace.evals.rankings",
     "RiskCoverage": "searchtrace.evals.stats",
     "risk_coverage": "searchtrace.evals.stats",
     "read_qrels": "searchtrace.evals.trec",

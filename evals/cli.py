@@ -14,7 +14,7 @@ from searchtrace.names import Band
 from searchtrace.retriever import add_retriever_arguments, config_from_arguments, show_progress
 
 if TYPE_CHECKING:
-    from searchtrace.evals.comparable import Comparability
+    from searchtrace.evals.comparability import Comparability
     from searchtrace.evals.metrics import Evaluation
     from searchtrace.evals.runfolder import BandPrecision, RunSummary
 
@@ -102,10 +102,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
+    from searchtrace.evals.naming import RunLabel
     from searchtrace.evals.runfolder import EvalSettings
-    from searchtrace.evals.runlabel import RunLabel
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
@@ -246,7 +246,7 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
         NotFoundError: a run folder is missing or incomplete (exit 2).
         ValidationError: the runs cannot be compared, naming why (exit 2).
     """
-    from searchtrace.evals.comparable import check
+    from searchtrace.evals.comparability import check
     from searchtrace.evals.runfolder import RunFolder
 
     folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
@@ -309,7 +309,7 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from searchtrace.evals.calibrate import calibrate
+    from searchtrace.evals.calibration import calibrate
 
     report = calibrate(Path(args.run), Path(args.out), method=args.method,
                        eval_run=Path(args.eval_run) if args.eval_run else None)

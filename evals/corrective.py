@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from searchtrace.evals import report
+from searchtrace.evals.execution.search import RunContext, search_one
 from searchtrace.evals.metrics import Evaluation
 from searchtrace.evals.runfolder import CorrectiveOutcome, CorrectiveReport, JournalRecord, QueryOutcome, RetryAttempt
-from searchtrace.evals.runner import RunContext, search_one
 from searchtrace.retriever import Query
 
 __all__ = ["CHOICES", "correct", "corrective_section", "run_corrective", "variants"]

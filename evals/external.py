@@ -18,7 +18,7 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Evaluation, QueryRules, evaluate
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 
 if TYPE_CHECKING:
     from searchtrace.evals.runfolder import RunFolder

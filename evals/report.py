@@ -10,6 +10,7 @@ from searchtrace.evals import stats
 from searchtrace.evals.attribution import summarize
 from searchtrace.evals.latency import percentiles
 from searchtrace.evals.metrics import Evaluation, evaluate
+from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.evals.runfolder import (
     Abstention,
     Attribution,
@@ -18,7 +19,6 @@ from searchtrace.evals.runfolder import (
     Percentiles,
     QueryOutcome,
 )
-from searchtrace.evals.runs import Qrels, Run
 from searchtrace.names import Band, Stage
 
 __all__ = ["abstention_section", "attribution_section", "band_precision", "confidence_section", "evaluation",

@@ -43,7 +43,7 @@ def _renamed(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     root = tmp_path_factory.mktemp("comparable")

@@ -20,7 +20,7 @@ SAMPLE = REPO / "datasets" / "sample"
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     out = tmp_path_factory.mktemp("runs") / "r1"
@@ -50,7 +50,7 @@ def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir,
 
     from searchtrace.errors import ValidationError
     from searchtrace.evals import EvalSettings, RunFolder
-    from searchtrace.evals.runner import run_folder
+    from searchtrace.evals.execution.search import run_folder
     from searchtrace.retriever.config.model import FusionConfig
     from searchtrace.retriever.config.resolve import search_fingerprint
     from searchtrace.retriever.types import FusionMethod

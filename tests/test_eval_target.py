@@ -67,7 +67,7 @@ def config(tmp_path):
 
 
 def test_http_and_function_targets_give_one_run_folder_format(tmp_path, config):
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
 
     module = types.ModuleType("searchtrace_test_target")
     module.search = fake_search  # type: ignore[attr-defined]
@@ -127,7 +127,7 @@ def test_resolve_target_names_what_is_wrong():
 @pytest.mark.slow
 def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path, sample_config, sample_index_path,
                                                                          model):
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
     from searchtrace.retriever import open_retriever
 
     settings = EvalSettings(dataset=str(SAMPLE), mode="fast", top_k=20)
@@ -156,7 +156,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
 
 
 def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
-    from searchtrace.evals.evaluator import run_eval
+    from searchtrace.evals.execution import run_eval
 
     calls = {"n": 0, "stop_at": 40}
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import DEFAULT_METRICS, REGISTRY, Metric, MetricName, evaluate, parse_metrics
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.evals.trec import read_qrels, read_run
 
 REPO = Path(__file__).resolve().parents[1]

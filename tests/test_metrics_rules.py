@@ -6,7 +6,7 @@ import pytest
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import QueryRules, evaluate
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.evals.trec import read_run
 
 QRELS = Qrels.from_dict({

@@ -136,7 +136,7 @@ def test_average_ranks_match_scipy():
 
 def test_eval_report_does_not_import_scipy_stats():
     """scipy.stats costs about 1.6 s to import, a third of a warm eval: only `compare` may load it."""
-    code = "import sys, searchtrace.evals.report, searchtrace.evals.evaluator; print('scipy.stats' in sys.modules)"
+    code = "import sys, searchtrace.evals.report, searchtrace.evals.execution; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals import _fastids, _fastparse, trec
+from searchtrace.evals import interning
 from searchtrace.evals.metrics.ranking import lookup
-from searchtrace.evals.runs import Qrels, Run
-from searchtrace.evals.trec import read_qrels, read_run, write_run
+from searchtrace.evals.rankings import Qrels, Run
+from searchtrace.evals.trec import columns, files, read_qrels, read_run, write_run
 
 
 @pytest.fixture(autouse=True)
 def columnar_reader_for_small_files(monkeypatch):
     """Small files normally skip the columnar reader; here they take it unless a test disables it."""
-    monkeypatch.setattr(trec, "FAST_PATH_BYTES", 0)
+    monkeypatch.setattr(files, "COLUMN_READER_BYTES", 0)
 
 RUN = """\
 q1 Q0 d1 1 3.0 sys
@@ -35,7 +35,7 @@ def write(tmp_path, text: str | bytes, name: str = "file.txt"):
 def reader(request, monkeypatch):
     """Run the test with each reader: the columnar one first (as the library does), and the line reader alone."""
     if request.param == "line":
-        monkeypatch.setattr(_fastparse, "ENABLED", False)
+        monkeypatch.setattr(columns, "ENABLED", False)
     return request.param
 
 
@@ -50,7 +50,7 @@ def test_read_run_ranks_by_score_then_doc_id_descending(tmp_path):
 def test_fast_and_exact_paths_agree(tmp_path, monkeypatch):
     text = RUN + "q3 Q0 d9 1 -1e3 sys\n"
     fast = read_run(write(tmp_path, text))
-    monkeypatch.setattr(_fastparse, "ENABLED", False)
+    monkeypatch.setattr(columns, "ENABLED", False)
     exact = read_run(write(tmp_path, text))
     assert fast.to_dict() == exact.to_dict()
     assert list(fast.to_dict()["q1"]) == list(exact.to_dict()["q1"])
@@ -203,10 +203,10 @@ def test_large_run_parses_exactly(tmp_path):
 
 
 def test_columnar_reader_refuses_what_it_cannot_vouch_for():
-    assert _fastparse.parse_columns(b"q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 6, (0, 2), 4, "float") is None
-    assert _fastparse.parse_columns(b"q1 Q0 d\x001 1 3.0 t\n", 6, (0, 2), 4, "float") is None
-    assert _fastparse.parse_columns(b"# c\nq1 Q0 d1 1 3.0 t\n", 6, (0, 2), 4, "float") is None
-    assert _fastparse.parse_columns(b"q1 Q0 d#1 1 3.0 t\n", 6, (0, 2), 4, "float") is not None
+    assert columns.parse_columns(b"q1 Q0 d1 1 3.0 t\nq1  Q0 d2 1.0 t\n", 6, (0, 2), 4, "float") is None
+    assert columns.parse_columns(b"q1 Q0 d\x001 1 3.0 t\n", 6, (0, 2), 4, "float") is None
+    assert columns.parse_columns(b"# c\nq1 Q0 d1 1 3.0 t\n", 6, (0, 2), 4, "float") is None
+    assert columns.parse_columns(b"q1 Q0 d#1 1 3.0 t\n", 6, (0, 2), 4, "float") is not None
 
 
 def test_comment_lines_are_skipped_and_hash_inside_ids_kept(tmp_path, reader):
@@ -243,16 +243,16 @@ def test_byte_key_lookup_matches_a_dict_lookup(extra):
     vocab = np.array([f"d{i}" for i in range(3000)] + extra, dtype=object)
     values = np.array([f"d{i}" for i in range(0, 6000, 3)] + extra[::-1] + ["long-id-" * 5, "zz"], dtype=object)
     index = {v: i for i, v in enumerate(vocab.tolist())}
-    assert _fastids.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
+    assert interning.index_in(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
     assert lookup(values, vocab).tolist() == [index.get(v, -1) for v in values.tolist()]
-    assert _fastids.index_in(values, np.array(["d1", "d1"], dtype=object)) is None  # not a vocabulary
+    assert interning.index_in(values, np.array(["d1", "d1"], dtype=object)) is None  # not a vocabulary
 
 
 def test_byte_keys_survive_a_hash_collision(monkeypatch):
     """Ids longer than 8 bytes are hashed; a collision (forced here) is found and the stable sort takes over."""
-    monkeypatch.setattr(_fastids, "_MIX", np.uint64(0))
+    monkeypatch.setattr(interning, "_MIX", np.uint64(0))
     keys = np.array([2**63 + 5, 3, 2**63 + 5, 7, 3, 3], dtype=np.uint64)  # too wide to sort unhashed
-    first, codes = _fastids._dense(keys)
+    first, codes = interning._dense(keys)
     assert first.tolist() == [0, 1, 3] and codes.tolist() == [0, 1, 0, 2, 1, 1]
 
 
@@ -277,9 +277,9 @@ def test_columnar_and_line_readers_agree_on_random_runs(tmp_path, monkeypatch, s
     if seed % 2:  # uneven spacing, tabs, CRLF and blank lines: evened before the columns are read
         text = text.replace(" Q0 ", "\tQ0  ").replace("\n", "\r\n\n  ", 5)
     path = write(tmp_path, text + ("\n" if seed < 2 else ""))
-    assert _fastparse.parse_columns(path.read_bytes(), 6, (0, 2), 4, "float") is not None  # no fallback
+    assert columns.parse_columns(path.read_bytes(), 6, (0, 2), 4, "float") is not None  # no fallback
     fast = read_run(path)
-    monkeypatch.setattr(_fastparse, "ENABLED", False)
+    monkeypatch.setattr(columns, "ENABLED", False)
     exact = read_run(path)
     for name in ("queries", "docs", "query_index", "doc_index", "scores"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(exact, name), err_msg=name)
@@ -288,12 +288,12 @@ def test_columnar_and_line_readers_agree_on_random_runs(tmp_path, monkeypatch, s
 def test_columnar_reader_reads_grades_as_int_does(tmp_path):
     grades = ["-3", "+2", "0", "12", "007", "1_0", "-0", "\u0664\u0662"]
     text = "".join(f"q{i} 0 d{i % 9} {grades[i % len(grades)]}\n" for i in range(60))
-    cols = _fastparse.parse_columns(text.encode(), 4, (0, 2), 3, "int")
+    cols = columns.parse_columns(text.encode(), 4, (0, 2), 3, "int")
     assert cols is not None and cols.values.tolist() == [int(grades[i % len(grades)]) for i in range(60)]
     assert read_qrels(write(tmp_path, text)).to_dict() == {f"q{i}": {f"d{i % 9}": int(grades[i % len(grades)])}
                                                            for i in range(60)}
     for bad in ("1.0", "x", "-", "99999999999999999999"):
-        assert _fastparse.parse_columns(f"q 0 d {bad}\n".encode(), 4, (0, 2), 3, "int") is None, bad
+        assert columns.parse_columns(f"q 0 d {bad}\n".encode(), 4, (0, 2), 3, "int") is None, bad
 
 
 
@@ -301,17 +301,17 @@ def test_columnar_reader_reads_scores_as_float_does():
     fields = ["0.997", "-0.0", "+2", "1e3", ".5", "5.", "007.250", "1_000.5", "inf", "9007199254740993",
               "0.1234567890123456789", "123456789012345678", "4.9e-324", "0.30000000000000004", "\u0661.\u0665"]
     data = "".join(f"q Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)).encode()
-    cols = _fastparse.parse_columns(data, 6, (0, 2), 4, "float")
+    cols = columns.parse_columns(data, 6, (0, 2), 4, "float")
     assert cols is not None
     assert [v.hex() for v in cols.values.tolist()] == [float(f).hex() for f in fields]
     for bad in ("nan", "-", "1.2.3", "1e", "0x10", "--1"):
-        assert _fastparse.parse_columns(f"q Q0 d 1 {bad} t\n".encode(), 6, (0, 2), 4, "float") is None, bad
+        assert columns.parse_columns(f"q Q0 d 1 {bad} t\n".encode(), 6, (0, 2), 4, "float") is None, bad
 
 
 def test_long_ids_sharing_a_hash_go_to_the_line_reader(tmp_path, monkeypatch):
-    monkeypatch.setattr(_fastids, "_MIX", np.uint64(0))  # every id over 8 bytes hashes alike
+    monkeypatch.setattr(interning, "_MIX", np.uint64(0))  # every id over 8 bytes hashes alike
     text = "q1 Q0 a-long-document-id 1 2.0 t\nq1 Q0 another-long-id 2 1.0 t\n"
-    assert _fastparse.parse_columns(text.encode(), 6, (0, 2), 4, "float") is None
+    assert columns.parse_columns(text.encode(), 6, (0, 2), 4, "float") is None
     assert read_run(write(tmp_path, text)).to_dict() == {"q1": {"a-long-document-id": 2.0, "another-long-id": 1.0}}
 
 
@@ -322,7 +322,7 @@ def test_byte_key_grouping_on_random_keys():
     for trial in range(300):
         keys = rng.integers(0, 2 ** int(rng.integers(1, 64)), int(rng.integers(1, 60)), dtype=np.uint64)
         keys = keys[rng.integers(0, len(keys), len(keys))] if trial % 2 else keys << np.uint64(trial % 9)
-        order, new = _fastids._sorted(keys)
+        order, new = interning._sorted(keys)
         assert sorted(order.tolist()) == list(range(len(keys)))
         bounds = [*np.flatnonzero(new).tolist(), len(keys)]
         groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
@@ -335,8 +335,8 @@ def test_one_very_long_id_keeps_the_columnar_reader(tmp_path, monkeypatch):
     lines = [f"q{i // 100} Q0 {'L' * 300 if i == 5 else f'doc-{i}'} {i % 100 + 1} {1 - i % 100 / 100:.3f} t\n"
              for i in range(2000)]
     path = write(tmp_path, "".join(lines))
-    assert _fastparse.parse_columns(path.read_bytes(), 6, (0, 2), 4, "float") is not None
+    assert columns.parse_columns(path.read_bytes(), 6, (0, 2), 4, "float") is not None
     fast = read_run(path)
-    monkeypatch.setattr(_fastparse, "ENABLED", False)
+    monkeypatch.setattr(columns, "ENABLED", False)
     exact = read_run(path)
     assert fast.docs.tolist() == exact.docs.tolist() and fast.to_dict() == exact.to_dict()

@@ -12,7 +12,7 @@ from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.metric import DEFAULT_METRICS, Metric, MetricName, parse_metrics
 from searchtrace.evals.metrics.ranking import build_ranking
 from searchtrace.evals.metrics.rules import QueryRules
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 
 __all__ = ["Evaluation", "evaluate"]
 

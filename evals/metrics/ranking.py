@@ -1,7 +1,7 @@
 """The judged ranking: a (queries x depth) gain matrix built from a run and qrels.
 
-This is the one place that joins a :class:`~evals.runs.Run` to its
-:class:`~evals.runs.Qrels`; every metric is then a few array operations on the
+This is the one place that joins a :class:`~evals.rankings.Run` to its
+:class:`~evals.rankings.Qrels`; every metric is then a few array operations on the
 :class:`Ranking` it returns.
 """
 
@@ -12,9 +12,9 @@ from functools import cached_property
 
 import numpy as np
 
-from searchtrace.evals._fastids import index_in
+from searchtrace.evals.interning import index_in
 from searchtrace.evals.metrics.rules import QueryRules
-from searchtrace.evals.runs import Qrels, Run
+from searchtrace.evals.rankings import Qrels, Run
 
 __all__ = ["Ranking", "build_ranking", "ratio"]
 

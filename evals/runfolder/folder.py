@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from searchtrace.evals.metrics import Evaluation
-    from searchtrace.evals.runs import Run
+    from searchtrace.evals.rankings import Run
 
 __all__ = ["RunFolder"]
 

@@ -1,10 +1,10 @@
-"""The eval runner: every query of a split through the retriever, traced, journaled, scored.
+"""Searching an eval's queries: every query of a split through the retriever, traced and journaled.
 
 A run folder (:class:`~searchtrace.evals.runfolder.RunFolder`) holds
 ``settings.json`` (written first), ``journal.jsonl`` (one record per completed
 query), and when the run completes ``run.json``, ``per_query.parquet``,
 ``results.parquet`` and ``run.trec``. Started again on a folder with a journal
-and no ``run.json``, the runner skips the queries already done.
+and no ``run.json``, only the queries not yet journaled are searched.
 """
 
 from __future__ import annotations

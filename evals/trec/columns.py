@@ -1,13 +1,13 @@
-"""Fast path for whitespace-separated columns: numpy over the file's bytes.
+"""The column reader: whitespace-separated columns of a large file, by numpy over its bytes.
 
 Only answers for well-formed input: any anomaly (wrong column count, a value
 that does not convert, a comment line, a control character, an id that is not
 UTF-8) returns None and the caller re-reads the file with the exact
 line-by-line parser, which names the offending line: one validation path
 whichever reader runs. Nothing here builds a Python object per row: fields are
-found from the separators' offsets (:mod:`evals._fasttokens`), ids interned
-through fixed-width byte keys (:mod:`evals._fastids`), numbers parsed by
-columns of digits (:mod:`evals._fastnumbers`).
+found from the separators' offsets (:mod:`evals.trec.tokens`), ids interned
+through fixed-width byte keys (:mod:`evals.interning`), numbers parsed by
+columns of digits (:mod:`evals.trec.numbers`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from searchtrace.evals._fastids import intern_fields
-from searchtrace.evals._fastnumbers import parse_floats, parse_ints
-from searchtrace.evals._fasttokens import field_bounds
+from searchtrace.evals.interning import intern_fields
+from searchtrace.evals.trec.numbers import parse_floats, parse_ints
+from searchtrace.evals.trec.tokens import field_bounds
 
 __all__ = ["ENABLED", "Columns", "parse_columns", "parse_tsv"]
 

@@ -10,7 +10,7 @@ import pytest
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals import RunFolder, RunLabel, RunSummary, default_run_name, run_settings, settings_diff
-from searchtrace.evals.runlabel import show_setting
+from searchtrace.evals.naming import show_setting
 
 BASELINE = Path(__file__).resolve().parents[1] / ".ci" / "baseline"
 

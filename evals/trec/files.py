@@ -12,7 +12,7 @@ rule; a ``#`` inside an id is part of the id). Ids must not contain control
 characters (NUL included). ``read_run(..., extra_fields=True)`` ignores fields
 after the sixth, as trec_eval does; by default a line must have exactly six.
 
-Large well-formed files take a columnar fast path (see :mod:`evals._fastparse`);
+Large well-formed files take the column reader (see :mod:`evals.trec.columns`);
 anything it cannot vouch for is re-read line by line, and a malformed line
 raises :class:`~searchtrace.errors.DataError` naming the file, the 1-based line
 and what is wrong, whichever reader ran first. Blank and comment lines are
@@ -31,16 +31,17 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.runs import CONTROL, Qrels, Run, duplicate_row, intern
+from searchtrace.evals.interning import intern
+from searchtrace.evals.rankings import CONTROL, Qrels, Run, duplicate_row
 
 if TYPE_CHECKING:
-    from searchtrace.evals._fastparse import Columns
+    from searchtrace.evals.trec.columns import Columns
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
+__all__ = ["read_qrels", "read_run", "write_run"]
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 _NO_SPACE = re.compile(r"\S+")
-FAST_PATH_BYTES = 1 << 16
+COLUMN_READER_BYTES = 1 << 16
 """Files at least this large take the columnar reader (below it, the line reader is as fast)."""
 
 
@@ -123,13 +124,13 @@ def _exact(path: Path, data: bytes, layout: _Layout) -> tuple[np.ndarray, np.nda
     return queries, docs, query_index, doc_index, values
 
 
-def _fast(data: bytes, width: int, value_column: int, kind: str) -> Columns | None:
+def _by_columns(data: bytes, width: int, value_column: int, kind: str) -> Columns | None:
     """The columnar reader's answer for a large file, or None (a small file, or one it cannot vouch for)."""
-    if len(data) < FAST_PATH_BYTES:
+    if len(data) < COLUMN_READER_BYTES:
         return None
-    from searchtrace.evals import _fastparse
+    from searchtrace.evals.trec import columns
 
-    cols = _fastparse.parse_columns(data, width, (0, 2), value_column, kind)
+    cols = columns.parse_columns(data, width, (0, 2), value_column, kind)
     if cols is None or duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is not None:
         return None
     return cols
@@ -149,7 +150,7 @@ def read_run(path: str | os.PathLike[str], *, extra_fields: bool = False) -> Run
     """
     path = Path(path)
     data = _read_bytes(path)
-    cols = _fast(data, 6, 4, "float")
+    cols = _by_columns(data, 6, 4, "float")
     if cols is not None:
         return Run.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
     layout = _RUN._replace(extra_fields=True) if extra_fields else _RUN
@@ -191,7 +192,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         raise DataError(
             str(path), None, f"not a qrels file: expected TREC '{_QRELS.fields}' or BEIR TSV '{' '.join(BEIR_HEADER)}'"
         )
-    cols = _fast(data, 4, 3, "int")
+    cols = _by_columns(data, 4, 3, "int")
     if cols is not None:
         return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
     queries, docs, query_index, doc_index, grades = _exact(path, data, _QRELS)
@@ -200,11 +201,11 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
 def _read_beir(path: Path, data: bytes, first: bytes) -> Qrels:
     header = tuple(f.strip() for f in first.decode("utf-8", "replace").split("\t")) == BEIR_HEADER
-    if data.startswith(first) and len(data) >= FAST_PATH_BYTES:
-        from searchtrace.evals import _fastparse
+    if data.startswith(first) and len(data) >= COLUMN_READER_BYTES:
+        from searchtrace.evals.trec import columns
 
         body = data[len(first) :] if header else data
-        cols = _fastparse.parse_tsv(body.lstrip(b"\r\n"), (0, 1), 2)
+        cols = columns.parse_tsv(body.lstrip(b"\r\n"), (0, 1), 2)
         if cols is not None and duplicate_row(cols.query_index, cols.doc_index, len(cols.docs)) is None:
             return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
     return Qrels.from_dict(_beir_rows(path, data))

@@ -1,4 +1,4 @@
-"""Runs and qrels as parallel arrays over interned ids.
+"""Rankings and their judgments: a :class:`Run` and its :class:`Qrels` as parallel arrays over interned ids.
 
 Ids are interned once, when a container is built: each holds its vocabularies
 (``queries``, ``docs``: object arrays of ``str`` in first-seen order) and one
@@ -17,24 +17,12 @@ from typing import Any
 import numpy as np
 
 from searchtrace.errors import ValidationError
+from searchtrace.evals.interning import intern
 
-__all__ = ["CONTROL", "Qrels", "Run", "intern"]
+__all__ = ["CONTROL", "Qrels", "Run"]
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """A control character (NUL included): never part of a query or document id."""
-
-
-def intern(ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Vocabulary (first-seen order, object array) and each id's int32 code."""
-    ids = list(ids)
-    table: dict[str, int] = {}
-    for value in ids:
-        if value not in table:
-            table[value] = len(table)
-    codes = np.fromiter(map(table.__getitem__, ids), dtype=np.int32, count=len(ids))
-    vocab = np.empty(len(table), dtype=object)
-    vocab[:] = list(table)
-    return vocab, codes
 
 
 def _frozen(array: np.ndarray, dtype: type | None = None, copy: bool = True) -> np.ndarray:

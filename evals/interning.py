@@ -1,19 +1,27 @@
-"""Intern a column of ids given as byte ranges of a file, without a Python string per row.
+"""Id interning: each distinct id once, in first-seen order, and an int32 code per row.
 
-Each id is read as zero-padded big-endian 64-bit words loaded straight from
-the buffer (ids never hold NUL: the readers refuse control characters first),
-so a word's integer order is its bytes' order. An id of up to 8 bytes is its
-own integer key; longer ids are hashed a word at a time, and every row is then
-checked equal, word for word, to the first row of its key (a collision returns
-None, for the exact reader). Only the distinct ids are copied out whole, a
-slice at a time, to become Python strings, decoded once.
+:func:`intern` does it for ids already held as Python strings (the containers of
+:mod:`~searchtrace.evals.rankings` and the TREC line reader). :func:`intern_fields`
+does it for a column of ids given as byte ranges of a file, without a Python
+string per row (the TREC column reader), and :func:`index_in` looks ids up in a
+vocabulary the same way (the metric kernels' join of a run to its qrels).
+
+For the last two, each id is read as zero-padded big-endian 64-bit words
+loaded straight from the buffer (ids never hold NUL: the readers refuse control
+characters first), so a word's integer order is its bytes' order. An id of up
+to 8 bytes is its own integer key; longer ids are hashed a word at a time, and
+every row is then checked equal, word for word, to the first row of its key (a
+collision returns None, for the exact reader). Only the distinct ids are copied
+out whole, a slice at a time, to become Python strings, decoded once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-__all__ = ["decode", "fixed_width", "index_in", "intern_fields"]
+__all__ = ["decode", "fixed_width", "index_in", "intern", "intern_fields"]
 
 _MAX_KEY_BYTES = 1 << 28
 """Past this many bytes of fixed-width rows (many distinct, very long ids), leave the file to the exact reader."""
@@ -22,6 +30,19 @@ _DECODED_ROWS = 1 << 16
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MASKS = np.array([0, *(((1 << 8 * k) - 1) << 8 * (8 - k) for k in range(1, 9))], dtype=np.uint64)
 """The high ``k`` bytes of a word, for ``k`` = 0..8."""
+
+
+def intern(ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Vocabulary (first-seen order, object array) and each id's int32 code."""
+    ids = list(ids)
+    table: dict[str, int] = {}
+    for value in ids:
+        if value not in table:
+            table[value] = len(table)
+    codes = np.fromiter(map(table.__getitem__, ids), dtype=np.int32, count=len(ids))
+    vocab = np.empty(len(table), dtype=object)
+    vocab[:] = list(table)
+    return vocab, codes
 
 
 def _loads(raw: np.ndarray) -> np.ndarray:

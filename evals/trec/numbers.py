@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from searchtrace.evals._fastids import decode, fixed_width
+from searchtrace.evals.interning import decode, fixed_width
 
 __all__ = ["parse_floats", "parse_ints"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
+from searchtrace.evals.execution.search import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.evals.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
@@ -20,6 +21,7 @@ from searchtrace.evals.fingerprints import (
     query_set_fingerprint,
 )
 from searchtrace.evals.latency import StageTimer
+from searchtrace.evals.naming import RunLabel, default_run_name
 from searchtrace.evals.runfolder import (
     DatasetInfo,
     EvalSettings,
@@ -31,8 +33,6 @@ from searchtrace.evals.runfolder import (
     per_query_table,
     results_table,
 )
-from searchtrace.evals.runlabel import RunLabel, default_run_name
-from searchtrace.evals.runner import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.retriever import (
     FEATURES,
     RetrieverConfig,
@@ -86,7 +86,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
 
     ``target``: search this service URL or ``module:function`` instead of the
     local retriever (see :mod:`searchtrace.evals.target`). ``label`` names the run
-    (default: :func:`~searchtrace.evals.runlabel.default_run_name`).
+    (default: :func:`~searchtrace.evals.naming.default_run_name`).
     """
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
