@@ -62,7 +62,7 @@ def main() -> None:
     from searchtrace.retriever.index import build_index, open_index
     from searchtrace.retriever.pipeline import Retriever
     from searchtrace.retriever.settings import resolve_config
-    from searchtrace.traces.setup import TraceSettings, make_tracer_provider
+    from searchtrace.traces.provider import TraceSettings, make_tracer_provider
 
     home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})

@@ -9,7 +9,7 @@ from searchtrace.home import Home
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.attributes import CaptureConfig
 from searchtrace.traces.exporter import SafeExporter, StoreSpanExporter
-from searchtrace.traces.setup import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
+from searchtrace.traces.provider import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
 from searchtrace.traces.store import TraceStore
 
 

@@ -1,4 +1,4 @@
-"""Tracing setup: one frozen settings object and the TracerProvider built from it.
+"""The tracer provider: built from one frozen settings object, :class:`TraceSettings`.
 
 Settings resolve as explicit argument > environment variable > default. The
 OTLP exporters read the standard ``OTEL_EXPORTER_OTLP_*`` variables themselves
