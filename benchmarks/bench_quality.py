@@ -210,7 +210,9 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     shared = Path(args.shared)
-    home = Path(args.home or os.environ.get("SEARCHTRACE_HOME") or Path.home() / ".searchtrace")
+    from searchtrace.home import Home
+
+    home = Home.resolve(args.home).root
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="searchtrace-quality-"))
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -56,6 +56,8 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+    from searchtrace.environment import SEARCHTRACE_HOME
+    from searchtrace.envvalues import text
     from searchtrace.home import Home
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.embedding import Embedder
@@ -64,7 +66,7 @@ def main() -> None:
     from searchtrace.retriever.settings import resolve_config
     from searchtrace.traces.provider import TraceSettings, make_tracer_provider
 
-    home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))
+    home = Path(text(os.environ, SEARCHTRACE_HOME) or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})
     model = Embedder(config.home)
     dataset = load_dataset(Path(args.dataset))

@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from searchtrace.environment import SEARCHTRACE_RETRIEVER_CONFIG
-from searchtrace.errors import ValidationError
+from searchtrace.errors import ConfigError, ValidationError
 from searchtrace.names import Stage
+from searchtrace.retriever.encoder import Precision
 from searchtrace.retriever.settings import parse_weights, resolve_config, search_fingerprint
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
@@ -124,3 +125,19 @@ def test_fingerprint_follows_search_settings_only(tmp_path):
     d = resolve_config(environ={}, search={"dense": {"parts_weight": 0.0}})
     assert search_fingerprint(a) == search_fingerprint(b) != search_fingerprint(c)
     assert search_fingerprint(d) not in (search_fingerprint(a), search_fingerprint(c))
+
+
+def test_environment_variables_blank_is_unset_and_a_bad_value_is_named():
+    env = {"QDRANT_URL": "http://q:6333", "QDRANT_API_KEY": " ", "NEO4J_URI": "bolt://g:7687", "NEO4J_USER": "",
+           "SEARCHTRACE_EMBED_PRECISION": "INT8", "QDRANT_SHARD_NUMBER": " 3 ", "QDRANT_REPLICATION_FACTOR": ""}
+    c = resolve_config(environ=env)
+    assert (c.qdrant_url, c.qdrant_api_key, c.qdrant_shards, c.qdrant_replication) == ("http://q:6333", None, 3, None)
+    assert c.neo4j is not None and (c.neo4j.uri, c.neo4j.user) == ("bolt://g:7687", "neo4j")
+    assert c.precision is Precision.INT8 and resolve_config(environ=env, precision="fp32").precision is Precision.FP32
+    with pytest.raises(ConfigError, match="SEARCHTRACE_EMBED_PRECISION must be one of fp32, int8, got 'fp16'"):
+        resolve_config(environ={"SEARCHTRACE_EMBED_PRECISION": "fp16"})
+    with pytest.raises(ValidationError, match=r"embedding precision must be one of fp32, int8, got 'fp16' \(--precision\)"):
+        resolve_config(environ={}, precision="fp16")
+    with pytest.raises(ConfigError, match="QDRANT_REPLICATION_FACTOR must be a whole number >= 1, got '0'"):
+        resolve_config(environ={"QDRANT_REPLICATION_FACTOR": "0"})
+
