@@ -67,7 +67,8 @@ def main_rows() -> list[Row]:
                  Row("dense only, passage + best part", ds, "fast", {"fusion": {"weights": {"keyword": 0}}})]
         for mode in modes:
             graph = mode == "graph"
-            before = {"fusion": {"method": "rrf"}} | ({"graph": {"method": "expand"}} if graph else {}) | NO_PARTS
+            before = ({"fusion": {"method": "rrf", "k0": 60}} | ({"graph": {"method": "expand"}} if graph else {})
+                      | NO_PARTS)
             no_seed_docs = {"graph": {"seed_docs": 0}} if graph else {}
             rows += [Row(f"{mode}: first default (plain RRF k0=60{', expand' if graph else ''})", ds, mode, before),
                      Row(f"{mode}: session 1 default (DBSF{', PPR' if graph else ''}, no parts)", ds, mode,

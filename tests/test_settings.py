@@ -1,5 +1,8 @@
 """Search settings: TOML file, flags and environment resolved into the frozen config."""
 
+import argparse
+import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -7,6 +10,15 @@ import pytest
 from searchtrace.environment import SEARCHTRACE_RETRIEVER_CONFIG
 from searchtrace.errors import ConfigError, ValidationError
 from searchtrace.names import Stage
+from searchtrace.retriever import add_retriever_arguments, settings
+from searchtrace.retriever.config import (
+    RRF_K0,
+    ConfidenceConfig,
+    DenseConfig,
+    FeedbackConfig,
+    FusionConfig,
+    GraphConfig,
+)
 from searchtrace.retriever.encoder import Precision
 from searchtrace.retriever.settings import parse_weights, resolve_config, search_fingerprint
 from searchtrace.retriever.types import FusionMethod, GraphMethod
@@ -141,3 +153,20 @@ def test_environment_variables_blank_is_unset_and_a_bad_value_is_named():
     with pytest.raises(ConfigError, match="QDRANT_REPLICATION_FACTOR must be a whole number >= 1, got '0'"):
         resolve_config(environ={"QDRANT_REPLICATION_FACTOR": "0"})
 
+
+def test_the_example_file_in_the_settings_docstring_shows_the_defaults():
+    """The module's example values (k0 = 60 among them) are the defaults, so they cannot drift from the config."""
+    example = settings.__doc__.split("::", 1)[1].split("\n\nPrecedence", 1)[0]
+    sections = tomllib.loads(textwrap.dedent(example))
+    assert sections["fusion"]["k0"] == RRF_K0 == FusionConfig().k0
+    sections["confidence"].pop("calibration")  # an example file name; the default is none
+    assert settings.build(sections) == {"dense": DenseConfig(), "fusion": FusionConfig(), "feedback": FeedbackConfig(),
+                                        "graph": GraphConfig(), "confidence": ConfidenceConfig()}
+
+
+def test_the_k0_flag_help_states_the_default():
+    """The help cannot import the config (``searchtrace --help`` loads no numpy), so its copy is pinned here."""
+    parser = argparse.ArgumentParser()
+    add_retriever_arguments(parser)
+    k0 = next(a for a in parser._actions if "--k0" in a.option_strings)
+    assert k0.default is None and f"(default {RRF_K0})" in (k0.help or "")
