@@ -67,7 +67,8 @@ def main_rows() -> list[Row]:
                  Row("dense only, passage + best part", ds, "fast", {"fusion": {"weights": {"keyword": 0}}})]
         for mode in modes:
             graph = mode == "graph"
-            before = {"fusion": {"method": "rrf"}} | ({"graph": {"method": "expand"}} if graph else {}) | NO_PARTS
+            before = ({"fusion": {"method": "rrf", "k0": 60}} | ({"graph": {"method": "expand"}} if graph else {})
+                      | NO_PARTS)
             no_seed_docs = {"graph": {"seed_docs": 0}} if graph else {}
             rows += [Row(f"{mode}: first default (plain RRF k0=60{', expand' if graph else ''})", ds, mode, before),
                      Row(f"{mode}: session 1 default (DBSF{', PPR' if graph else ''}, no parts)", ds, mode,
@@ -210,7 +211,9 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     shared = Path(args.shared)
-    home = Path(args.home or os.environ.get("SEARCHTRACE_HOME") or Path.home() / ".searchtrace")
+    from searchtrace.home import Home
+
+    home = Home.resolve(args.home).root
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="searchtrace-quality-"))
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -56,15 +56,17 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+    from searchtrace.environment import SEARCHTRACE_HOME
+    from searchtrace.envvalues import text
     from searchtrace.home import Home
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, open_index
     from searchtrace.retriever.search.pipeline import Retriever
-    from searchtrace.traces.setup import TraceSettings, make_tracer_provider
+    from searchtrace.traces.provider import TraceSettings, make_tracer_provider
 
-    home = Path(os.environ.get("SEARCHTRACE_HOME") or tempfile.mkdtemp(prefix="searchtrace-bench-"))
+    home = Path(text(os.environ, SEARCHTRACE_HOME) or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})
     model = Embedder(config.home)
     dataset = load_dataset(Path(args.dataset))

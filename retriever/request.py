@@ -20,8 +20,14 @@ from searchtrace.errors import ValidationError
 from searchtrace.names import Mode
 
 MAX_QUERY_BYTES = 8192
+DEFAULT_TOP_K = 5
+"""Results a search returns unless asked otherwise (the results shown)."""
 MAX_TOP_K = 50
+"""The most results one response carries."""
+DEFAULT_CANDIDATES = 100
+"""Candidates each search stage keeps unless asked otherwise."""
 MAX_CANDIDATES = 500
+"""The most candidates a stage keeps, hence the deepest ranking a search can score."""
 MAX_DEPTH = 3
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
@@ -149,36 +155,37 @@ _NUMBER = ["number", "integer"]
 _FIELDS: dict[str, tuple[Callable[[object], Any], dict[str, Any]]] = {
     "query": (_query, {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES,
                        "description": f"what to search for (at most {MAX_QUERY_BYTES} UTF-8 bytes)"}),
-    "top_k": (_integer(1, MAX_TOP_K), {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K, "default": 5,
+    "top_k": (_integer(1, MAX_TOP_K), {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K,
                                        "description": "results to return"}),
     "candidates": (_integer(None, MAX_CANDIDATES), {
-        "type": "integer", "maximum": MAX_CANDIDATES, "default": 100,
+        "type": "integer", "maximum": MAX_CANDIDATES,
         "description": "candidates each search stage keeps (at least top_k)"}),
-    "min_relevance": (_fraction(zero=True), {"type": [*_NUMBER, "null"], "minimum": 0, "maximum": 1, "default": None,
+    "min_relevance": (_fraction(zero=True), {"type": [*_NUMBER, "null"], "minimum": 0, "maximum": 1,
                                              "description": "drop results below this calibrated relevance"}),
-    "mode": (_mode, {"type": ["string", "null"], "enum": [*(m.value for m in Mode), None], "default": None,
+    "mode": (_mode, {"type": ["string", "null"], "enum": [*(m.value for m in Mode), None],
                      "description": "fast: vectors and keywords only; graph: plus the knowledge graph "
                                     "(default: the dataset's)"}),
     "depth": (_integer(0, MAX_DEPTH), {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_DEPTH,
-                                       "default": None, "description": "graph hops from the query's entities"}),
-    "collection": (_string, {"type": ["string", "null"], "default": None, "description": "only this collection"}),
-    "tags_any": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                                       "description": "graph hops from the query's entities"}),
+    "collection": (_string, {"type": ["string", "null"], "description": "only this collection"}),
+    "tags_any": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
                             "description": "only documents with at least one of these tags"}),
-    "tags_all": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+    "tags_all": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
                             "description": "only documents with all of these tags"}),
-    "doc_ids": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+    "doc_ids": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
                            "description": "only these documents"}),
-    "created_after": (_instant, {"type": ["string", "null"], "default": None,
+    "created_after": (_instant, {"type": ["string", "null"],
                                  "description": f"only documents created at or after this: {DATE_FORMATS}"}),
-    "created_before": (_instant, {"type": ["string", "null"], "default": None,
+    "created_before": (_instant, {"type": ["string", "null"],
                                   "description": f"only documents created before this: {DATE_FORMATS}"}),
     "gap_cutoff": (_fraction(zero=False), {"type": [*_NUMBER, "null"], "exclusiveMinimum": 0, "maximum": 1,
-                                           "default": None,
                                            "description": "cut the results at the first relative score drop "
                                                           "larger than this"}),
-    "debug": (_boolean, {"type": "boolean", "default": False, "description": "include every stage's candidates"}),
+    "debug": (_boolean, {"type": "boolean", "description": "include every stage's candidates"}),
 }
-"""Each field's check (value in, normalised value out, :class:`_Invalid` when not allowed) and JSON schema."""
+"""Each field's check (value in, normalised value out, :class:`_Invalid` when not allowed) and JSON schema.
+
+A field's default is :class:`SearchRequest`'s own, which :func:`request_schema` copies in."""
 
 
 @dataclass(frozen=True)
@@ -190,8 +197,8 @@ class SearchRequest:
     """
 
     query: str
-    top_k: int = 5
-    candidates: int = 100
+    top_k: int = DEFAULT_TOP_K
+    candidates: int = DEFAULT_CANDIDATES
     min_relevance: float | None = None
     mode: Mode | None = None
     depth: int | None = None
@@ -228,8 +235,16 @@ assert FIELDS == tuple(_FIELDS), "every field of SearchRequest has a check and a
 
 def request_schema() -> dict[str, Any]:
     """The request's JSON schema (limits included; unknown fields not allowed)."""
+    defaults = {f.name: f.default for f in dataclasses.fields(SearchRequest) if f.default is not dataclasses.MISSING}
+
+    def with_default(name: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+        if name not in defaults:
+            return dict(schema)
+        head = {k: x for k, x in schema.items() if k != "description"}
+        return {**head, "default": defaults[name], "description": schema["description"]}
+
     return {"type": "object", "description": "A search request.", "additionalProperties": False,
-            "required": ["query"], "properties": {name: dict(schema) for name, (_, schema) in _FIELDS.items()}}
+            "required": ["query"], "properties": {name: with_default(name, schema) for name, (_, schema) in _FIELDS.items()}}
 
 
 def validate_request(raw: Any) -> SearchRequest:

@@ -2,7 +2,8 @@
 
 As in ``opentelemetry.sdk.environment_variables``, each name is a constant with
 its meaning; code reads variables only while resolving a configuration object,
-never on the search path. Flags win over variables, variables over defaults.
+never on the search path, through the typed readers of
+:mod:`searchtrace.envvalues`. Flags win over variables, variables over defaults.
 The OpenTelemetry SDK and its OTLP exporters also read the standard ``OTEL_*``
 variables themselves (endpoint headers, timeouts, certificates, compression).
 """

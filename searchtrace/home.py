@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Mapping
 
 from searchtrace.environment import SEARCHTRACE_HOME
+from searchtrace.envvalues import text
 from searchtrace.errors import ValidationError
 
 __all__ = ["DEFAULT_HOME", "Home", "add_home_argument"]
@@ -49,7 +50,7 @@ class Home:
                 environ: Mapping[str, str] | None = None) -> Home:
         """The home named by ``flag``, else ``$SEARCHTRACE_HOME``, else :data:`DEFAULT_HOME`."""
         env = os.environ if environ is None else environ
-        return cls(Path(flag or env.get(SEARCHTRACE_HOME) or DEFAULT_HOME))
+        return cls(Path(flag or text(env, SEARCHTRACE_HOME) or DEFAULT_HOME))
 
     @property
     def indexes(self) -> Path:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, Protocol, TextIO
 
 from searchtrace.environment import SEARCHTRACE_PROGRESS_SECONDS
+from searchtrace.envvalues import number
+from searchtrace.errors import ConfigError
 
 __all__ = ["DEFAULT_EVERY_S", "Progress", "ProgressLines", "progress"]
 
@@ -81,13 +83,17 @@ def _plural(unit: str) -> str:
     return unit[:-1] + "ies" if unit.endswith("y") and unit[-2:-1] not in "aeiou" else unit + "s"
 
 
-def every_s(environ: dict[str, str] | None = None) -> float:
-    """Seconds between progress lines: ``$SEARCHTRACE_PROGRESS_SECONDS``, else :data:`DEFAULT_EVERY_S`."""
-    value = (os.environ if environ is None else environ).get(SEARCHTRACE_PROGRESS_SECONDS, "")
+def every_s(environ: Mapping[str, str] | None = None) -> float:
+    """Seconds between progress lines: ``$SEARCHTRACE_PROGRESS_SECONDS`` (below 0 is 0), else :data:`DEFAULT_EVERY_S`.
+
+    A value that is not a number is ignored: it only spaces progress lines, and this is
+    read once long work has begun, which a bad value must not stop.
+    """
     try:
-        return max(0.0, float(value)) if value.strip() else DEFAULT_EVERY_S
-    except ValueError:
+        seconds = number(os.environ if environ is None else environ, SEARCHTRACE_PROGRESS_SECONDS)
+    except ConfigError:
         return DEFAULT_EVERY_S
+    return DEFAULT_EVERY_S if seconds is None else max(0.0, seconds)
 
 
 def progress(total: int, desc: str, unit: str, *, bars: bool, initial: int = 0) -> Progress:

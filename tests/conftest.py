@@ -71,7 +71,7 @@ def traced(sample_index_path, sample_config, model):
         from opentelemetry.sdk.trace import SpanLimits
 
         from searchtrace.traces.attributes import CaptureConfig
-        from searchtrace.traces.setup import attribute_limit
+        from searchtrace.traces.provider import attribute_limit
 
         exporter = InMemorySpanExporter()
         limit = attribute_limit(kwargs.get("capture") or CaptureConfig())

@@ -194,9 +194,9 @@ def test_each_concept_is_defined_in_one_module():
 
 def test_the_response_type_names_the_bands_of_the_enum():
     from searchtrace.names import Band
-    from searchtrace.retriever.response import Result
+    from searchtrace.retriever.response import ResultJson
 
-    band = typing.get_type_hints(Result)["confidenceBand"]
+    band = typing.get_type_hints(ResultJson)["confidenceBand"]
     assert typing.get_args(band) == tuple(b.value for b in Band)
 
 

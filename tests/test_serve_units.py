@@ -35,6 +35,16 @@ def test_bad_settings_name_the_setting(env, names):
         ServeConfig.resolve(environ=env)
 
 
+def test_an_argument_overrides_a_variable_without_reading_it_and_blank_variables_are_unset():
+    env = {"SEARCHTRACE_SERVE_TIMEOUT": "soon", "SEARCHTRACE_SERVE_MAX_INFLIGHT": "many"}
+    assert ServeConfig.resolve(timeout_s=3, max_inflight=4, environ=env).timeout_s == 3
+    with pytest.raises(ConfigError, match="SEARCHTRACE_SERVE_MAX_INFLIGHT must be a whole number >= 1, got '0'"):
+        ServeConfig.resolve(environ={"SEARCHTRACE_SERVE_MAX_INFLIGHT": "0"})
+    blank = ServeConfig.resolve(environ={"SEARCHTRACE_SERVE_TIMEOUT": " ", "SEARCHTRACE_API_KEY": "",
+                                         "SEARCHTRACE_DASHBOARD_URL": " "})
+    assert (blank.timeout_s, blank.api_key, blank.dashboard_url) == (2.0, None, None)
+
+
 def test_loopback_addresses():
     assert all(map(is_loopback, ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost"]))
     assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.org", "192.168.1.2"]))

@@ -1,13 +1,27 @@
 """Search settings: TOML file, flags and environment resolved into the frozen config."""
 
+import argparse
+import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from searchtrace.environment import SEARCHTRACE_RETRIEVER_CONFIG
-from searchtrace.errors import ValidationError
+from searchtrace.errors import ConfigError, ValidationError
 from searchtrace.names import Stage
+from searchtrace.retriever import add_retriever_arguments
+from searchtrace.retriever.config import resolve as settings
+from searchtrace.retriever.config.model import (
+    RRF_K0,
+    ConfidenceConfig,
+    DenseConfig,
+    FeedbackConfig,
+    FusionConfig,
+    GraphConfig,
+)
 from searchtrace.retriever.config.resolve import parse_weights, resolve_config, search_fingerprint
+from searchtrace.retriever.embedding.encoder import Precision
 from searchtrace.retriever.types import FusionMethod, GraphMethod
 
 FILE = """
@@ -124,3 +138,36 @@ def test_fingerprint_follows_search_settings_only(tmp_path):
     d = resolve_config(environ={}, search={"dense": {"parts_weight": 0.0}})
     assert search_fingerprint(a) == search_fingerprint(b) != search_fingerprint(c)
     assert search_fingerprint(d) not in (search_fingerprint(a), search_fingerprint(c))
+
+
+def test_environment_variables_blank_is_unset_and_a_bad_value_is_named():
+    env = {"QDRANT_URL": "http://q:6333", "QDRANT_API_KEY": " ", "NEO4J_URI": "bolt://g:7687", "NEO4J_USER": "",
+           "SEARCHTRACE_EMBED_PRECISION": "INT8", "QDRANT_SHARD_NUMBER": " 3 ", "QDRANT_REPLICATION_FACTOR": ""}
+    c = resolve_config(environ=env)
+    assert (c.qdrant_url, c.qdrant_api_key, c.qdrant_shards, c.qdrant_replication) == ("http://q:6333", None, 3, None)
+    assert c.neo4j is not None and (c.neo4j.uri, c.neo4j.user) == ("bolt://g:7687", "neo4j")
+    assert c.precision is Precision.INT8 and resolve_config(environ=env, precision="fp32").precision is Precision.FP32
+    with pytest.raises(ConfigError, match="SEARCHTRACE_EMBED_PRECISION must be one of fp32, int8, got 'fp16'"):
+        resolve_config(environ={"SEARCHTRACE_EMBED_PRECISION": "fp16"})
+    with pytest.raises(ValidationError, match=r"embedding precision must be one of fp32, int8, got 'fp16' \(--precision\)"):
+        resolve_config(environ={}, precision="fp16")
+    with pytest.raises(ConfigError, match="QDRANT_REPLICATION_FACTOR must be a whole number >= 1, got '0'"):
+        resolve_config(environ={"QDRANT_REPLICATION_FACTOR": "0"})
+
+
+def test_the_example_file_in_the_settings_docstring_shows_the_defaults():
+    """The module's example values (k0 = 60 among them) are the defaults, so they cannot drift from the config."""
+    example = settings.__doc__.split("::", 1)[1].split("\n\nPrecedence", 1)[0]
+    sections = tomllib.loads(textwrap.dedent(example))
+    assert sections["fusion"]["k0"] == RRF_K0 == FusionConfig().k0
+    sections["confidence"].pop("calibration")  # an example file name; the default is none
+    assert settings.build(sections) == {"dense": DenseConfig(), "fusion": FusionConfig(), "feedback": FeedbackConfig(),
+                                        "graph": GraphConfig(), "confidence": ConfidenceConfig()}
+
+
+def test_the_k0_flag_help_states_the_default():
+    """The help cannot import the config (``searchtrace --help`` loads no numpy), so its copy is pinned here."""
+    parser = argparse.ArgumentParser()
+    add_retriever_arguments(parser)
+    k0 = next(a for a in parser._actions if "--k0" in a.option_strings)
+    assert k0.default is None and f"(default {RRF_K0})" in (k0.help or "")

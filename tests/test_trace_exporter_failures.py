@@ -17,7 +17,7 @@ from trace_fixtures import FakeSearch, emulate_search, record
 
 from searchtrace.home import Home
 from searchtrace.traces.exporter import FailureKind, SafeExporter, StoreSpanExporter
-from searchtrace.traces.setup import TraceSettings, make_tracer_provider
+from searchtrace.traces.provider import TraceSettings, make_tracer_provider
 from searchtrace.traces.store import TraceStore
 
 SUCCESS, FAILURE = SpanExportResult.SUCCESS, SpanExportResult.FAILURE

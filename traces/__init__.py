@@ -17,25 +17,25 @@ if TYPE_CHECKING:
     from searchtrace.traces.attributes import CaptureConfig
     from searchtrace.traces.deferred import DeferredAttributes
     from searchtrace.traces.exporter import FailureKind
+    from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.repair import set_aside
-    from searchtrace.traces.setup import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.store import TraceStore
     from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind
 
 _EXPORTS = {
     "CaptureConfig": "searchtrace.traces.attributes",
     "DeferredAttributes": "searchtrace.traces.deferred",
+    "FailureKind": "searchtrace.traces.exporter",
+    "TraceHandles": "searchtrace.traces.provider",
+    "TraceSettings": "searchtrace.traces.provider",
+    "make_tracer_provider": "searchtrace.traces.provider",
     "EventRecord": "searchtrace.traces.records",
     "SpanRecord": "searchtrace.traces.records",
     "TraceDetail": "searchtrace.traces.records",
     "TraceFilter": "searchtrace.traces.records",
     "TraceSummary": "searchtrace.traces.records",
     "set_aside": "searchtrace.traces.repair",
-    "TraceHandles": "searchtrace.traces.setup",
-    "FailureKind": "searchtrace.traces.exporter",
-    "TraceSettings": "searchtrace.traces.setup",
-    "make_tracer_provider": "searchtrace.traces.setup",
     "TraceStore": "searchtrace.traces.store",
     "SEARCH_SPAN": "searchtrace.traces.vocabulary",
     "SpanKind": "searchtrace.traces.vocabulary",

@@ -29,6 +29,10 @@ def _finite_at_least(value: object, low: float) -> bool:
             and math.isfinite(value) and value >= low)
 
 
+RRF_K0 = 60
+"""RRF's rank constant k, the default of ``FusionConfig.k0`` (Cormack, Clarke and Buettcher 2009 chose 60)."""
+
+
 @dataclass(frozen=True)
 class FusionConfig:
     """How stage candidate lists are fused.
@@ -44,7 +48,7 @@ class FusionConfig:
     """
 
     method: FusionMethod = FusionMethod.DBSF
-    k0: int = 60
+    k0: int = RRF_K0
     weights: Mapping[Stage, float] = field(default_factory=_default_weights)
 
     def __post_init__(self) -> None:

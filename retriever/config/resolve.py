@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from searchtrace import environment as env_names
+from searchtrace.envvalues import choice, integer, text
 from searchtrace.errors import ValidationError
 from searchtrace.home import Home
 from searchtrace.names import FUSED_STAGES, Stage
@@ -197,7 +198,7 @@ def build(sections: Sections) -> dict[str, Any]:
 def resolve_sections(path: str | os.PathLike[str] | None, overrides: Mapping[str, Mapping[str, Any]] | None,
                      environ: Mapping[str, str]) -> dict[str, Any]:
     """Config objects from the file (``path``, else ``$SEARCHTRACE_RETRIEVER_CONFIG``) and the overrides."""
-    path = path or environ.get(env_names.SEARCHTRACE_RETRIEVER_CONFIG) or None
+    path = path or text(environ, env_names.SEARCHTRACE_RETRIEVER_CONFIG)
     return build(merge(read_file(path) if path else {}, overrides))
 
 
@@ -220,27 +221,15 @@ def search_fingerprint(config: RetrieverConfig) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def _env(name: str, environ: Mapping[str, str]) -> str | None:
-    value = environ.get(name)
-    return value if value else None
-
-
-def _positive(name: str, environ: Mapping[str, str]) -> int | None:
-    value = _env(name, environ)
-    if value is None:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise ValidationError(f"{name} must be a positive integer, got {value!r}", field=name)
-    return int(value)
-
-
-def _precision(value: str) -> Precision:
+def _precision(value: str | None, env: Mapping[str, str]) -> Precision:
+    """The precision the argument names, else ``$SEARCHTRACE_EMBED_PRECISION``, else fp32."""
+    if not value:
+        return choice(env, env_names.SEARCHTRACE_EMBED_PRECISION, Precision) or Precision.FP32
     try:
         return Precision(value)
     except ValueError:
         raise ValidationError(f"embedding precision must be one of {', '.join(p.value for p in Precision)}, "
-                              f"got {value!r} (--precision or ${env_names.SEARCHTRACE_EMBED_PRECISION})",
-                              field="precision") from None
+                              f"got {value!r} (--precision)", field="precision") from None
 
 
 def resolve_config(
@@ -268,22 +257,22 @@ def resolve_config(
     """
     env = os.environ if environ is None else environ
     sections = resolve_sections(settings_file, search, env)
-    uri = neo4j_uri or _env(env_names.NEO4J_URI, env)
+    uri = neo4j_uri or text(env, env_names.NEO4J_URI)
     neo4j = None
     if uri:
         neo4j = Neo4jSettings(
             uri=uri,
-            user=neo4j_user or _env(env_names.NEO4J_USER, env) or "neo4j",
-            password=neo4j_password or _env(env_names.NEO4J_PASSWORD, env) or "",
-            database=neo4j_database or _env(env_names.NEO4J_DATABASE, env),
+            user=neo4j_user or text(env, env_names.NEO4J_USER) or "neo4j",
+            password=neo4j_password or text(env, env_names.NEO4J_PASSWORD) or "",
+            database=neo4j_database or text(env, env_names.NEO4J_DATABASE),
         )
     return RetrieverConfig(
         home=home if isinstance(home, Home) else Home.resolve(home, env),
-        qdrant_url=qdrant_url or _env(env_names.QDRANT_URL, env),
-        qdrant_api_key=qdrant_api_key or _env(env_names.QDRANT_API_KEY, env),
-        qdrant_shards=_positive(env_names.QDRANT_SHARD_NUMBER, env),
-        qdrant_replication=_positive(env_names.QDRANT_REPLICATION_FACTOR, env),
+        qdrant_url=qdrant_url or text(env, env_names.QDRANT_URL),
+        qdrant_api_key=qdrant_api_key or text(env, env_names.QDRANT_API_KEY),
+        qdrant_shards=integer(env, env_names.QDRANT_SHARD_NUMBER, minimum=1),
+        qdrant_replication=integer(env, env_names.QDRANT_REPLICATION_FACTOR, minimum=1),
         neo4j=neo4j,
-        precision=_precision(precision or _env(env_names.SEARCHTRACE_EMBED_PRECISION, env) or Precision.FP32.value),
+        precision=_precision(precision, env),
         **sections,
     )

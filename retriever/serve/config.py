@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from searchtrace import environment as names
+from searchtrace.envvalues import integer, number, pick, text
 from searchtrace.errors import ConfigError
 
 MAX_BODY_BYTES = 64 * 1024
@@ -81,17 +82,20 @@ class ServeConfig:
                 environ: Mapping[str, str] | None = None) -> ServeConfig:
         """Explicit argument > environment variable > default. Raises ConfigError naming the setting."""
         env = os.environ if environ is None else environ
-        origins = cors_origins if cors_origins is not None else env.get(names.SEARCHTRACE_CORS_ORIGINS, "")
+        origins = cors_origins if cors_origins is not None else text(env, names.SEARCHTRACE_CORS_ORIGINS) or ""
+        if timeout_s is None:  # a variable is read only when no argument overrides it
+            timeout_s = pick(None, number(env, names.SEARCHTRACE_SERVE_TIMEOUT), DEFAULT_TIMEOUT_S)
+        if max_inflight is None:
+            max_inflight = pick(None, integer(env, names.SEARCHTRACE_SERVE_MAX_INFLIGHT, minimum=1),
+                                DEFAULT_MAX_INFLIGHT)
         return cls(
             host=host or "127.0.0.1",
             port=8765 if port is None else port,
-            api_key=env.get(names.SEARCHTRACE_API_KEY) or None,
-            timeout_s=timeout_s if timeout_s is not None else _number(env, names.SEARCHTRACE_SERVE_TIMEOUT,
-                                                                        DEFAULT_TIMEOUT_S),
-            max_inflight=max_inflight if max_inflight is not None else int(
-                _number(env, names.SEARCHTRACE_SERVE_MAX_INFLIGHT, DEFAULT_MAX_INFLIGHT, whole=True)),
+            api_key=text(env, names.SEARCHTRACE_API_KEY),
+            timeout_s=timeout_s,
+            max_inflight=max_inflight,
             cors_origins=tuple(o.strip() for o in origins.split(",") if o.strip()),
-            dashboard_url=(dashboard_url or env.get(names.SEARCHTRACE_DASHBOARD_URL) or None),
+            dashboard_url=dashboard_url or text(env, names.SEARCHTRACE_DASHBOARD_URL),
             batch_window_ms=0.0 if batch_window_ms is None else batch_window_ms,
             allowed_hosts=tuple(h.strip() for h in (allowed_hosts or "").split(",") if h.strip())
             + ((host,) if host and not is_loopback(host) and host not in ("0.0.0.0", "::") else ()),
@@ -114,14 +118,3 @@ def is_loopback(host: str) -> bool:
     except ValueError:
         return False
 
-
-def _number(env: Mapping[str, str], name: str, default: float, whole: bool = False) -> float:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        number = int(value) if whole else float(value)
-    except ValueError:
-        kind = "a whole number" if whole else "a number"
-        raise ConfigError(f"{name} must be {kind}, got {value!r}", field=name) from None
-    return number

@@ -14,6 +14,7 @@ from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from searchtrace import environment as env_names
+from searchtrace.envvalues import text
 from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
 from searchtrace.retriever.vectorstore._filters import Builders, translator
 from searchtrace.retriever.vectorstore.base import (
@@ -78,9 +79,9 @@ class ServerStore:
     def __init__(self, url: str | None = None, collection: str = DEFAULT_COLLECTION,
                  api_key: str | None = None, client: QdrantClient | None = None, *,
                  shard_number: int | None = None, replication_factor: int | None = None) -> None:
-        self.url = url or os.environ.get(env_names.QDRANT_URL) or DEFAULT_URL
+        self.url = url or text(os.environ, env_names.QDRANT_URL) or DEFAULT_URL
         self.collection = collection
-        self._api_key = api_key or os.environ.get(env_names.QDRANT_API_KEY) or None
+        self._api_key = api_key or text(os.environ, env_names.QDRANT_API_KEY)
         self._client = client
         self._owns_client = client is None
         self._where = "an injected client" if client is not None else self.url

@@ -9,7 +9,7 @@ from searchtrace.home import Home
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.attributes import CaptureConfig
 from searchtrace.traces.exporter import SafeExporter, StoreSpanExporter
-from searchtrace.traces.setup import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
+from searchtrace.traces.provider import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
 from searchtrace.traces.store import TraceStore
 
 
@@ -65,13 +65,22 @@ def test_attribute_limit_variable_wins():
 
 @pytest.mark.parametrize("env, message", [
     ({"SEARCHTRACE_TRACE_STORE": "maybe"}, "SEARCHTRACE_TRACE_STORE must be one of 1, true, yes, on, 0, false"),
-    ({"SEARCHTRACE_MAX_CANDIDATES": "-3"}, "SEARCHTRACE_MAX_CANDIDATES must be a whole number >= 0; got '-3'"),
-    ({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTLP protocol must be one of http/protobuf, grpc; got 'http/json'"),
-    ({"OTEL_BSP_MAX_QUEUE_SIZE": "0"}, "OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1; got 0"),
+    ({"SEARCHTRACE_MAX_CANDIDATES": "-3"}, "SEARCHTRACE_MAX_CANDIDATES must be a whole number >= 0, got '-3'"),
+    ({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
+     "OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, grpc, got 'http/json'"),
+    ({"OTEL_BSP_MAX_QUEUE_SIZE": "0"}, "OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1, got '0'"),
+    ({"SEARCHTRACE_OTLP_EXIT_TIMEOUT": "inf"}, "SEARCHTRACE_OTLP_EXIT_TIMEOUT must be a number >= 0, got 'inf'"),
 ])
 def test_bad_variables_are_reported(env, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         TraceSettings.resolve(environ=env)
+
+
+def test_a_bad_protocol_argument_is_reported_and_wins_over_a_bad_variable():
+    with pytest.raises(ValueError, match="OTLP protocol must be one of http/protobuf, grpc, got 'http/json'"):
+        TraceSettings.resolve(protocol="http/json", environ={})
+    assert TraceSettings.resolve(protocol="grpc", environ={"OTEL_EXPORTER_OTLP_PROTOCOL": "x"}).protocol is (
+        OtlpProtocol.GRPC)
 
 
 def test_store_only_provider_writes_home_traces_sqlite(tmp_path):

@@ -1,4 +1,4 @@
-"""Tracing setup: one frozen settings object and the TracerProvider built from it.
+"""The tracer provider: built from one frozen settings object, :class:`TraceSettings`.
 
 Settings resolve as explicit argument > environment variable > default. The
 OTLP exporters read the standard ``OTEL_EXPORTER_OTLP_*`` variables themselves
@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Mapping, TypeVar
+from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from opentelemetry.context import Context
@@ -21,6 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcesso
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from searchtrace import environment as names
+from searchtrace.envvalues import choice, flag, integer, number, pick, text
 from searchtrace.errors import ConfigError
 from searchtrace.home import Home
 from searchtrace.traces.attributes import CaptureConfig
@@ -32,8 +33,6 @@ from searchtrace.traces.store import TraceStore
 OTLP_ENDPOINT_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, names.OTEL_EXPORTER_OTLP_ENDPOINT)
 OTLP_PROTOCOL_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, names.OTEL_EXPORTER_OTLP_PROTOCOL)
 ATTRIBUTE_LIMIT_VARS = (names.OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, names.OTEL_ATTRIBUTE_COUNT_LIMIT)
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -99,26 +98,23 @@ class TraceSettings:
                 environ: Mapping[str, str] | None = None) -> TraceSettings:
         """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable."""
         env = os.environ if environ is None else environ
-        sdk_off = _flag(env, names.OTEL_SDK_DISABLED) is True
+        sdk_off = flag(env, names.OTEL_SDK_DISABLED) is True
         capture = CaptureConfig(
-            capture_query=_pick(capture_query, _flag(env, names.SEARCHTRACE_CAPTURE_QUERY), True),
-            capture_content=_pick(capture_content, _flag(env, names.SEARCHTRACE_CAPTURE_CONTENT), False),
-            max_candidates=_pick(max_candidates, _count(env, names.SEARCHTRACE_MAX_CANDIDATES), 100),
+            capture_query=pick(capture_query, flag(env, names.SEARCHTRACE_CAPTURE_QUERY), True),
+            capture_content=pick(capture_content, flag(env, names.SEARCHTRACE_CAPTURE_CONTENT), False),
+            max_candidates=pick(max_candidates, integer(env, names.SEARCHTRACE_MAX_CANDIDATES), 100),
         )
-        limit_from_env = any(env.get(k) for k in ATTRIBUTE_LIMIT_VARS)
-        queue = _pick(None, _count(env, names.OTEL_BSP_MAX_QUEUE_SIZE), 16_384)
-        if queue < 1:
-            raise ConfigError(f"OTEL_BSP_MAX_QUEUE_SIZE must be a whole number >= 1; got {queue}")
+        limit_from_env = any(text(env, k) for k in ATTRIBUTE_LIMIT_VARS)
         return cls(
-            store=_pick(store, _flag(env, names.SEARCHTRACE_TRACE_STORE), not sdk_off),
-            otlp=_pick(otlp, _flag(env, names.SEARCHTRACE_OTLP), _otlp_default(env) and not sdk_off),
-            protocol=_protocol(protocol or next((env[k] for k in OTLP_PROTOCOL_VARS if env.get(k)), None)),
+            store=pick(store, flag(env, names.SEARCHTRACE_TRACE_STORE), not sdk_off),
+            otlp=pick(otlp, flag(env, names.SEARCHTRACE_OTLP), _otlp_default(env) and not sdk_off),
+            protocol=_protocol(protocol, env),
             capture=capture,
-            service_name=service_name or env.get(names.OTEL_SERVICE_NAME) or "searchtrace",
-            schedule_delay_ms=_pick(None, _count(env, names.OTEL_BSP_SCHEDULE_DELAY), 1000),
-            max_queue_size=queue,
+            service_name=service_name or text(env, names.OTEL_SERVICE_NAME) or "searchtrace",
+            schedule_delay_ms=pick(None, integer(env, names.OTEL_BSP_SCHEDULE_DELAY), 1000),
+            max_queue_size=pick(None, integer(env, names.OTEL_BSP_MAX_QUEUE_SIZE, minimum=1), 16_384),
             max_span_attributes=None if limit_from_env else attribute_limit(capture),
-            exit_timeout_s=_seconds(env, names.SEARCHTRACE_OTLP_EXIT_TIMEOUT, 1.0),
+            exit_timeout_s=pick(None, number(env, names.SEARCHTRACE_OTLP_EXIT_TIMEOUT, minimum=0), 1.0),
         )
 
 
@@ -256,7 +252,8 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
             max_queue_size=settings.max_queue_size, export_timeout_millis=store.busy_timeout_ms + 1000)))
         provider.add_span_processor(processors[-1])
     if settings.otlp:
-        endpoint = next((_without_userinfo(os.environ[k]) for k in OTLP_ENDPOINT_VARS if os.environ.get(k)),
+        # the OTLP exporter reads the process's variables itself, so its name does too
+        endpoint = next((_without_userinfo(url) for k in OTLP_ENDPOINT_VARS if (url := text(os.environ, k))),
                         "default endpoint")
         otlp = MaterializingExporter(OpenInferenceExporter(_otlp_exporter(settings.protocol)), deferred)
         exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
@@ -286,53 +283,21 @@ def _without_userinfo(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.hostname}{port}"))
 
 
-def _pick(explicit: T | None, from_env: T | None, default: T) -> T:
-    return explicit if explicit is not None else from_env if from_env is not None else default
-
-
 def _otlp_default(env: Mapping[str, str]) -> bool:
-    exporters = env.get(names.OTEL_TRACES_EXPORTER)
+    exporters = text(env, names.OTEL_TRACES_EXPORTER)
     if exporters:  # the standard switch, when set, decides
         return "otlp" in [e.strip().lower() for e in exporters.split(",")]
-    return any(env.get(k) for k in OTLP_ENDPOINT_VARS)
+    return any(text(env, k) for k in OTLP_ENDPOINT_VARS)
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool | None:
-    value = env.get(name, "").strip().lower()
+def _protocol(value: str | None, env: Mapping[str, str]) -> OtlpProtocol:
+    """The protocol the argument names, else the first protocol variable set (the traces one wins), else the default."""
     if not value:
-        return None
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise ConfigError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}; got {env[name]!r}")
-
-
-def _count(env: Mapping[str, str], name: str) -> int | None:
-    value = env.get(name, "").strip()
-    if not value:
-        return None
-    if not value.isdigit():
-        raise ConfigError(f"{name} must be a whole number >= 0; got {value!r}")
-    return int(value)
-
-
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise ConfigError(f"{name} must be a number of seconds >= 0; got {value!r}")
-    return seconds
-
-
-def _protocol(value: str | None) -> OtlpProtocol:
-    if value is None:
-        return OtlpProtocol.HTTP_PROTOBUF
+        from_env = (choice(env, k, OtlpProtocol) for k in OTLP_PROTOCOL_VARS)
+        return next((p for p in from_env if p is not None), OtlpProtocol.HTTP_PROTOBUF)
     try:
         return OtlpProtocol(value.strip().lower())
     except ValueError:
         allowed = ", ".join(p.value for p in OtlpProtocol)
-        raise ConfigError(f"OTLP protocol must be one of {allowed}; got {value!r}") from None
+        raise ConfigError(f"OTLP protocol must be one of {allowed}, got {value!r}", field="protocol") from None
+
