@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from searchtrace.evals import report
 from searchtrace.evals.execution.search import RunContext, search_one
 from searchtrace.evals.metrics import Evaluation
 from searchtrace.evals.runfolder import CorrectiveOutcome, CorrectiveReport, JournalRecord, QueryOutcome, RetryAttempt
-from searchtrace.retriever import Query
+from searchtrace.retriever import Query, RetryHints
 
 __all__ = ["CHOICES", "correct", "corrective_section", "run_corrective", "variants"]
 
@@ -25,11 +24,13 @@ CHOICES = ("original", "narrower", "broader", "related")
 """The answers the loop can keep: the original, or a retry by one hint."""
 
 
-def variants(query: str, hints: Mapping[str, Any]) -> list[tuple[str, str]]:
+def variants(query: str, hints: RetryHints | None) -> list[tuple[str, str]]:
     """(name, text) of each distinct retry query a hint suggests."""
-    related = " ".join(hints.get("relatedTerms", [])[:3])
+    if hints is None:
+        return []
+    related = " ".join(hints.related_terms[:3])
     out, seen = [], {query.strip().lower()}
-    for name, text in (("narrower", hints.get("narrowerQuery", "")), ("broader", hints.get("broaderQuery", "")),
+    for name, text in (("narrower", hints.narrower_query), ("broader", hints.broader_query),
                        ("related", f"{query} {related}" if related else "")):
         if text and text.strip().lower() not in seen:
             seen.add(text.strip().lower())
@@ -40,7 +41,7 @@ def variants(query: str, hints: Mapping[str, Any]) -> list[tuple[str, str]]:
 def correct(ctx: RunContext, outcome: QueryOutcome, query: Query) -> CorrectiveOutcome:
     """Try every variant; the record of the chosen answer."""
     tried, best = [], None
-    for name, text in variants(query.text, outcome.retry_hints or {}):
+    for name, text in variants(query.text, outcome.retry_hints):
         retry = search_one(ctx, replace(query, text=text))
         tried.append(RetryAttempt(name, text, retry.best_score, retry.latency_ms["total"]))
         if not retry.error and (best is None or retry.best_score > best[1].best_score):

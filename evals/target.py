@@ -132,8 +132,6 @@ def _response_of(spec: str, answer: Any) -> SearchResponse:
     error = error_from_object(answer)
     if error is not None:
         raise error
-    if isinstance(answer, Mapping) and "noConfidentResults" not in answer:
-        answer = {**answer, "noConfidentResults": not answer.get("results")}
     try:
         return SearchResponse.from_json(answer)
     except ValidationError as exc:
@@ -172,10 +170,9 @@ class TargetRetriever:
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs, record_exception=False,
                                                set_status_on_exception=False) as span:
             try:
-                answer = self._call(asked)
-                if isinstance(answer, Mapping) and isinstance(answer.get("traceId"), str):
-                    span.set_attribute(v.TARGET_TRACE_ID, answer["traceId"])
-                response = _response_of(self.spec, answer)
+                response = _response_of(self.spec, self._call(asked))
+                if response.trace_id:
+                    span.set_attribute(v.TARGET_TRACE_ID, response.trace_id)
             except SearchtraceError as exc:
                 span.set_status(Status(StatusCode.ERROR, exc.message))
                 span.set_attribute(v.ERROR_CODE, exc.code.value)

@@ -375,7 +375,11 @@ class SearchResponse:
 
     @classmethod
     def from_json(cls, data: Any) -> SearchResponse:
-        """Read a response another process wrote (a served searchtrace). Raises ValidationError naming the field."""
+        """Read a response another retriever wrote (a served searchtrace, an ``eval --target``).
+
+        Only ``results`` (and in each an ``id`` and a ``score``) is required; what is missing takes its empty
+        value (``noConfidentResults``: no results). Raises ValidationError naming the field at fault.
+        """
         if not isinstance(data, Mapping):
             raise ValidationError(f"response: expected an object, got {type(data).__name__}")
         hints = data.get("retryHints")
@@ -383,12 +387,13 @@ class SearchResponse:
         if mode not in (Mode.FAST.value, Mode.GRAPH.value):
             raise ValidationError(f"mode: expected fast or graph, got {mode!r}", field="mode")
         trace_url = data.get("traceUrl")
+        results = tuple(_hit_from_json(r, i) for i, r in enumerate(_list(data, "results")))
         return cls(
-            results=tuple(_hit_from_json(r, i) for i, r in enumerate(_list(data, "results"))),
+            results=results,
             kg=tuple(_triple_from_json(t, i) for i, t in enumerate(data.get("kg") or [])),
             rewrite_terms=_strings(data, "rewrite_terms") if "rewrite_terms" in data else (),
             best_score=_number(data, "bestScore") if "bestScore" in data else 0.0,
-            no_confident_results=bool(data.get("noConfidentResults", False)),
+            no_confident_results=bool(data.get("noConfidentResults", not results)),
             retry_hints=RetryHints.from_json(hints) if isinstance(hints, Mapping) else None,
             trace_id=data["traceId"] if isinstance(data.get("traceId"), str) else "",
             mode=Mode(mode),

@@ -154,20 +154,33 @@ def test_the_cycle_finder_finds_cycles():
 
 
 @pytest.mark.parametrize("package", PACKAGES[:3])
-def test_lazy_exports_agree_and_resolve(package):
-    """Each name in ``__all__`` is in the lazy table and the ``TYPE_CHECKING`` imports, and loads."""
+def test_exports_are_listed_once_and_each_loads(package):
+    """``__all__`` is what the ``TYPE_CHECKING`` block imports (the one list), and every name of it loads."""
     module = importlib.import_module(f"searchtrace.{package}")
     path = MODULES[f"searchtrace.{package}"]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    checked = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If)
-               for sub in ast.walk(node) if isinstance(sub, ast.ImportFrom) for alias in sub.names}
-    table = module._EXPORTS
-    assert set(module.__all__) == checked, set(module.__all__) ^ checked
-    assert set(table) <= set(module.__all__) and set(module.__all__) - set(table) <= {
-        n for n in module.__all__ if f"searchtrace.{package}.{n}" in MODULES}
+    checked = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.If)
+               for sub in node.body if isinstance(sub, ast.ImportFrom) for alias in sub.names}
+    assert sorted(checked) == module.__all__
+    assigned = [target.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                for target in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(target, ast.Name)]
+    assert assigned == ["__getattr__", "__dir__", "__all__"], "the names are listed once: no table, no literal list"
     for name in module.__all__:
-        assert getattr(module, name) is not None
-        assert f"searchtrace.{package}.{name}" not in MODULES or name not in table, f"{name} shadows a submodule"
+        value = getattr(module, name)
+        assert value is not None
+        if f"searchtrace.{package}.{name}" in MODULES:  # a submodule exported as API, not a name it shadows
+            assert value is importlib.import_module(f"searchtrace.{package}.{name}")
+    with pytest.raises(AttributeError, match="no attribute"):
+        module.no_such_name  # noqa: B018
+
+
+def test_exports_reads_a_type_checking_block():
+    from searchtrace._lazy import _declared
+
+    source = "if TYPE_CHECKING:\n    from p import sub\n    from p.mod import A, B as C\nX = 1\n"
+    assert _declared(source, "p") == {"sub": "p.sub", "A": "p.mod", "C": "p.mod"}
+    with pytest.raises(TypeError, match="only 'from module import name'"):
+        _declared("if TYPE_CHECKING:\n    import os\n", "p")
 
 
 def _constants(path: Path) -> list[object]:

@@ -25,6 +25,7 @@ from searchtrace.evals.runfolder import (
 )
 from searchtrace.home import Home
 from searchtrace.names import Band
+from searchtrace.retriever import RetryHints, Triple
 
 BASELINE = Path(__file__).resolve().parents[1] / ".ci" / "baseline"  # a format-1 run folder, as written then
 
@@ -36,8 +37,8 @@ def outcome(query_id: str, **over: object) -> QueryOutcome:
         results=(RankedResult("d1", 0.81, Band.HIGH, 2, {"dense": 0.7, "rank": 1.0}),
                  RankedResult("d2", 0.4, Band.MEDIUM, 0, {"dense": 0.5, "rank": 0.5})),
         best_score=0.81, no_confident=False, bands=(Band.HIGH, Band.MEDIUM), weak=False,
-        retry_hints={"detectedEntities": ["Vell"], "relatedTerms": [], "narrowerQuery": "", "broaderQuery": ""},
-        kg=({"subject": "a", "relation": "b", "object": "c", "doc_id": "d1"},), rewrite_terms=("Vell Sound",),
+        retry_hints=RetryHints(("Vell",), (), "", ""),
+        kg=(Triple("a", "b", "c", "d1"),), rewrite_terms=("Vell Sound",),
         degraded=("graph",), trace_id="ab" * 16,
         attribution=(GoldTrace(query_id, "d1", 2, ("dense", "keyword"), 1, False, 1, LostAt.FOUND),))
     return QueryOutcome(**(fields | over))

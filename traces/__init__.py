@@ -23,41 +23,4 @@ if TYPE_CHECKING:
     from searchtrace.traces.store import TraceStore
     from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind
 
-_EXPORTS = {
-    "CaptureConfig": "searchtrace.traces.attributes",
-    "DeferredAttributes": "searchtrace.traces.deferred",
-    "FailureKind": "searchtrace.traces.exporter",
-    "TraceHandles": "searchtrace.traces.provider",
-    "TraceSettings": "searchtrace.traces.provider",
-    "make_tracer_provider": "searchtrace.traces.provider",
-    "EventRecord": "searchtrace.traces.records",
-    "SpanRecord": "searchtrace.traces.records",
-    "TraceDetail": "searchtrace.traces.records",
-    "TraceFilter": "searchtrace.traces.records",
-    "TraceSummary": "searchtrace.traces.records",
-    "set_aside": "searchtrace.traces.repair",
-    "TraceStore": "searchtrace.traces.store",
-    "SEARCH_SPAN": "searchtrace.traces.vocabulary",
-    "SpanKind": "searchtrace.traces.vocabulary",
-}
-
-__all__ = [
-    "CaptureConfig",
-    "DeferredAttributes",
-    "EventRecord",
-    "FailureKind",
-    "SEARCH_SPAN",
-    "SpanKind",
-    "SpanRecord",
-    "TraceDetail",
-    "TraceFilter",
-    "TraceHandles",
-    "TraceSettings",
-    "TraceStore",
-    "TraceSummary",
-    "attributes",
-    "make_tracer_provider",
-    "set_aside",
-    "vocabulary",
-]
-__getattr__, __dir__ = exports(__name__, _EXPORTS)
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 import pandas as pd
 
@@ -13,6 +13,7 @@ from searchtrace.dashboard.data.query_context import TraceContext, dataset_tripl
 from searchtrace.dashboard.data.runs import list_runs, per_query_rows, run_folder
 from searchtrace.evals import QueryOutcome
 from searchtrace.names import FUSED_STAGES
+from searchtrace.retriever import RetryHints
 
 __all__ = ["STAGES", "QueryRun", "SideBySide", "query_across_runs", "query_run", "side_by_side"]
 
@@ -45,7 +46,7 @@ class QueryRun:
     gold: pd.DataFrame
     funnel: pd.DataFrame
     kg: pd.DataFrame
-    retry_hints: Mapping[str, Any] | None
+    retry_hints: RetryHints | None
     degraded: tuple[str, ...] = ()
     trace: TraceContext | None = None
     error: str | None = field(default=None)
@@ -106,10 +107,11 @@ def query_run(home: str | Path, run_id: str, query_id: str) -> QueryRun | None:
     trace = trace_context(home, outcome.trace_id)
     results = _results(outcome, documents(summary.dataset.path))
     hints = outcome.retry_hints
-    names = set(trace.entities if trace else ()) | set((hints or {}).get("relatedTerms", []))
+    names = set(trace.entities if trace else ()) | set(hints.related_terms if hints else ())
     reached = set(trace.graph_ids if trace else ()) & set(results["doc_id"])
     gold = _gold(outcome)
-    kg = (pd.DataFrame(list(outcome.kg), columns=["subject", "relation", "object", "doc_id"])
+    kg = (pd.DataFrame([(t.subject, t.relation, t.object, t.doc_id) for t in outcome.kg],
+                       columns=["subject", "relation", "object", "doc_id"])
           if outcome.kg is not None else dataset_triples(summary.dataset.path, reached, names))
     return QueryRun(
         run_id=run_id, query_id=query_id,

@@ -10,11 +10,12 @@ import streamlit as st
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
 from searchtrace.dashboard.ui.text import MEDIUM, band_style, md
+from searchtrace.retriever import RetryHints
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
 
-HINTS = (("detectedEntities", "Detected entities"), ("relatedTerms", "Related terms"),
-         ("narrowerQuery", "Narrower query"), ("broaderQuery", "Broader query"))
+HINTS = (("detected_entities", "Detected entities"), ("related_terms", "Related terms"),
+         ("narrower_query", "Narrower query"), ("broader_query", "Broader query"))
 
 
 def show_header(view: QueryRun) -> None:
@@ -85,11 +86,11 @@ def show_gold_moves(pair: SideBySide) -> None:
                                                    "base_rank": "base rank", "candidate_rank": "cand. rank"})
 
 
-def _hints(hints: Mapping[str, Any] | None) -> list[str]:
+def _hints(hints: RetryHints | None) -> list[str]:
     lines = []
-    for key, label in HINTS:
-        value = (hints or {}).get(key)
-        if isinstance(value, list) and value:
+    for key, label in HINTS if hints is not None else ():
+        value = getattr(hints, key)
+        if isinstance(value, tuple) and value:
             lines.append(f"- **{label}**: " + ", ".join(md(v) for v in value))
         elif isinstance(value, str) and value:
             lines.append(f"- **{label}**: {md(value)}")

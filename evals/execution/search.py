@@ -13,7 +13,7 @@ import errno
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -175,8 +175,7 @@ def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: 
         ranking=tuple((d, round(s, 9)) for d, s in zip(ranking, detail.ranking_scores)),
         results=results, best_score=response.best_score, no_confident=response.no_confident_results,
         bands=tuple(detail.bands[: len(chunks)]), weak=hints is not None,
-        retry_hints=dict(hints.to_json()) if hints is not None else None,
-        kg=tuple(asdict(t) for t in response.kg),
+        retry_hints=hints, kg=response.kg,
         rewrite_terms=response.rewrite_terms, degraded=response.degraded, trace_id=response.trace_id,
         attribution=tuple(gold_traces),
     )

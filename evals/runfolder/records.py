@@ -9,12 +9,14 @@ the file each line is one record's :meth:`to_json`, told apart by ``kind``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, ClassVar
 
+from searchtrace.errors import ValidationError
 from searchtrace.evals.attribution import GoldTrace, LostAt
 from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
 from searchtrace.names import Band
+from searchtrace.retriever import RetryHints, Triple
 
 __all__ = ["V1_FEATURES", "CorrectiveOutcome", "JournalRecord", "QueryOutcome", "RankedResult", "RetryAttempt",
            "record_from_json"]
@@ -128,8 +130,8 @@ class QueryOutcome:
     no_confident: bool = True
     bands: tuple[Band, ...] = ()
     weak: bool = False
-    retry_hints: Mapping[str, Any] | None = None
-    kg: tuple[Mapping[str, str], ...] | None = ()
+    retry_hints: RetryHints | None = None
+    kg: tuple[Triple, ...] | None = ()
     rewrite_terms: tuple[str, ...] = ()
     degraded: tuple[str, ...] = ()
     trace_id: str = ""
@@ -143,7 +145,8 @@ class QueryOutcome:
             "latency_ms": dict(self.latency_ms), "ranking": [list(r) for r in self.ranking],
             "results": [r.to_json() for r in self.results], "bestScore": self.best_score,
             "noConfidentResults": self.no_confident, "bands": [b.value for b in self.bands], "weak": self.weak,
-            "retryHints": self.retry_hints, "kg": None if self.kg is None else [dict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
+            "retryHints": None if self.retry_hints is None else self.retry_hints.to_json(),
+            "kg": None if self.kg is None else [asdict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
             "degraded": list(self.degraded), "trace_id": self.trace_id,
             "attribution": [_gold_to_json(t) for t in self.attribution], "error": self.error,
             "traced": self.traced,
@@ -151,8 +154,8 @@ class QueryOutcome:
 
     @classmethod
     def from_json(cls, f: Fields, version: int) -> QueryOutcome:
-        hints = f.get("retryHints", lambda v: v is None or isinstance(v, dict), "an object or null", None)
-        kg = f.get("kg", lambda v: v is None or (isinstance(v, list) and all(isinstance(t, dict) for t in v)),
+        hints = f.get("retryHints", lambda v: v is None or _reads(RetryHints.from_json, v), "retry hints or null", None)
+        kg = f.get("kg", lambda v: v is None or (isinstance(v, list) and all(_reads(_triple, t) for t in v)),
                    "a list of triples", None)
         return cls(
             query_id=f.text("query_id"), category=f.text("category", ""),
@@ -162,12 +165,30 @@ class QueryOutcome:
                           for r in f.array("results")),
             best_score=f.number("bestScore"), no_confident=f.flag("noConfidentResults"),
             bands=tuple(_band(Fields({"band": b}, f.path, f.line, "bands[]."), "band") for b in f.array("bands")),
-            weak=f.flag("weak", False), retry_hints=hints, kg=None if kg is None else tuple(kg), rewrite_terms=f.strings("rewrite_terms", ()),
+            weak=f.flag("weak", False), retry_hints=None if hints is None else RetryHints.from_json(hints),
+            kg=None if kg is None else tuple(_triple(t) for t in kg), rewrite_terms=f.strings("rewrite_terms", ()),
             degraded=f.strings("degraded", ()), trace_id=f.text("trace_id", ""),
             attribution=tuple(_gold_from_json(Fields(t, f.path, f.line, "attribution[]."))
                               for t in f.array("attribution")),
             error=f.opt_text("error"), traced=f.flag("traced", True),
         )
+
+
+def _reads(parse: Callable[[Any], object], value: object) -> bool:
+    """``parse`` accepts ``value`` (the response's own reader decides what a field of it may hold)."""
+    try:
+        parse(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _triple(data: Any) -> Triple:
+    """A ``kg`` triple as the response writes it."""
+    if not isinstance(data, Mapping) or set(data) != {"subject", "relation", "object", "doc_id"} or not all(
+            isinstance(x, str) for x in data.values()):
+        raise ValidationError("a triple is an object of four strings: subject, relation, object, doc_id")
+    return Triple(data["subject"], data["relation"], data["object"], data["doc_id"])
 
 
 @dataclass(frozen=True)
