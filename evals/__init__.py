@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
     from searchtrace.evals.rankings import Qrels, Run
     from searchtrace.evals.runfolder import (
+        BEST_SCORE,
         FORMAT_VERSION,
+        NO_CONFIDENT,
         Abstention,
         Attribution,
         BandPrecision,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import re
 import typing
 from collections import defaultdict
 from pathlib import Path
@@ -217,3 +218,90 @@ def test_the_cli_roof_is_imported_by_nothing():
     importers = [m for m, edges in EDGES.items() for target, _, _ in edges if target == "searchtrace.cli"
                  and m != "searchtrace.__main__"]
     assert importers == []
+
+
+#: Keys of the search response's JSON that no other module reads: the record's attributes carry them.
+RESPONSE_KEYS = frozenset({"bestScore", "noConfidentResults", "retryHints", "traceId", "traceUrl", "rewrite_terms",
+                           "confidenceBand", "component_type", "score_components", "detectedEntities",
+                           "relatedTerms", "narrowerQuery", "broaderQuery"})
+#: The modules that own the JSON: the response, the error object, and the run folder (which stores a
+#: response's fields under the same names, in its own format).
+FORMAT_OWNERS = ("searchtrace.retriever.response", "searchtrace.errors", "searchtrace.evals.runfolder")
+
+
+def _owner(module: str) -> bool:
+    return any(module == o or module.startswith(o + ".") for o in FORMAT_OWNERS)
+
+
+def _key(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _mapping_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, key) of every ``x["key"]``, ``x.get("key")``, ``x.pop("key")`` and ``"key" in x`` in a module."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and (key := _key(node.slice)):
+            out.append((node.lineno, key))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop")
+              and node.args and (key := _key(node.args[0]))):
+            out.append((node.lineno, key))
+        elif (isinstance(node, ast.Compare) and (key := _key(node.left))
+              and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)):
+            out.append((node.lineno, key))
+    return out
+
+
+def _error_reads(tree: ast.AST) -> list[int]:
+    """Lines reading an error object as a mapping: ``x["error"]["code"]`` and the like."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Subscript) and _key(node.slice) in ("code", "message", "field")
+            and isinstance(node.value, ast.Subscript) and _key(node.value.slice) == "error"]
+
+
+def _error_objects(tree: ast.AST) -> list[int]:
+    """Lines that write an error object by hand: a dict literal ``{"error": {"code": ...}}``."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            and any(_key(k) == "error" and isinstance(v, ast.Dict) and any(_key(kk) == "code" for kk in v.keys)
+                    for k, v in zip(node.keys, node.values) if k is not None)]
+
+
+def test_no_package_reads_the_response_or_an_error_as_a_mapping():
+    wrong = []
+    for module, path in MODULES.items():
+        if _owner(module):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        wrong += [f"{module} line {line}: reads the response's {key!r}" for line, key in _mapping_reads(tree)
+                  if key in RESPONSE_KEYS]
+        wrong += [f"{module} line {line}: reads an error object's fields" for line in _error_reads(tree)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_error_object_is_written_by_one_function():
+    writers = {m for m, path in MODULES.items() if _error_objects(ast.parse(path.read_text(encoding="utf-8")))}
+    assert writers == {"searchtrace.errors"}
+    spelled = _defined_in(lambda c: c == "SEARCH_ERROR")
+    assert spelled == ["searchtrace.errors"], "an error code is named through ErrorCode, never as a string"
+
+
+def test_the_rules_above_see_what_they_forbid():
+    tree = ast.parse('r["bestScore"]; r.get("traceId"); "retryHints" in r; e["error"]["code"]; '
+                     'x = {"error": {"code": "NOT_FOUND", "message": "m", "field": None}}')
+    assert [k for _, k in _mapping_reads(tree)][:3] == ["bestScore", "traceId", "retryHints"]
+    assert _error_reads(tree) == [1] and _error_objects(tree) == [1]
+
+
+def _root_modules(package: str) -> set[str]:
+    return {p.stem for p in (PACKAGE / package).iterdir() if p.suffix == ".py" and p.stem != "__init__"}
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_package_root_holds_only_the_modules_the_readme_names(package):
+    """The README's layout table names every module in a package's root: a new one is placed, not dropped."""
+    rows = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith(f"| `{package}/` |")]
+    assert len(rows) == 1, f"the README's layout table has no row for {package}/"
+    named = set(re.findall(r"`(\w+)`", rows[0]))
+    assert not _root_modules(package) - named, f"{package}/ modules the README does not name: " \
+                                                f"{sorted(_root_modules(package) - named)}"

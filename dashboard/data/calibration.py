@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from searchtrace.dashboard.data.runs import run_folder, skipped_stages
-from searchtrace.evals import ConfidenceReport
+from searchtrace.evals import BEST_SCORE, ConfidenceReport
 from searchtrace.names import Band
 
 __all__ = ["Calibration", "calibration"]
@@ -71,7 +71,7 @@ def _risk_coverage(queries: pd.DataFrame, top: pd.DataFrame) -> tuple[pd.DataFra
         return pd.DataFrame(columns=["threshold", "coverage", "risk"]), None
     relevant = top.groupby("query_id")["label"].max()
     correct = queries["query_id"].map(relevant).fillna(0).astype(int).to_numpy()
-    curve = risk_coverage(queries["bestScore"].to_numpy(dtype=float), correct)
+    curve = risk_coverage(queries[BEST_SCORE].to_numpy(dtype=float), correct)
     return pd.DataFrame({"threshold": curve.thresholds, "coverage": curve.coverage, "risk": curve.risk}), curve.aurc
 
 
@@ -84,11 +84,11 @@ def calibration(home: str | Path, run_id: str, *, k: int = 10, n_bins: int = 10)
     folder = run_folder(home, run_id)
     results = folder.results(["query_id", "rank", "relevance", "band", "label"])
     top = results[results["rank"] <= k]
-    queries = folder.per_query(["query_id", "category", "bestScore", "ndcg@10"])
+    queries = folder.per_query(["query_id", "category", BEST_SCORE, "ndcg@10"])
     curve, aurc = _risk_coverage(queries, top)
     scored = queries.dropna(subset=["ndcg@10"]) if "ndcg@10" in queries else queries.iloc[:0]
     summary = folder.summary()
-    best = scored["bestScore"].dropna()
+    best = scored[BEST_SCORE].dropna()
     return Calibration(
         reliability=_reliability(top["relevance"].to_numpy(float), top["label"].to_numpy(float), n_bins),
         bands=_bands(top), risk_coverage=curve, aurc=aurc,

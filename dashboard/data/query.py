@@ -11,7 +11,7 @@ import pandas as pd
 from searchtrace.dashboard.data.documents import documents, snippet
 from searchtrace.dashboard.data.query_context import TraceContext, dataset_triples, query_text, trace_context
 from searchtrace.dashboard.data.runs import list_runs, per_query_rows, run_folder
-from searchtrace.evals import QueryOutcome
+from searchtrace.evals import BEST_SCORE, NO_CONFIDENT, QueryOutcome
 from searchtrace.names import FUSED_STAGES
 from searchtrace.retriever import RetryHints
 
@@ -57,7 +57,7 @@ class QueryRun:
 def query_across_runs(home: str | Path, query_id: str, metrics: tuple[str, ...] = ("ndcg@10",)) -> pd.DataFrame:
     """The query's row in every run that has it, newest first: run_id, dataset, mode, created_at,
     the ``metrics`` asked for, bestScore, noConfidentResults, bands."""
-    values = ["bestScore", "noConfidentResults", "bands"]
+    values = [BEST_SCORE, NO_CONFIDENT, "bands"]
     runs = list_runs(home)
     rows = per_query_rows(home, runs["run_id"].tolist(), query_id, [*metrics, *values])
     info = runs[["run_id", "dataset", "mode", "created_at"]]

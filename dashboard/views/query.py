@@ -6,6 +6,7 @@ from searchtrace.dashboard.data import find_queries
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.query_parts import show_context, show_gold_moves, show_header, show_run
 from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.evals import BEST_SCORE, NO_CONFIDENT
 
 home, runs = context.runs_page("Query")
 names = context.run_names(runs)
@@ -61,11 +62,11 @@ show_context(either)
 
 st.header("Across runs")
 across = across.assign(name=across["run_id"].map(names))
-st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", "bestScore", "noConfidentResults",
+st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
                      "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
              column_config={"created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
                             **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT)
-                               for c in ("ndcg@10", "recall@100", "bestScore")}})
+                               for c in ("ndcg@10", "recall@100", BEST_SCORE)}})
 if len(across) > 1 and "ndcg@10" in across:
     groups = runs.set_index("run_id")["group"]
     points = across.rename(columns={"ndcg@10": "value"}).assign(group=across["run_id"].map(groups))

@@ -35,6 +35,8 @@ from searchtrace.evals.runfolder.sections import (
 from searchtrace.evals.runfolder.settings import EvalSettings
 from searchtrace.evals.runfolder.summary import RunSummary
 from searchtrace.evals.runfolder.tables import (
+    BEST_SCORE,
+    NO_CONFIDENT,
     RESULT_COLUMNS,
     feature_column,
     latency_column,
@@ -44,6 +46,8 @@ from searchtrace.evals.runfolder.tables import (
 )
 
 __all__ = [
+    "BEST_SCORE",
+    "NO_CONFIDENT",
     "FORMAT_VERSION",
     "RESULT_COLUMNS",
     "Abstention",

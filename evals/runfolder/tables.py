@@ -22,13 +22,20 @@ from searchtrace.evals.runfolder.records import QueryOutcome
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RESULT_COLUMNS", "feature_column", "latency_column", "latency_stage", "per_query_table",
+__all__ = ["BEST_SCORE", "NO_CONFIDENT", "RESULT_COLUMNS", "feature_column", "latency_column", "latency_stage", "per_query_table",
            "results_table"]
 
 RESULT_COLUMNS = ("query_id", "category", "rank", "doc_id", "relevance", "band", "grade", "label")
 """The columns of ``results.parquet`` before its feature columns."""
 
 _LATENCY = re.compile(r"^latency_(.+)_ms$")
+
+
+BEST_SCORE = "bestScore"
+"""``per_query.parquet``'s column of each query's best relevance (the response's field of that name)."""
+
+NO_CONFIDENT = "noConfidentResults"
+"""``per_query.parquet``'s column saying nothing was confident (the response's field of that name)."""
 
 
 def latency_column(stage: str) -> str:
@@ -57,8 +64,8 @@ def per_query_table(outcomes: Sequence[QueryOutcome], ev: Evaluation) -> pd.Data
     for o in outcomes:
         row: dict[str, object] = {"query_id": o.query_id, "category": o.category}
         row |= {str(m): values[m].get(o.query_id, np.nan) for m in ev.metrics}
-        row |= {"bestScore": o.best_score, "bands": ",".join(b.value for b in o.bands),
-                "noConfidentResults": o.no_confident, "error": o.error}
+        row |= {BEST_SCORE: o.best_score, "bands": ",".join(b.value for b in o.bands),
+                NO_CONFIDENT: o.no_confident, "error": o.error}
         row |= {latency_column(s): o.latency_ms.get(s, np.nan) for s in stages}
         rows.append(row)
     return pd.DataFrame(rows)
