@@ -233,7 +233,7 @@ def _owner(module: str) -> bool:
     return any(module == o or module.startswith(o + ".") for o in FORMAT_OWNERS)
 
 
-def _key(node: ast.AST) -> str | None:
+def _key(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
