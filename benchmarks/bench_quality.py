@@ -126,7 +126,7 @@ def run(row: Row, shared: Path, home: Path, out: Path) -> dict:
     key = hashlib.sha256(json.dumps([row.label, row.mode, row.search], sort_keys=True).encode()).hexdigest()[:10]
     folder = out / f"{row.dataset}-{row.mode}-{key}"
     if not RunFolder(folder).is_complete:
-        settings = EvalSettings(dataset=str(shared / row.dataset), mode=row.mode, metrics=metrics, top_k=100)
+        settings = EvalSettings(dataset=str(shared / row.dataset), mode=row.mode, metrics=metrics, depth=100)
         run_eval(settings, config, out=folder, progress=False)
     summary = RunFolder(folder).summary()
     return {"row": row, "folder": folder, "metrics": dict(summary.metrics), "p50": summary.latency_ms["total"].p50}

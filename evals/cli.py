@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from searchtrace.errors import ExitCode
 from searchtrace.names import Band
-from searchtrace.retriever import add_retriever_arguments, config_from_arguments, show_progress
+from searchtrace.retriever import (
+    DEFAULT_CANDIDATES,
+    MAX_CANDIDATES,
+    add_retriever_arguments,
+    config_from_arguments,
+    show_progress,
+)
 
 if TYPE_CHECKING:
     from searchtrace.evals.comparability import Comparability
@@ -27,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dataset", nargs="?", help="BEIR-layout dataset folder")
     p.add_argument("--split", help="qrels split (default: test, else the first qrels/*.tsv)")
     p.add_argument("--mode", choices=["fast", "graph"], help="search mode (default: graph when the dataset has triples)")
-    p.add_argument("--top-k", type=int, default=100, help="ranking depth scored and written, 1-500 (default: 100)")
+    p.add_argument("--depth", "--top-k", type=int, dest="depth", default=DEFAULT_CANDIDATES,
+                   help=f"ranking depth scored and written, 1-{MAX_CANDIDATES} (default: {DEFAULT_CANDIDATES})")
     p.add_argument("--metrics", nargs="+", help="metric keys, e.g. ndcg@10 recall@100 (default: the standard set)")
     p.add_argument("--out", help="run folder (default: <home>/runs/<run id>); an interrupted run there resumes")
     p.add_argument("--corrective", action="store_true", help="re-run weak queries with their retry hints")
@@ -109,7 +116,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
-    settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, top_k=args.top_k,
+    settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, depth=args.depth,
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size)
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,

@@ -19,6 +19,7 @@ import numpy as np
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Evaluation, QueryRules, evaluate
 from searchtrace.evals.rankings import Qrels, Run
+from searchtrace.retriever import MAX_CANDIDATES
 
 if TYPE_CHECKING:
     from searchtrace.evals.runfolder import RunFolder
@@ -190,7 +191,7 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
     run_path, qrels_path = Path(run_path).resolve(), Path(qrels_path).resolve()
     ev, run = scored.evaluation, scored.run
     depth = int(np.bincount(run.query_index).max()) if len(run) else 1
-    settings = EvalSettings(dataset=str(qrels_path), top_k=min(max(depth, 1), 500),
+    settings = EvalSettings(dataset=str(qrels_path), depth=min(max(depth, 1), MAX_CANDIDATES),
                             metrics=tuple(str(m) for m in ev.metrics))
     folder.create(settings)
     folder.write_run_file(run, tag=folder.run_id)

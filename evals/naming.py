@@ -63,7 +63,7 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
 def run_settings(summary: RunSummary) -> dict[str, Any]:
     """Every setting of a run that can change its results, by readable name (``fusion``, ``dense weight``)."""
     out: dict[str, Any] = {"mode": summary.retriever.mode, "split": summary.settings.split,
-                           "top_k": summary.settings.top_k, "corrective": summary.settings.corrective}
+                           "depth": summary.settings.depth, "corrective": summary.settings.corrective}
     config = {k: v for k, v in summary.retriever.config.items() if k not in _PLACES}
     _flatten("", config, out)
     return out
@@ -76,7 +76,7 @@ def _defaults() -> dict[str, Any]:
 
     config = {k: v for k, v in config_json(resolve_config(environ={})).items() if k not in _PLACES}
     settings = EvalSettings(dataset="")
-    out: dict[str, Any] = {"split": settings.split, "top_k": settings.top_k, "corrective": settings.corrective}
+    out: dict[str, Any] = {"split": settings.split, "depth": settings.depth, "corrective": settings.corrective}
     _flatten("", config, out)
     return out
 

@@ -28,17 +28,15 @@ from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.errors import BackendUnavailable, SearchFailed, SearchtraceError, ValidationError, error_from_object
 from searchtrace.evals.runfolder import ExternalRun
-from searchtrace.retriever import Answer, Result, RetrieverConfig, SearchDetail, SearchResponse
+from searchtrace.retriever import MAX_TOP_K, Answer, Result, RetrieverConfig, SearchDetail, SearchResponse
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["MAX_TOP_K", "SEARCH_PATH", "HttpTarget", "TargetRetriever", "resolve_target"]
+__all__ = ["SEARCH_PATH", "HttpTarget", "TargetRetriever", "resolve_target"]
 
 SEARCH_PATH = "/v1/search"
 """Where a target service answers searches."""
 
-MAX_TOP_K = 50
-"""The most results a search response carries (the request contract's ``top_k`` limit)."""
 
 SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
 

@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     )
     from searchtrace.retriever.config.resolve import config_json, resolve_config, search_fingerprint
     from searchtrace.retriever.data.beir import Dataset, Query, dataset_fingerprint, load_dataset, load_qrels
-    from searchtrace.retriever.request import SearchRequest, validate_request
+    from searchtrace.retriever.request import (
+        DEFAULT_CANDIDATES,
+        DEFAULT_TOP_K,
+        MAX_CANDIDATES,
+        MAX_TOP_K,
+        SearchRequest,
+        validate_request,
+    )
     from searchtrace.retriever.response import Hit, RelationHit, Result, RetryHints, SearchResponse, Triple
     from searchtrace.retriever.search.answer import Answer, SearchDetail
     from searchtrace.retriever.search.confidence import (

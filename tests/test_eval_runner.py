@@ -24,7 +24,7 @@ def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.traces import TraceSettings
 
     out = tmp_path_factory.mktemp("runs") / "r1"
-    settings = EvalSettings(dataset=str(SAMPLE), mode="graph", top_k=100)
+    settings = EvalSettings(dataset=str(SAMPLE), mode="graph", depth=100)
     return run_eval(settings, sample_config, out=out, embedder=model, progress=False,
                     trace_settings=TraceSettings.resolve(environ={})).path
 

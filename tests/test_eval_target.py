@@ -74,7 +74,7 @@ def test_http_and_function_targets_give_one_run_folder_format(tmp_path, config):
     sys.modules[module.__name__] = module
     server, url = serve(fake_search)
     try:
-        settings = EvalSettings(dataset=str(SAMPLE), top_k=5)
+        settings = EvalSettings(dataset=str(SAMPLE), depth=5)
         by_http = run_eval(settings, config, out=tmp_path / "http", target=url, progress=False,
                            trace_settings=trace_settings())
         by_function = run_eval(settings, config, out=tmp_path / "fn", target=f"{module.__name__}:search",
@@ -130,7 +130,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
     from searchtrace.evals.execution import run_eval
     from searchtrace.retriever import open_retriever
 
-    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", top_k=20)
+    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", depth=20)
     local = run_eval(settings, sample_config, out=tmp_path / "local", embedder=model, progress=False,
                      trace_settings=trace_settings())
     retriever = open_retriever(str(SAMPLE), sample_config, embedder=model, progress=False)
@@ -169,7 +169,7 @@ def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
     module = types.ModuleType("searchtrace_test_resume")
     module.search = search  # type: ignore[attr-defined]
     sys.modules[module.__name__] = module
-    settings = EvalSettings(dataset=str(SAMPLE), top_k=5, batch_size=8)
+    settings = EvalSettings(dataset=str(SAMPLE), depth=5, batch_size=8)
     target = f"{module.__name__}:search"
     try:
         with pytest.raises(KeyboardInterrupt):

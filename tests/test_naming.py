@@ -28,8 +28,8 @@ def test_default_name_lists_only_settings_that_differ_from_the_defaults():
     assert plain == f"{summary.dataset.name} · {summary.retriever.mode}"
     changed = with_config(summary, fusion={"method": "rrf", "weights": {"dense": 0.0, "keyword": 1.0, "graph": 1.0}})
     assert default_run_name(changed) == f"{plain} · fusion=rrf · dense weight=0"
-    deeper = replace(summary, settings=replace(summary.settings, top_k=20))
-    assert default_run_name(deeper) == f"{plain} · top_k=20"
+    deeper = replace(summary, settings=replace(summary.settings, depth=20))
+    assert default_run_name(deeper) == f"{plain} · depth=20"
 
 
 def test_settings_diff_reads_as_a_change():

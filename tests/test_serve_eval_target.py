@@ -22,7 +22,7 @@ def test_eval_target_against_the_served_sample_scores_as_the_local_eval(tmp_path
     from searchtrace.retriever.serve.http import create_app
     from searchtrace.traces import TraceSettings
 
-    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", top_k=20)
+    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", depth=20)
     traces = TraceSettings.resolve(environ={})
     local = run_eval(settings, sample_config, out=tmp_path / "local", embedder=model, progress=False,
                      trace_settings=traces)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
-from searchtrace.evals.execution.search import RESPONSE_TOP_K, RunContext, Searcher, execute, load_for_run, run_folder
+from searchtrace.evals.execution.search import RESULTS_SHOWN, RunContext, Searcher, execute, load_for_run, run_folder
 from searchtrace.evals.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
@@ -114,7 +114,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         from searchtrace.evals.target import TargetRetriever
 
         retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
-                                    depth=settings.top_k, shown=RESPONSE_TOP_K)
+                                    depth=settings.depth, shown=RESULTS_SHOWN)
     else:
         retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
                                    tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,

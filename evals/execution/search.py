@@ -23,6 +23,7 @@ from searchtrace.evals.attribution import attribute
 from searchtrace.evals.latency import StageTimer
 from searchtrace.evals.runfolder import EvalSettings, QueryOutcome, RankedResult, RunFolder
 from searchtrace.retriever import (
+    DEFAULT_CANDIDATES,
     FEATURES,
     Answer,
     Dataset,
@@ -34,10 +35,13 @@ from searchtrace.retriever import (
 )
 from searchtrace.traces import FailureKind, TraceHandles
 
-__all__ = ["RESPONSE_TOP_K", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of", "run_folder",
+__all__ = ["RESULTS_SHOWN", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of", "run_folder",
            "search_batch", "search_one"]
 
-RESPONSE_TOP_K = 10  # results a caller would see: bands and noConfidentResults are judged on these
+RESULTS_SHOWN = 10
+"""The results an eval's searches return (their ``top_k``): bands and ``noConfidentResults`` are judged on these,
+ten as a results page shows (a search's default, ``DEFAULT_TOP_K``, is five: an agent's answer). The ranking
+scored is deeper: the run's ``depth``, from the search's candidates."""
 
 
 class Searcher(Protocol):
@@ -113,7 +117,8 @@ def _settings_or_none(folder: RunFolder) -> EvalSettings | None:
 
 
 def _request(settings: EvalSettings, text: str) -> dict[str, Any]:
-    request: dict[str, Any] = {"query": text, "top_k": RESPONSE_TOP_K, "candidates": max(settings.top_k, 100)}
+    request: dict[str, Any] = {"query": text, "top_k": RESULTS_SHOWN,
+                               "candidates": max(settings.depth, DEFAULT_CANDIDATES)}
     if settings.mode:
         request["mode"] = settings.mode
     return request
@@ -166,7 +171,7 @@ def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: 
                      grade=int(gold.get(doc, 0)),
                      features={name: round(float(x), 6) for name, x in zip(FEATURES, detail.features[i])})
         for i, doc in enumerate(detail.ranking[:n_keep]))
-    ranking = detail.ranking[: settings.top_k]
+    ranking = detail.ranking[: settings.depth]
     gold_traces = attribute(query.id, gold, detail.stage_ids, detail.fused_ids, detail.dropped_ids, ranking,
                             settings.attribution_k)
     hints = response.retry_hints

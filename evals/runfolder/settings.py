@@ -11,6 +11,7 @@ from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.metric import DEFAULT_METRICS
 from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
 from searchtrace.names import Mode
+from searchtrace.retriever import DEFAULT_CANDIDATES, MAX_CANDIDATES
 
 __all__ = ["EvalSettings"]
 
@@ -23,7 +24,9 @@ class EvalSettings:
         dataset: dataset folder.
         split: qrels split (default: the loader's choice).
         mode: fast or graph (default: the retriever's).
-        top_k: ranking depth written to the run and scored.
+        depth: how deep each query's ranking is scored and written to ``run.trec`` (the depth scored; a
+            search's ``top_k`` is the results shown). ``top_k`` in ``settings.json``, as in every run
+            written so far; at most a search's candidates, ``MAX_CANDIDATES``.
         metrics: metric keys.
         corrective: re-run weak queries with their retry hints.
         batch_size: queries embedded (and journaled) together.
@@ -36,7 +39,7 @@ class EvalSettings:
     dataset: str
     split: str | None = None
     mode: str | None = None
-    top_k: int = 100
+    depth: int = DEFAULT_CANDIDATES  # as deep as a search keeps candidates by default
     metrics: tuple[str, ...] = tuple(str(m) for m in DEFAULT_METRICS)
     corrective: bool = False
     batch_size: int = 32
@@ -45,8 +48,8 @@ class EvalSettings:
     retriever: str = ""
 
     def __post_init__(self) -> None:
-        if not 1 <= self.top_k <= 500:
-            raise ValidationError(f"top_k must be between 1 and 500, got {self.top_k}", field="top_k")
+        if not 1 <= self.depth <= MAX_CANDIDATES:
+            raise ValidationError(f"depth must be between 1 and {MAX_CANDIDATES}, got {self.depth}", field="depth")
         if self.mode not in (None, *(m.value for m in Mode)):
             raise ValidationError(f"mode must be fast or graph, got {self.mode!r}", field="mode")
         if self.batch_size < 1:
@@ -54,11 +57,16 @@ class EvalSettings:
 
     def key(self) -> str:
         """A short hash of the settings (the last part of a default run id)."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
+        return hashlib.sha256(json.dumps(self._fields(), sort_keys=True).encode()).hexdigest()[:10]
+
+    def _fields(self) -> dict[str, Any]:
+        """The settings under their names in ``settings.json`` (``depth`` is ``top_k`` there)."""
+        fields = asdict(self)
+        return {("top_k" if k == "depth" else k): v for k, v in fields.items()}
 
     def to_json(self) -> dict[str, Any]:
         """The settings as written to ``settings.json`` (and ``run.json``)."""
-        return {"format": FORMAT_VERSION, **json.loads(json.dumps(asdict(self)))}
+        return {"format": FORMAT_VERSION, **json.loads(json.dumps(self._fields()))}
 
     @classmethod
     def from_json(cls, data: object, path: str) -> EvalSettings:
@@ -70,7 +78,7 @@ class EvalSettings:
         """
         f = Fields(data, path)
         check_version(f.data, path)
-        return cls(dataset=f.text("dataset"), split=f.opt_text("split"), mode=f.opt_text("mode"), top_k=f.integer("top_k"),
+        return cls(dataset=f.text("dataset"), split=f.opt_text("split"), mode=f.opt_text("mode"), depth=f.integer("top_k"),
                    metrics=f.strings("metrics"), corrective=f.flag("corrective"), batch_size=f.integer("batch_size"),
                    attribution_k=f.integer("attribution_k"), results_per_query=f.integer("results_per_query"),
                    retriever=f.text("retriever", ""))

@@ -20,7 +20,7 @@ SAMPLE = REPO / "datasets" / "sample"
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "base": ("sample-graph-20250101T090000-base", {"mode": "graph"}),
     "fast": ("sample-fast-20250102T090000-fast", {"mode": "fast"}),
-    "top20": ("sample-graph-20250103T090000-top20", {"mode": "graph", "top_k": 20}),
+    "top20": ("sample-graph-20250103T090000-top20", {"mode": "graph", "depth": 20}),
     "nodense": ("sample-graph-20250104T090000-nodense", {"mode": "graph"}),
 }
 NODENSE_SEARCH = {"fusion": {"method": "rrf", "weights": {"dense": 0.0}}}

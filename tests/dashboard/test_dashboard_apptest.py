@@ -45,7 +45,7 @@ def test_runs_page(app, run_ids):
     assert len(table) == 4 and table["run_id"].iloc[0] == run_ids["nodense"]
     assert table["name"].iloc[0] == "no dense, rrf"
     # the settings that differ between the listed runs are columns; the rest are not
-    assert {"mode", "top_k", "fusion", "dense weight"} <= set(table.columns) and "graph.depth" not in table
+    assert {"mode", "depth", "fusion", "dense weight"} <= set(table.columns) and "graph.depth" not in table
     assert table["compare"].iloc[2] == f"compare?base={run_ids['base']}&cand={run_ids['fast']}"
     assert pd.isna(table["compare"].iloc[3])  # the first run of its dataset
     assert [h.value for h in app.header] == ["Trend"]

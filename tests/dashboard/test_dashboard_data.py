@@ -105,8 +105,8 @@ def test_list_runs_matches_run_json(dashboard_home, run_ids):
     assert len(runs) == 4
     assert runs["run_id"].tolist() == [run_ids[r] for r in ("nodense", "top20", "fast", "base")]  # newest first
     assert runs["previous"].tolist() == [run_ids[r] for r in ("top20", "fast", "base")] + [None]
-    assert runs["name"].tolist() == ["no dense, rrf", "sample · graph · top_k=20", "sample · fast", "sample · graph"]
-    assert runs["group"].tolist() == ["graph · fusion=rrf · dense weight=0", "graph · top_k=20", "fast", "graph"]
+    assert runs["name"].tolist() == ["no dense, rrf", "sample · graph · depth=20", "sample · fast", "sample · graph"]
+    assert runs["group"].tolist() == ["graph · fusion=rrf · dense weight=0", "graph · depth=20", "fast", "graph"]
     assert runs["tags"].iloc[0] == "ablation, rrf" and runs["note"].iloc[0] == "dense stage off"
     for row in runs.to_dict("records"):
         summary = load_run(dashboard_home, row["run_id"])

@@ -40,7 +40,7 @@ def test_settings_table_and_differing_columns(dashboard_home, run_ids):
     assert table.loc[run_ids["nodense"], "dense weight"] == "0" and table.loc[run_ids["base"], "dense weight"] == "1"
     assert table.loc[run_ids["nodense"], "fusion"] == "rrf"
     assert differing_settings(table, [run_ids["base"], run_ids["fast"]]) == ["mode"]
-    assert set(differing_settings(table, list(run_ids.values()))) == {"mode", "top_k", "fusion", "dense weight"}
+    assert set(differing_settings(table, list(run_ids.values()))) == {"mode", "depth", "fusion", "dense weight"}
 
 
 def test_compare_says_what_changed_and_where_gold_went(dashboard_home, run_ids, sample_dataset):
