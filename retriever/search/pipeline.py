@@ -27,12 +27,18 @@ from searchtrace.retriever.response import Metadata, SearchResponse
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.search.answer import Answer, SearchDetail
 from searchtrace.retriever.search.results import detail as build_detail
-from searchtrace.retriever.search.results import filter_stage, query_evidence, shape_stage
-from searchtrace.retriever.search.spans import StageSpans, record, trace_id
-from searchtrace.retriever.search.traced import TracedStages, payloads
+from searchtrace.retriever.search.results import filter_stage, shape_stage
+from searchtrace.retriever.search.traced import (
+    StageSpans,
+    TracedStages,
+    payloads,
+    query_evidence,
+    record,
+    record_outcome,
+    trace_id,
+)
 from searchtrace.retriever.stages.filter import payload_filter
 from searchtrace.retriever.stages.rerank import IdentityReranker, Reranker
-from searchtrace.retriever.stages.validate import validate_request
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
@@ -192,7 +198,7 @@ class Retriever:
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, failed.code.value)
                 raise failed from exc
-            record(root, attrs.outcome, *_outcome(response), deferred=self.deferred)
+            record_outcome(root, response, self.deferred)
             return response, detail
 
     def get_docs(self, ids: list[str]) -> list[dict]:
@@ -215,17 +221,16 @@ class Retriever:
     def _search(self, request: Mapping[str, Any] | SearchRequest, root: trace.Span, query_vector: np.ndarray | None,
                 with_detail: bool) -> tuple[SearchResponse, SearchDetail | None]:
         spans = StageSpans(self.tracer, trace.set_span_in_context(root), self.deferred)
-        with spans.stage(Stage.VALIDATE):
-            req = validate_request(request)
+        run = TracedStages(spans, self.index, self.embedder, self.config, self.capture, self._parts_weight)
+        req = run.validate(request)
+        requested = payload_filter(req)
         mode = req.mode or self.default_mode()
         use_graph = mode is Mode.GRAPH and self.index.graph is not None
         depth = 0 if mode is Mode.FAST else (req.depth if req.depth is not None else self.config.graph.depth)
         spans.record(root, attrs.request, req.query, mode.value, req.top_k, req.candidates, depth, self.capture)
-        run = TracedStages(spans, self.index, self.embedder, self.config, self.capture, self._parts_weight)
 
         rw = run.rewrite(req, use_graph)
         vector = run.embed(rw, query_vector)
-        requested = payload_filter(req)
         flt = None if requested.is_empty() else requested
         dense_found = run.dense(vector, req.candidates, flt)
         keyword_found = run.keyword(rw, req.candidates, flt, use_graph)
@@ -239,20 +244,10 @@ class Retriever:
         evidence = query_evidence(dense_found, keyword_found)
         reranked = run.rerank(self.reranker, rw.query, run.fuse(lists, vector), req.top_k)
         found = self._payloads
-        kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, found, self.capture)
+        kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, g.relations, found, self.capture)
         response = shape_stage(spans, req, mode, rw, g, reranked, lists, kept, found, self.config.confidence,
                                trace_id(root))
         return response, (build_detail(lists, reranked, kept, self.config.confidence) if with_detail else None)
 
     def _payloads(self, ids: list[str]) -> dict[str, Mapping[str, Any]]:
         return payloads(self.index, ids)
-
-
-def _outcome(response: SearchResponse) -> tuple[list[str], list[str], list[float], float, bool, tuple[str, ...],
-                                                 attrs.RetryValues | None]:
-    """What the root span records of a response, in the parameters of :func:`traces.attributes.outcome`."""
-    results, hints = response.results, response.retry_hints
-    retry = (None if hints is None else
-             (hints.detected_entities, hints.related_terms, hints.narrower_query, hints.broader_query))
-    return ([r.id for r in results], [r.band.value for r in results], [float(r.score) for r in results],
-            response.best_score, response.no_confident_results, response.degraded, retry)

@@ -1,31 +1,30 @@
-"""The last two stages of a search: filter the reranked list, then shape the response.
+"""The last two stages of a search: filter the reranked list, then shape the response's records.
 
 Relevance and bands come from ``retriever.search.confidence``, retry hints from
-``retriever.search.retry_hints``, the result dicts from ``retriever.stages.shape``.
+``retriever.search.retry_hints``; the records are ``retriever.response``'s.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from searchtrace.names import Mode, Stage
+from searchtrace.names import Band, Mode, Stage
 from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.request import SearchRequest
-from searchtrace.retriever.response import Hit, RelationHit, SearchResponse
+from searchtrace.retriever.response import Hit, Metadata, RelationHit, Result, ScoreDetail, SearchResponse
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.search.answer import SearchDetail
 from searchtrace.retriever.search.retry_hints import retry_hints
-from searchtrace.retriever.search.spans import StageSpans
+from searchtrace.retriever.search.traced import StageSpans
 from searchtrace.retriever.stages import filter as filtering
-from searchtrace.retriever.stages import shape as shaping
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
 from searchtrace.retriever.stages.graph import GraphResult, RelationMatch
-from searchtrace.retriever.stages.keyword import KeywordResult
 from searchtrace.retriever.stages.rewrite import Rewrite
-from searchtrace.retriever.types import Candidates, Fused
+from searchtrace.retriever.types import Candidates, Fused, GraphHit, Triple
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -40,15 +39,7 @@ class Filtered:
     rank_only: bool
     features: np.ndarray
     outcome: FilterOutcome
-
-
-def query_evidence(dense_found: Candidates | None, keyword_found: KeywordResult | None) -> conf.QueryEvidence:
-    """What the relevance model reads about the query as a whole, from the dense and keyword stages."""
-    return conf.QueryEvidence(
-        dense_floor=float(dense_found.scores[-1]) if dense_found is not None and len(dense_found) else 0.0,
-        keyword_max=keyword_found.max_score if keyword_found else 0.0,
-        unknown_share=keyword_found.unknown_share if keyword_found else 0.0,
-    )
+    relations: tuple[RelationMatch, ...] = ()  # the relation hits whose document passes the filters
 
 
 def relevance_of(model: conf.RelevanceModel, reranked: Fused, lists: list[Candidates],
@@ -65,15 +56,16 @@ def relevance_of(model: conf.RelevanceModel, reranked: Fused, lists: list[Candid
 
 
 def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchRequest, reranked: Fused,
-                 lists: list[Candidates], evidence: conf.QueryEvidence, payloads: Payloads,
-                 capture: attrs.CaptureConfig) -> Filtered:
-    """Score relevance, then drop what the request's filters exclude."""
+                 lists: list[Candidates], evidence: conf.QueryEvidence, relations: tuple[RelationMatch, ...],
+                 payloads: Payloads, capture: attrs.CaptureConfig) -> Filtered:
+    """Score relevance, then drop what the request's filters exclude (documents, and the facts they hold)."""
     with spans.stage(Stage.FILTER) as span:
         relevance, used, x = relevance_of(model, reranked, lists, evidence)
         outcome = apply_filters(reranked.ids, relevance, req, payloads)
+        allowed = _allowed_relations(relations, req, payloads)
         spans.record(span, attrs.filtered, outcome.applied, outcome.dropped, capture)
         span.set_attribute(v.RELEVANCE_MODEL, "rank" if used.rank_only else model.name)
-    return Filtered(relevance, used.rank_only, x, outcome)
+    return Filtered(relevance, used.rank_only, x, outcome, allowed)
 
 
 def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
@@ -81,15 +73,15 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
                 confidence: ConfidenceConfig, trace_id: str) -> SearchResponse:
     """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
     with spans.stage(Stage.SHAPE):
-        best = shaping.best_relevance(kept.relevance)
+        best = best_relevance(kept.relevance)
         rows = kept.outcome.keep[: req.top_k]
         ids = [str(reranked.ids[r]) for r in rows]
         found = payloads(ids)
         band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
         results: list[Hit] = [
-            shaping.chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
+            chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
             for i, r, b in zip(ids, rows, band_of)]
-        relations = _allowed_relations(g.relations, req, payloads)
+        relations = kept.relations
         graph_mode = mode is Mode.GRAPH
         if graph_mode and relations and results:
             # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
@@ -98,7 +90,7 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
         top_title = found.get(ids[0], {}).get("title") if ids else None
         return SearchResponse(
             results=tuple(results),
-            kg=shaping.kg_triples(g.hits, set(ids), relations) if graph_mode else (),
+            kg=kg_triples(g.hits, set(ids), relations) if graph_mode else (),
             rewrite_terms=tuple(rw.rewrite_terms) if graph_mode else (),
             best_score=best,
             no_confident_results=bool(not results or best < confidence.low),
@@ -124,7 +116,53 @@ def _relations(relations: tuple[RelationMatch, ...], cap: float, confidence: Con
     rel = np.array([h.score for h in relations]) / top if top > 0 else np.zeros(len(relations))
     rel_scores = np.minimum(np.floor(rel * cap * 1000 + 1e-6) / 1000, cap)  # never above the best chunk, rounded
     rel_bands = conf.bands(rel_scores, confidence, True)
-    return [shaping.relation_result(h, s, b) for h, s, b in zip(relations, rel_scores, rel_bands)]
+    return [relation_result(h, s, b) for h, s, b in zip(relations, rel_scores, rel_bands)]
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else round(float(x), 6)
+
+
+def score_detail(fused: Fused, row: int) -> ScoreDetail:
+    """The raw score and rank of the fused list's ``row`` in each list (a debug request)."""
+
+    def component(stage: Stage) -> float | None:
+        return _num(fused.components[stage][row]) if stage in fused.components else None
+
+    def rank(stage: Stage) -> int | None:
+        return (int(fused.ranks[stage][row]) or None) if stage in fused.ranks else None
+
+    return ScoreDetail(component(Stage.DENSE), component(Stage.KEYWORD), component(Stage.GRAPH),
+                       _num(fused.scores[row]), rank(Stage.DENSE), rank(Stage.KEYWORD), rank(Stage.GRAPH), row + 1)
+
+
+def chunk_result(doc_id: str, payload: Mapping[str, Any], relevance: float, band: Band,
+                 fused: Fused | None, row: int, debug: bool) -> Result:
+    title, text = payload.get("title", ""), payload.get("text", "")
+    return Result(doc_id, f"{title}\n{text}" if title else text, round(float(relevance), 3), band,
+                  Metadata.of(payload), score_detail(fused, row) if debug and fused is not None else None)
+
+
+def relation_result(hit: RelationMatch, relevance: float, band: Band) -> RelationHit:
+    t = hit.triple
+    return RelationHit(hit.id, t.subject, t.relation, t.object, round(float(relevance), 3), band)
+
+
+def kg_triples(hits: Sequence[GraphHit], result_ids: set[str], relations: Sequence[RelationMatch]) -> tuple[Triple, ...]:
+    """Deduplicated triples behind the results: from result documents, and relation hits."""
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Triple] = []
+    picked = [h.triple for h in hits if h.triple.doc_id in result_ids] + [r.triple for r in relations]
+    for t in picked:
+        key = (t.subject, t.relation, t.object)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return tuple(out)
+
+
+def best_relevance(relevance: np.ndarray) -> float:
+    return round(float(np.max(relevance)), 3) if len(relevance) else 0.0
 
 
 def detail(lists: list[Candidates], reranked: Fused, kept: Filtered,

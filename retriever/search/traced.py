@@ -1,26 +1,37 @@
-"""One search's retrieval stages, each run in its own span.
+"""One search's stages, each in its own span, and the span helper they open them with.
 
-A stage whose fusion weight is 0 is skipped (its span says so); a retrieval
-stage that fails is recorded on its span and skipped ("degraded"), so the
-others still answer. The retrieval logic itself lives in ``retriever.stages``.
+The span helper: every search opens eleven spans, so it is on the search's hot
+path. A stage span is started with an explicit parent (never made current:
+nothing nests in it), with the attributes known up front passed at creation,
+and ended by a plain context-manager object rather than a generator; its
+attributes are built by a pure builder (``traces.attributes``) whose
+parameters mypy checks at every call, now or at export (``traces.deferred``).
+
+The stages: a stage whose fusion weight is 0 is skipped (its span says so); a
+retrieval stage that fails is recorded on its span and skipped ("degraded"),
+so the others still answer. The retrieval logic itself lives in
+``retriever.stages``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Any, Literal, TypeVarTuple
 
 import numpy as np
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.names import FUSED_STAGES, Stage
 from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.index import OpenIndex
-from searchtrace.retriever.request import SearchRequest
-from searchtrace.retriever.search.spans import StageSpans
+from searchtrace.retriever.request import SearchRequest, validate_request
+from searchtrace.retriever.response import SearchResponse
+from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.stages.dense import dense
 from searchtrace.retriever.stages.embed import embed
 from searchtrace.retriever.stages.feedback import feedback_dense
@@ -31,8 +42,98 @@ from searchtrace.retriever.stages.rerank import Reranker
 from searchtrace.retriever.stages.rewrite import Rewrite, rewrite
 from searchtrace.retriever.types import Candidates, Fused, FusionMethod, GraphMethod
 from searchtrace.retriever.vectorstore.base import PayloadFilter
+from searchtrace.traces import DeferredAttributes
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
+
+Args = TypeVarTuple("Args")
+"""The parameters of one attribute builder: :meth:`StageSpans.record` checks its call against them."""
+
+
+@dataclass
+class StageSpans:
+    """Opens stage spans as children of the root and records errors on them.
+
+    Attributes:
+        tracer: the search's tracer.
+        parent: the root span's context.
+        deferred: ``traces.deferred.DeferredAttributes``, or None to set attributes now.
+        degraded: stages that failed and were skipped, in order.
+    """
+
+    tracer: trace.Tracer
+    parent: Context
+    deferred: DeferredAttributes | None = None
+    degraded: list[str] = field(default_factory=list)
+
+    def record(self, span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args) -> None:
+        """Set the attributes ``builder(*args)`` builds on ``span`` (now, or at export when deferred)."""
+        record(span, builder, *args, deferred=self.deferred)
+
+    def stage(self, name: Stage, attributes: Mapping[str, Any] | None = None) -> _Stage:
+        """A context manager opening the stage's span; ``attributes`` are set at creation."""
+        return _Stage(self, name, {**attrs.span_kind(name.value), **attributes} if attributes else attrs.span_kind(name.value))
+
+    def skipped(self, name: Stage, reason: str) -> _Stage:
+        """A stage that does not run (its fusion weight is 0): a span saying so, for an honest trace."""
+        return self.stage(name, {v.SKIPPED: reason})
+
+
+class _Stage:
+    """Starts a stage span on entry; on exit records an exception (and re-raises it) and ends the span."""
+
+    __slots__ = ("_spans", "_name", "_attributes", "_span")
+
+    def __init__(self, spans: StageSpans, name: Stage, attributes: Mapping[str, Any]) -> None:
+        self._spans, self._name, self._attributes = spans, name, attributes
+
+    def __enter__(self) -> trace.Span:
+        self._span = self._spans.tracer.start_span(self._name.value, context=self._spans.parent,
+                                                   attributes=self._attributes, record_exception=False,
+                                                   set_status_on_exception=False)
+        return self._span
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
+        span = self._span
+        if isinstance(exc, Exception):
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, str(exc)))
+        span.end()
+        return False
+
+
+def record(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args,
+           deferred: DeferredAttributes | None = None) -> None:
+    """Set the attributes ``builder(*args)`` builds, only if the span records (no cost untraced).
+
+    With ``deferred`` the builder runs at export time instead (``traces.deferred``).
+    """
+    if span.is_recording():
+        if deferred is not None:
+            deferred.defer(span, builder, args)
+        else:
+            span.set_attributes(builder(*args))
+
+
+def record_snapshot(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args,
+                    deferred: DeferredAttributes | None = None) -> None:
+    """Build the attributes now (of something the caller may change later), set them now or at export.
+
+    With ``deferred`` only the SDK's per-value checks move to export time, off the search's path.
+    """
+    if span.is_recording():
+        if deferred is not None:
+            deferred.defer(span, dict, (builder(*args),))
+        else:
+            span.set_attributes(builder(*args))
+
+
+def trace_id(span: trace.Span) -> str:
+    """The span's trace id as 32 hex digits ("" for a non-recording span)."""
+    ctx = span.get_span_context()
+    return format(ctx.trace_id, "032x") if ctx.is_valid else ""
+
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +144,31 @@ def payloads(index: OpenIndex, ids: list[str]) -> dict[str, Mapping[str, Any]]:
     """Stored payloads of the known ``ids``, by id."""
     points = [index.point_of[i] for i in ids if i in index.point_of]
     return {p["id"]: p for _, p, _ in index.store.retrieve(points)}
+
+
+def query_evidence(dense_found: Candidates | None, keyword_found: KeywordResult | None) -> conf.QueryEvidence:
+    """What the relevance model reads about the query as a whole, from the dense and keyword stages."""
+    return conf.QueryEvidence(
+        dense_floor=float(dense_found.scores[-1]) if dense_found is not None and len(dense_found) else 0.0,
+        keyword_max=keyword_found.max_score if keyword_found else 0.0,
+        unknown_share=keyword_found.unknown_share if keyword_found else 0.0,
+    )
+
+
+
+def record_outcome(span: trace.Span, response: SearchResponse, deferred: DeferredAttributes | None) -> None:
+    """Record on the root span what the search answered (its results' ids, bands and relevance, hints)."""
+    record(span, attrs.outcome, *_outcome(response), deferred=deferred)
+
+
+def _outcome(response: SearchResponse) -> tuple[list[str], list[str], list[float], float, bool, tuple[str, ...],
+                                                 attrs.RetryValues | None]:
+    """What the root span records of a response, in the parameters of :func:`traces.attributes.outcome`."""
+    results, hints = response.results, response.retry_hints
+    retry = (None if hints is None else
+             (hints.detected_entities, hints.related_terms, hints.narrower_query, hints.broader_query))
+    return ([r.id for r in results], [r.band.value for r in results], [float(r.score) for r in results],
+            response.best_score, response.no_confident_results, response.degraded, retry)
 
 
 @dataclass(frozen=True)
@@ -64,6 +190,11 @@ class TracedStages:
     config: RetrieverConfig
     capture: attrs.CaptureConfig
     parts_weight: float
+
+    def validate(self, request: Mapping[str, Any] | SearchRequest) -> SearchRequest:
+        """The request, validated under the validate span (a ValidationError marks it and the search)."""
+        with self.spans.stage(Stage.VALIDATE):
+            return validate_request(request)
 
     def rewrite(self, req: SearchRequest, use_graph: bool) -> Rewrite:
         with self.spans.stage(Stage.REWRITE) as span:
