@@ -87,9 +87,8 @@ def in_process(retriever: Any, queries: list[str]) -> dict:
     cpu = time.process_time()
     for q in queries:
         started = time.perf_counter()
-        response = retriever.search({"query": q, "top_k": 10})
+        retriever.search({"query": q, "top_k": 10})  # an error raises
         times.append((time.perf_counter() - started) * 1000)
-        assert "error" not in response, response
     cpu = time.process_time() - cpu
     return {"searches": len(times), "p50_ms": round(percentile(times, 50), 2),
             "p95_ms": round(percentile(times, 95), 2), "cpu_ms_per_search": round(cpu * 1000 / len(times), 2)}
