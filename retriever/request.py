@@ -146,6 +146,12 @@ def _instant(value: object) -> datetime:
         raise _Invalid(str(exc)) from None
 
 
+def _nullable(schema: Mapping[str, Any]) -> bool:
+    """The field's schema admits ``null`` (its default is "none"); elsewhere null is refused by name."""
+    kind = schema.get("type")
+    return isinstance(kind, list) and "null" in kind
+
+
 def _shown(value: object) -> str:
     """A value in a message: its type and the start of its repr."""
     return f"{type(value).__name__} {value!r:.40}"
@@ -213,10 +219,10 @@ class SearchRequest:
 
     def __post_init__(self) -> None:
         problems: list[tuple[str, str]] = []
-        for name, (check, _) in _FIELDS.items():
+        for name, (check, schema) in _FIELDS.items():
             value = getattr(self, name)
-            if value is None and name != "query":
-                continue
+            if value is None and _nullable(schema):
+                continue  # null is the field's documented default ("none")
             try:
                 object.__setattr__(self, name, check(value))
             except _Invalid as exc:

@@ -14,6 +14,17 @@ def error_of(raw):
     return info.value
 
 
+def test_null_is_the_default_only_where_the_schema_admits_it():
+    from searchtrace.retriever.request import request_schema
+
+    properties = request_schema()["properties"]
+    nullable = sorted(n for n, p in properties.items() if isinstance(p["type"], list) and "null" in p["type"])
+    req = validate_request({"query": "q", **{name: None for name in nullable}})
+    assert all(getattr(req, name) is None for name in nullable)
+    for name in set(properties) - set(nullable) - {"query"}:
+        assert error_of({"query": "q", name: None}).field == name
+
+
 def test_defaults():
     req = validate_request({"query": "tides"})
     assert (req.top_k, req.candidates, req.mode, req.depth, req.min_relevance) == (5, 100, None, None, None)
@@ -49,6 +60,10 @@ def test_defaults():
     ({"query": "q", "created_before": "2025-02-30"}, "created_before"),
     ({"query": "q", "created_before": "01/02/2025"}, "created_before"),
     ({"query": "q", "created_before": True}, "created_before"),
+    ({"query": None}, "query"),  # null where the schema has no null: refused by name, never a TypeError later
+    ({"query": "q", "top_k": None}, "top_k"),
+    ({"query": "q", "candidates": None}, "candidates"),
+    ({"query": "q", "debug": None}, "debug"),
 ])
 def test_rejections_name_the_field(raw, field):
     err = error_of(raw)

@@ -145,3 +145,25 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
         assert by["search"].attributes[v.MODE] == "fast"
         assert list(by["search"].attributes[v.RESULT_IDS]) == [r.id for r in response.results]  # parked too
     assert len(deferred) == 0  # every consumer took its copy; nothing is left behind
+
+
+@pytest.mark.slow
+def test_an_unexpected_failure_is_one_error_whose_text_stays_in_the_trace(traced):
+    """A bug in a stage is a SEARCH_ERROR: the answer names the trace, never the exception's text."""
+    from searchtrace.errors import SearchFailed, error_object
+
+    class Failing:
+        name = "failing"
+
+        def rerank(self, query, fused, top_k):
+            raise RuntimeError("secret detail at /srv/private/index")
+
+    retriever, exporter = traced(reranker=Failing())
+    with pytest.raises(SearchFailed) as caught:
+        retriever.search({"query": "harbour", "mode": "fast"})
+    root = spans_by_name(exporter)["search"]
+    trace_id = format(root.context.trace_id, "032x")
+    body = error_object(caught.value)["error"]
+    assert body["code"] == "SEARCH_ERROR" and "secret" not in body["message"] and trace_id in body["message"]
+    assert root.attributes[v.ERROR_CODE] == "SEARCH_ERROR"
+    assert "secret detail" in root.events[0].attributes["exception.message"]

@@ -194,7 +194,9 @@ class Retriever:
             except Exception as exc:  # a bug or an unexpected backend failure: one error of ours, logged
                 log.exception("search failed")
                 root.record_exception(exc)
-                failed = SearchFailed(f"search failed: {exc}")
+                # the exception's text stays in the log and the trace: an answer never carries it
+                where = f"; trace {trace_id(root)} records it" if trace_id(root) else ""
+                failed = SearchFailed(f"search failed: an internal {type(exc).__name__}{where}")
                 root.set_status(Status(StatusCode.ERROR, str(exc)))
                 root.set_attribute(v.ERROR_CODE, failed.code.value)
                 raise failed from exc
