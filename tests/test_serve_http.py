@@ -285,3 +285,46 @@ def test_refuses_a_non_loopback_host_without_an_api_key(monkeypatch, capsys):
     assert ServeConfig(host="10.1.2.3", api_key="k").host == "10.1.2.3"
     for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         assert ServeConfig(host=host).api_key is None
+
+
+@pytest.mark.parametrize("path", ["/v1/stats", "/v1/docs?ids=x", "/mcp", "/no/such/route"])
+def test_a_host_that_is_not_this_servers_is_refused_on_every_route(server, path):
+    """DNS rebinding: a page on another name reaches the loopback server with that name in Host."""
+    client = server[0]
+    r = client.get(path, headers={"host": "rebind.example:8765"})
+    assert r.status_code == 421
+    assert r.json() == {"error": {"code": "VALIDATION_ERROR", "field": "Host", "message": r.json()["error"]["message"]}}
+    assert "rebind.example" in r.json()["error"]["message"]
+    assert client.post("/v1/search", json={"query": "harbour"}, headers={"host": "rebind.example"}).status_code == 421
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:1", "localhost", "LOCALHOST:8765", "[::1]", "[::1]:80"])
+def test_the_loopback_names_are_accepted_with_or_without_a_port(server, host):
+    assert server[0].get("/v1/stats", headers={"host": host}).status_code == 200
+
+
+def test_mcp_accepts_a_loopback_host_without_a_port(server):
+    client = server[0]
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "0"}}}
+    r = client.post("/mcp", json=hello, headers={"host": "127.0.0.1", "accept": "application/json, text/event-stream"})
+    assert r.status_code == 200, r.text
+    assert r.json()["result"]["serverInfo"]["name"] == "searchtrace"
+
+
+def test_an_origin_that_is_not_this_servers_is_refused(server):
+    client = server[0]
+    refused = client.get("/v1/stats", headers={"origin": "http://rebind.example"})
+    assert refused.status_code == 421 and refused.json()["error"]["field"] == "Origin"
+    assert client.get("/v1/stats", headers={"origin": "http://localhost:8501"}).status_code == 200
+    assert client.get("/healthz", headers={"host": "rebind.example"}).status_code == 200  # the probes: any name
+
+
+def test_host_names_are_read_without_their_port():
+    from searchtrace.retriever.serve.limits import host_name, origin_name
+
+    assert [host_name(h) for h in ("127.0.0.1:80", "Example.org", "[::1]:8765", "[::1]", "::1")] == [
+        "127.0.0.1", "example.org", "::1", "::1", "::1"]
+    assert (origin_name("http://localhost:8501"), origin_name("null"), origin_name("https://a.b/x")) == (
+        "localhost", None, "a.b")

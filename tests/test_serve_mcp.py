@@ -127,10 +127,10 @@ def test_mcp_http_transport_checks_the_host_header(http_server):
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     r = httpx.post(f"{url}/mcp", json=body, headers={"host": "evil.example:80",
                                                      "accept": "application/json, text/event-stream"})
-    assert r.status_code in (400, 403, 421), r.status_code
+    assert r.status_code == 421 and r.json()["error"]["field"] == "Host", r.status_code
     r = httpx.post(f"{url}/mcp", json=body, headers={"origin": "http://evil.example",
                                                      "accept": "application/json, text/event-stream"})
-    assert r.status_code in (400, 403), r.status_code
+    assert r.status_code == 421 and r.json()["error"]["field"] == "Origin", r.status_code
 
 
 def test_mcp_over_stdio(sample_index_path, sample_config, sample_dataset):

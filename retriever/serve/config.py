@@ -41,8 +41,8 @@ class ServeConfig:
         dashboard_url: the dashboard's base URL, for ``traceUrl`` (None: no URL).
         batch_window_ms: how long the query-embedding batcher waits for company
             once a model call is free (0: it takes whatever queued during the last call).
-        allowed_hosts: Host header values (beside the loopback names) the MCP transport's
-            DNS-rebinding check accepts.
+        allowed_hosts: Host names (beside the loopback names and the bound address) every route's
+            DNS-rebinding check accepts (``serve.limits.HostCheck``).
         workers: HTTP server processes sharing the port (1: this process alone).
     """
 

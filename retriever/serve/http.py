@@ -26,7 +26,7 @@ from starlette.routing import Route
 from searchtrace import __version__
 from searchtrace.errors import ErrorCode, NotFoundError, SearchFailed, SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, RETRY_AFTER_S
-from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit
+from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck
 from searchtrace.retriever.serve.schemas import search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
 from searchtrace.traces import vocabulary as v
@@ -87,10 +87,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
         from searchtrace.retriever.serve.mcp_tools import build_server
 
-        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *(f"{h}:*" for h in service.serve.allowed_hosts)]
-        origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *service.serve.cors_origins]
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                             allowed_origins=origins)
+        # Host and Origin are checked for every route, /mcp included, by HostCheck (limits.py)
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         manager = StreamableHTTPSessionManager(build_server(service), json_response=True, stateless=True,
                                                security_settings=security, max_request_body_size=MAX_BODY_BYTES)
 
@@ -166,7 +164,9 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
                                                                          "traceparent", "mcp-session-id"])
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     if service.serve.api_key:
-        app.add_middleware(BearerAuth, api_key=service.serve.api_key)  # outermost: nothing is read unauthorized
+        app.add_middleware(BearerAuth, api_key=service.serve.api_key)  # nothing is read unauthorized
+    app.add_middleware(HostCheck, allowed_hosts=(service.serve.host, *service.serve.allowed_hosts),
+                       cors_origins=service.serve.cors_origins)  # outermost: a rebinding page reads nothing
     return app
 
 

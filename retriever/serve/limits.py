@@ -11,7 +11,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from searchtrace.errors import PayloadTooLarge, SearchtraceError, Unauthorized, error_object
+from searchtrace.errors import PayloadTooLarge, SearchtraceError, Unauthorized, ValidationError, error_object
+from searchtrace.retriever.serve.config import is_loopback
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -94,3 +95,51 @@ class BodyLimit:
     async def _too_large(self, send: Send, size: int) -> None:
         await send_error(send, 413,
                          PayloadTooLarge(f"request body is {size:,} bytes or more; the maximum is {self.limit:,}"))
+
+
+def host_name(value: str) -> str:
+    """The name in a ``Host`` header or an origin's authority, without its port (``[::1]:8765`` -> ``::1``)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def origin_name(origin: str) -> str | None:
+    """The host of an ``Origin`` header (``http://localhost:8501`` -> ``localhost``); None for ``null``."""
+    scheme, sep, rest = origin.strip().partition("://")
+    return host_name(rest.split("/", 1)[0]) if sep and scheme else None
+
+
+class HostCheck:
+    """Answers 421 to a request whose ``Host`` (or ``Origin``) is not this server's, on every route.
+
+    A page on a DNS-rebinding domain reaches a loopback server with its own
+    name in ``Host``: only the loopback names (with or without a port), the
+    address the server binds and ``--allowed-hosts`` are this server's. An
+    ``Origin``, when a browser sends one, must name one of those too, or be one
+    of ``--cors-origins``. The probes answer whatever the name.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...], cors_origins: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.hosts = frozenset(host_name(h) for h in allowed_hosts)
+        self.origins = frozenset(o.rstrip("/").lower() for o in cors_origins)
+
+    def ours(self, name: str | None) -> bool:
+        return name is not None and (is_loopback(name) or name in self.hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            return await self.app(scope, receive, send)
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not self.ours(host_name(host)):
+            return await send_error(send, 421, ValidationError(
+                f"Host {host!r} is not this server's: it answers the loopback names, the address it binds "
+                "and --allowed-hosts", field="Host"))
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        if origin and origin.rstrip("/").lower() not in self.origins and not self.ours(origin_name(origin)):
+            return await send_error(send, 421, ValidationError(
+                f"Origin {origin!r} is not this server's, nor one of --cors-origins", field="Origin"))
+        await self.app(scope, receive, send)

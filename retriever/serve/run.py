@@ -35,7 +35,7 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
                    help="searches at once; more answer 429 (default: $SEARCHTRACE_SERVE_MAX_INFLIGHT or 32)")
     p.add_argument("--cors-origins", metavar="URL,...", help="origins allowed from a browser (default: none)")
     p.add_argument("--allowed-hosts", metavar="HOST,...",
-                   help="Host header values the MCP transport accepts beside the loopback names")
+                   help="Host names every route accepts beside the loopback names and the bound address")
     p.add_argument("--dashboard-url", metavar="URL",
                    help="the dashboard's URL: responses carry traceUrl (default: $SEARCHTRACE_DASHBOARD_URL)")
     p.add_argument("--batch-window-ms", type=float, metavar="MS",
