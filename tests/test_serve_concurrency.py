@@ -214,3 +214,21 @@ def test_batched_vectors_match_the_models_own(model):
     for text, vector in zip(texts, vectors):
         np.testing.assert_allclose(vector, model.encode_query(text), atol=2e-5)
     batcher.close()
+
+
+@pytest.mark.slow
+def test_a_server_files_query_vectors_under_the_models_own_cache_key(model, tmp_path):
+    """The batcher is keyed as the model is: what a server embeds, the CLI and an eval reuse (and back)."""
+    from searchtrace.retriever.embedding.cache import EmbeddingCache, embed_with_cache
+    from searchtrace.retriever.embedding.encoder import cache_identity
+    from searchtrace.retriever.serve.batcher import BatchingEncoder
+
+    batcher = BatchingEncoder(model)
+    try:
+        assert cache_identity(batcher) == cache_identity(model) != model.model_id
+        with EmbeddingCache(tmp_path / "embeddings.sqlite") as cache:
+            embed_with_cache(batcher, cache, ["hot springs of Emberly", "siege of Marrowgate"])
+            again = embed_with_cache(model, cache, ["hot springs of Emberly", "siege of Marrowgate"])
+        assert again.embedded == 0
+    finally:
+        batcher.close()

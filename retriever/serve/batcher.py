@@ -20,6 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
+from searchtrace.retriever.embedding.encoder import cache_identity
+
 
 class QueryEncoder(Protocol):
     """What the batcher wraps: the retriever's encoder (``retriever.embedding.Encoder``) plus a batch call."""
@@ -65,6 +67,12 @@ class BatchingEncoder:
     @property
     def model_id(self) -> str:
         return self.inner.model_id
+
+    @property
+    def identity(self) -> str:
+        """The model's own cache key (``embedding.encoder.cache_identity``): a server, the CLI and an eval
+        file the same texts' vectors under one key, so what one embedded the others reuse."""
+        return cache_identity(self.inner)
 
     @property
     def dim(self) -> int:
