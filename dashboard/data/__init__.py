@@ -10,6 +10,7 @@ from searchtrace.dashboard.data.documents import documents, find_queries, query_
 from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
 from searchtrace.dashboard.data.query import QueryRun, SideBySide, query_across_runs, query_run, side_by_side
 from searchtrace.dashboard.data.runs import (
+    damaged_runs,
     differing_settings,
     list_runs,
     load_run,
@@ -38,6 +39,7 @@ __all__ = [
     "calibration",
     "compare_runs",
     "count_traces",
+    "damaged_runs",
     "differing_settings",
     "documents",
     "find_queries",

@@ -12,7 +12,7 @@ from searchtrace.errors import SearchtraceError
 from searchtrace.evals import RunFolder, RunSummary, default_run_name, run_settings, show_setting
 from searchtrace.home import Home
 
-__all__ = ["RUN_COLUMNS", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
+__all__ = ["RUN_COLUMNS", "damaged_runs", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
            "run_folder", "settings_table", "skipped_stages", "trend"]
 
 #: Columns of :func:`list_runs` before the metric columns.
@@ -67,8 +67,8 @@ def list_runs(home: str | Path) -> pd.DataFrame:
     The row's ``run_id`` is the folder name; ``name`` the run's name (its default for
     unnamed runs); ``group`` its mode and the settings that differ from the defaults
     (runs of one group are comparable over time); ``previous`` the run before it on
-    the same dataset (None for the first). Interrupted runs, and runs whose
-    ``run.json`` cannot be read, are left out.
+    the same dataset (None for the first). Interrupted runs are left out, and so are
+    runs whose ``run.json`` cannot be read (:func:`damaged_runs` lists those, with why).
     """
     rows = []
     for folder in RunFolder.all_in_home(Home(Path(home))):
@@ -84,6 +84,22 @@ def list_runs(home: str | Path) -> pd.DataFrame:
     frame["previous"] = frame.groupby("dataset", sort=False)["run_id"].shift(-1).astype(object)
     frame["previous"] = frame["previous"].where(frame["previous"].notna(), None)
     return frame
+
+
+def damaged_runs(home: str | Path) -> pd.DataFrame:
+    """The completed runs :func:`list_runs` leaves out because their ``run.json`` cannot be read: run_id, error.
+
+    A damaged run is shown with what is wrong, never dropped without a word.
+    """
+    rows = []
+    for folder in RunFolder.all_in_home(Home(Path(home))):
+        try:
+            folder.summary()
+        except SearchtraceError as exc:
+            rows.append({"run_id": folder.run_id, "error": exc.message})
+        except OSError as exc:
+            rows.append({"run_id": folder.run_id, "error": f"{folder.summary_file}: {exc.strerror or exc}"})
+    return pd.DataFrame(rows, columns=["run_id", "error"])
 
 
 def metric_names(runs: pd.DataFrame) -> list[str]:

@@ -2,13 +2,15 @@
 
 import streamlit as st
 
-from searchtrace.dashboard.data import differing_settings, metric_names
+from searchtrace.dashboard.data import damaged_runs, differing_settings, metric_names
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 
 st.title("Runs")
 home = context.home()
 runs = cached.list_runs(home)
+for damaged in damaged_runs(home).itertuples():
+    st.warning(f"Run {md(damaged.run_id)} is not listed: its run.json cannot be read ({md(damaged.error)}).")
 if runs.empty:
     st.info(f"No completed runs in {md(home / 'runs')} yet: searchtrace eval DATASET \\-\\-home {md(home)} "
             "writes one.")

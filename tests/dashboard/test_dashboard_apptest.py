@@ -173,3 +173,24 @@ def test_a_run_missing_its_files_is_reported_not_raised(dashboard_home, run_ids,
     assert "has no results.parquet" in at.error[0].value.replace("\\", "")
     at = page(at, "views/query.py", query="test-001")  # no trace store in this home
     ok(at, "Query")
+
+
+def test_a_damaged_run_is_listed_with_its_error_not_dropped(dashboard_home, run_ids, tmp_path, monkeypatch):
+    import shutil
+
+    from streamlit.testing.v1 import AppTest
+
+    from searchtrace.dashboard.data import damaged_runs, list_runs
+
+    for key in ("base", "fast"):
+        shutil.copytree(dashboard_home / "runs" / run_ids[key], tmp_path / "runs" / run_ids[key])
+    (tmp_path / "runs" / run_ids["fast"] / "run.json").write_text('{"format": 2, "metrics": ')  # cut short
+    assert list_runs(tmp_path)["run_id"].tolist() == [run_ids["base"]]
+    damaged = damaged_runs(tmp_path)
+    assert damaged["run_id"].tolist() == [run_ids["fast"]] and "run.json" in damaged["error"][0]
+    monkeypatch.setenv("SEARCHTRACE_HOME", str(tmp_path))
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    at = page(at, "views/runs.py")
+    ok(at, "Runs")
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert run_ids["fast"] in warning and "cannot be read" in warning
