@@ -83,6 +83,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     where = locate(dataset.root, config, embedder.model_id)
     intact = published_problems(where.path) == []
     force = args.force
+    model_problems = embedder.verify() if args.verify else []
+    for line in model_problems:  # removed: the model is built again before anything is embedded
+        print(f"damaged: {line}; the model is built again", file=sys.stderr)
     if args.verify and intact:
         problems = check(where.path, read_manifest(where.path), deep=True)
         for problem in problems:
@@ -97,7 +100,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"index": str(path), "reused": reused, **manifest.to_json()}, indent=2))
     elif reused:
-        verified = f", {len(manifest.files)} files verified" if args.verify else ""
+        verified = f", {len(manifest.files)} files and the model verified" if args.verify else ""
         print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples: up to date, "
               f"reused{verified}")
     else:

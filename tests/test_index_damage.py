@@ -123,3 +123,24 @@ def test_index_verify_finds_damage_the_open_does_not_hash(home, model, expected)
         target.relative_to(folder).as_posix()]
     assert main(["index", str(SAMPLE), "--home", str(home.home.root), "--verify"]) == 0  # found and rebuilt
     assert check(folder, read_manifest(folder), deep=True) == []
+
+
+def test_index_verify_checks_the_model_too(home, model, capsys):
+    """``--verify`` hashes the model folder whole: damaged tensors are named, then built again."""
+    from searchtrace.cli import main
+
+    ensure_index(SAMPLE, home, model, progress=False).close()
+    main(["index", str(SAMPLE), "--home", str(home.home.root), "--verify"])  # the model folder of this home
+    capsys.readouterr()
+    [weights] = home.home.models.glob("*-fp32/weights.bin")
+    times = weights.stat()
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit, size and time kept
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert main(["index", str(SAMPLE), "--home", str(home.home.root), "--verify"]) == 0
+    out = capsys.readouterr()
+    assert f"damaged: {weights}" in out.err and "the model is built again" in out.err
+    assert "files and the model verified" in out.out
+    assert main(["index", str(SAMPLE), "--home", str(home.home.root), "--verify"]) == 0
+    assert "damaged" not in capsys.readouterr().err

@@ -19,12 +19,20 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from searchtrace.errors import ValidationError
+from searchtrace.errors import SearchFailed, ValidationError
 from searchtrace.home import Home
 from searchtrace.progress import progress as progress_of
 from searchtrace.retriever.embedding.encoder import DIM, MODEL_ID, Precision, check_texts
 from searchtrace.retriever.embedding.model_files import ModelFiles
-from searchtrace.retriever.embedding.onnx_model import BUILDER_VERSION, discard, ensure_onnx
+from searchtrace.retriever.embedding.onnx_model import (
+    BUILDER_VERSION,
+    BuiltModel,
+    discard,
+    ensure_onnx,
+    known_answer_problem,
+    run_ids,
+    verify_folder,
+)
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -128,22 +136,55 @@ class OnnxEmbedder:
 
             files = self._files()
             built = ensure_onnx(files, self._home(), self.precision)
-            try:
-                self._session = self._open_session(ort, built.source)
-            except Exception as exc:  # onnxruntime's own error types: a cached file it cannot load
+            problem = self._open_checked(ort, built)
+            if problem is not None:  # a cached folder that will not load, or gives wrong vectors
                 if built.built or not isinstance(built.source, Path):
-                    raise
-                log.warning("cannot load the cached ONNX encoder %s (%s): building it again", built.source, exc)
+                    raise SearchFailed(f"the ONNX encoder just built is wrong: {problem}")
+                log.warning("the cached ONNX encoder cannot be used (%s): building it again", problem)
                 discard(built.source)
                 built = ensure_onnx(files, self._home(), self.precision)
-                self._session = self._open_session(ort, built.source)
+                problem = self._open_checked(ort, built)
+                if problem is not None:
+                    raise SearchFailed(f"the ONNX encoder built again is wrong: {problem}")
             tokenizer = Tokenizer.from_file(str(files.tokenizer))
             tokenizer.enable_truncation(max_length=files.max_seq_length())
             tokenizer.no_padding()
             self._tokenizer, self._sha = tokenizer, built.weights_sha256
-            self._run([tokenizer.encode("warm up")])  # the first run allocates its buffers: not in a search
             self._info = LoadInfo(built.built, time.perf_counter() - started)
             return self._info
+
+    def _open_checked(self, ort: Any, built: BuiltModel) -> str | None:
+        """Open the session of ``built`` and run its known answer (also the warm-up: the first run allocates its
+        buffers, not in a search); what is wrong, or None. A model built in memory just now is trusted."""
+        try:
+            self._session = self._open_session(ort, built.source)
+        except Exception as exc:  # onnxruntime's own error types: a cached file it cannot load
+            return f"ONNX Runtime cannot load {built.source if isinstance(built.source, Path) else 'it'}: {exc}"
+        if not isinstance(built.source, Path):
+            run_ids(self._session)
+            return None
+        return known_answer_problem(self._session, built.source)
+
+    def verify(self) -> list[str]:
+        """The cached model folder's files hashed whole against its manifest, and its known answer: the problems.
+
+        A damaged folder is removed, so the next load builds it again from the weights.
+        """
+        import onnxruntime as ort
+
+        built = ensure_onnx(self._files(), self._home(), self.precision)
+        if not isinstance(built.source, Path):
+            return []
+        problems = verify_folder(built.source)
+        if not problems:
+            try:
+                answer = known_answer_problem(self._open_session(ort, built.source), built.source)
+            except Exception as exc:  # onnxruntime's own error types
+                answer = f"ONNX Runtime cannot load {built.source}: {exc}"
+            problems = [answer] if answer else []
+        if problems:
+            discard(built.source)
+        return problems
 
     def _open_session(self, ort: Any, source: Path | bytes) -> Any:
         options = ort.SessionOptions()
