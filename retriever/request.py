@@ -9,6 +9,7 @@ checks so the two cannot drift apart.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -19,7 +20,10 @@ from typing import Any
 from searchtrace.errors import ValidationError
 from searchtrace.names import Mode
 
-MAX_QUERY_BYTES = 8192
+MAX_QUERY_CHARS = 8192
+"""The longest query, in characters (code points, as JSON Schema's ``maxLength`` counts them)."""
+MAX_LIST = 1000
+"""The most items of ``doc_ids``, ``tags_any`` or ``tags_all``, on every transport."""
 DEFAULT_TOP_K = 5
 """Results a search returns unless asked otherwise (the results shown)."""
 MAX_TOP_K = 50
@@ -34,13 +38,36 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
 """Unicode categories that show nothing: controls, format characters (zero-width and bidi marks), spaces."""
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # letters and symbols drawn as blanks
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})")
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})")
 DATE_FORMATS = "an ISO 8601 date (2025-01-31) or date-time with a zone (2025-01-31T08:00:00Z)"
 
 
+def _blank(ch: str) -> bool:
+    """A character that shows nothing: a control, format (zero-width, bidi), space or blank-drawn one of the
+    Basic Multilingual Plane (beyond it every character counts as shown, as the schema's pattern says)."""
+    return ord(ch) <= 0xFFFF and (unicodedata.category(ch) in _INVISIBLE or ch in _FILLERS)
+
+
 def visible(text: str) -> str:
-    """``text`` without control, format (zero-width, bidi), space and blank-drawn characters."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE and ch not in _FILLERS)
+    """``text`` without the characters that show nothing (:func:`_blank`)."""
+    return "".join(ch for ch in text if not _blank(ch))
+
+
+@functools.cache
+def shown_pattern() -> str:
+    """A regular expression (ECMA-262 and Python alike) matching one character that shows something: the query
+    schema's ``pattern``, so a query the schema allows is one the checks accept (tested char by char). Lone
+    surrogates are left out of the class (JSON Schema tools cannot read a surrogate range, and no text holds
+    one): a query of them alone is still refused."""
+    ranges, start = [], None
+    for code in range(0x10000 + 1):
+        blank = code <= 0xFFFF and _blank(chr(code)) and not 0xD800 <= code <= 0xDFFF
+        if blank and start is None:
+            start = code
+        elif not blank and start is not None:
+            ranges.append(f"\\u{start:04x}" if start == code - 1 else f"\\u{start:04x}-\\u{code - 1:04x}")
+            start = None
+    return f"[^{''.join(ranges)}]"
 
 
 def parse_instant(value: object) -> datetime:
@@ -77,6 +104,8 @@ class _Invalid(ValueError):
 
 def _integer(low: int | None, high: int) -> Callable[[object], int]:
     def check(value: object) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 5.0 is JSON Schema's integer 5
         if isinstance(value, bool) or not isinstance(value, int):
             raise _Invalid(f"must be an integer, got {_shown(value)}")
         if (low is not None and value < low) or value > high:
@@ -106,6 +135,8 @@ def _string(value: object) -> str:
 def _strings(value: object) -> list[str]:
     if not isinstance(value, (list, tuple)):
         raise _Invalid(f"must be a list of strings, got {_shown(value)}")
+    if len(value) > MAX_LIST:
+        raise _Invalid(f"has {len(value)} items; the most is {MAX_LIST}")
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise _Invalid(f"must be a string, got {_shown(item)}", where=str(i))
@@ -133,9 +164,8 @@ def _query(value: object) -> str:
     if not visible(text):
         raise _Invalid("query must not be empty, only whitespace or only invisible characters "
                        "(controls, zero-width or bidi marks)")
-    size = len(text.encode("utf-8", errors="surrogatepass"))
-    if size > MAX_QUERY_BYTES:
-        raise _Invalid(f"query is {size} UTF-8 bytes; the maximum is {MAX_QUERY_BYTES}")
+    if len(text) > MAX_QUERY_CHARS:
+        raise _Invalid(f"query is {len(text)} characters; the maximum is {MAX_QUERY_CHARS}")
     return text
 
 
@@ -158,14 +188,16 @@ def _shown(value: object) -> str:
 
 
 _NUMBER = ["number", "integer"]
+_INSTANT = [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}, {"type": "null"}]
 _FIELDS: dict[str, tuple[Callable[[object], Any], dict[str, Any]]] = {
-    "query": (_query, {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES,
-                       "description": f"what to search for (at most {MAX_QUERY_BYTES} UTF-8 bytes)"}),
+    "query": (_query, {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                       "description": f"what to search for (at most {MAX_QUERY_CHARS} characters, one of them "
+                                      "shown: not only spaces, controls, zero-width or bidi marks)"}),
     "top_k": (_integer(1, MAX_TOP_K), {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K,
                                        "description": "results to return"}),
-    "candidates": (_integer(None, MAX_CANDIDATES), {
-        "type": "integer", "maximum": MAX_CANDIDATES,
-        "description": "candidates each search stage keeps (at least top_k)"}),
+    "candidates": (_integer(1, MAX_CANDIDATES), {
+        "type": "integer", "minimum": 1, "maximum": MAX_CANDIDATES,
+        "description": "candidates each search stage keeps (raised to top_k when fewer)"}),
     "min_relevance": (_fraction(zero=True), {"type": [*_NUMBER, "null"], "minimum": 0, "maximum": 1,
                                              "description": "drop results below this calibrated relevance"}),
     "mode": (_mode, {"type": ["string", "null"], "enum": [*(m.value for m in Mode), None],
@@ -174,15 +206,15 @@ _FIELDS: dict[str, tuple[Callable[[object], Any], dict[str, Any]]] = {
     "depth": (_integer(0, MAX_DEPTH), {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_DEPTH,
                                        "description": "graph hops from the query's entities"}),
     "collection": (_string, {"type": ["string", "null"], "description": "only this collection"}),
-    "tags_any": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
+    "tags_any": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "maxItems": MAX_LIST,
                             "description": "only documents with at least one of these tags"}),
-    "tags_all": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
+    "tags_all": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "maxItems": MAX_LIST,
                             "description": "only documents with all of these tags"}),
-    "doc_ids": (_strings, {"type": ["array", "null"], "items": {"type": "string"},
+    "doc_ids": (_strings, {"type": ["array", "null"], "items": {"type": "string"}, "maxItems": MAX_LIST,
                            "description": "only these documents"}),
-    "created_after": (_instant, {"type": ["string", "null"],
+    "created_after": (_instant, {"type": ["string", "null"], "anyOf": _INSTANT,
                                  "description": f"only documents created at or after this: {DATE_FORMATS}"}),
-    "created_before": (_instant, {"type": ["string", "null"],
+    "created_before": (_instant, {"type": ["string", "null"], "anyOf": _INSTANT,
                                   "description": f"only documents created before this: {DATE_FORMATS}"}),
     "gap_cutoff": (_fraction(zero=False), {"type": [*_NUMBER, "null"], "exclusiveMinimum": 0, "maximum": 1,
                                            "description": "cut the results at the first relative score drop "
@@ -228,8 +260,7 @@ class SearchRequest:
             except _Invalid as exc:
                 problems.append((f"{name}.{exc.where}" if exc.where else name, str(exc)))
         if not problems and self.candidates < self.top_k:
-            problems.append(("candidates", f"candidates ({self.candidates}) must be between top_k "
-                                           f"({self.top_k}) and {MAX_CANDIDATES}"))
+            object.__setattr__(self, "candidates", self.top_k)  # every stage keeps at least the results shown
         if problems:
             raise ValidationError("; ".join(f"{where}: {msg}" for where, msg in problems), field=problems[0][0])
 
@@ -249,8 +280,10 @@ def request_schema() -> dict[str, Any]:
         head = {k: x for k, x in schema.items() if k != "description"}
         return {**head, "default": defaults[name], "description": schema["description"]}
 
+    properties = {name: with_default(name, schema) for name, (_, schema) in _FIELDS.items()}
+    properties["query"]["pattern"] = shown_pattern()
     return {"type": "object", "description": "A search request.", "additionalProperties": False,
-            "required": ["query"], "properties": {name: with_default(name, schema) for name, (_, schema) in _FIELDS.items()}}
+            "required": ["query"], "properties": properties}
 
 
 def validate_request(raw: Any) -> SearchRequest:

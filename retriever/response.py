@@ -81,6 +81,43 @@ class SearchResponseJson(TypedDict):
     traceUrl: NotRequired[str]
 
 
+def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "additionalProperties": False,
+            "required": [k for k in properties if k not in optional]}
+
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_RANK = {"type": ["integer", "null"], "minimum": 1}
+
+
+def response_schema() -> dict[str, Any]:
+    """The JSON schema of :meth:`SearchResponse.to_json`, written beside the TypedDicts it mirrors (the served
+    API's OpenAPI document declares it; the contract test holds every answer to it)."""
+    metadata = _object({"title": {"type": "string"}, "url": {"type": "string"}, "language": {"type": "string"},
+                        "timestamp": {"type": "string"}, "tags": _STRINGS, "collection": {"type": "string"}})
+    result = _object({
+        "id": {"type": "string", "minLength": 1}, "content": {"type": "string"},
+        "score": {"type": "number", "minimum": 0, "maximum": 1},
+        "confidenceBand": {"type": "string", "enum": [b.value for b in Band]},
+        "component_type": {"type": "string", "enum": [c.value for c in ComponentType]},
+        "metadata": metadata, "subject": {"type": "string"}, "relation": {"type": "string"},
+        "object": {"type": "string"},
+        "score_components": _object({k: _NUMBER_OR_NULL for k in ("dense", "keyword", "graph", "fused")}),
+        "ranks": _object({"dense": _RANK, "keyword": _RANK, "graph": _RANK, "fused": {"type": "integer", "minimum": 1}}),
+    }, optional=("subject", "relation", "object", "score_components", "ranks"))
+    triple = _object({k: {"type": "string"} for k in ("subject", "relation", "object", "doc_id")})
+    hints = _object({"detectedEntities": _STRINGS, "relatedTerms": _STRINGS, "narrowerQuery": {"type": "string"},
+                     "broaderQuery": {"type": "string"}})
+    return _object({
+        "results": {"type": "array", "items": result}, "kg": {"type": "array", "items": triple},
+        "rewrite_terms": _STRINGS, "bestScore": {"type": "number", "minimum": 0, "maximum": 1},
+        "noConfidentResults": {"type": "boolean"}, "retryHints": {"anyOf": [hints, {"type": "null"}]},
+        "traceId": {"type": "string"}, "mode": {"type": "string", "enum": [m.value for m in Mode]},
+        "degraded": _STRINGS, "traceUrl": {"type": "string"},
+    }, optional=("traceUrl",))
+
+
 # -- reading JSON: every check names the field ---------------------------------------------------
 
 

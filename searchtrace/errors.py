@@ -18,6 +18,7 @@ __all__ = [
     "PayloadTooLarge",
     "SearchFailed",
     "Unauthorized",
+    "ERROR_SCHEMA",
     "error_from_object",
     "error_object",
     "ConfigError",
@@ -164,6 +165,16 @@ _BY_CODE: dict[ErrorCode, type[SearchtraceError]] = {
     ErrorCode.PAYLOAD_TOO_LARGE: PayloadTooLarge,
     ErrorCode.UNAUTHORIZED: Unauthorized,
 }
+
+
+ERROR_SCHEMA: dict[str, object] = {
+    "type": "object", "required": ["error"], "additionalProperties": False,
+    "properties": {"error": {
+        "type": "object", "required": ["code", "message", "field"], "additionalProperties": False,
+        "properties": {"code": {"type": "string", "enum": [c.value for c in ErrorCode]},
+                       "message": {"type": "string"}, "field": {"type": ["string", "null"]}}}},
+}
+"""The JSON schema of :func:`error_object` (the served API declares it for every error status)."""
 
 
 def error_object(exc: SearchtraceError) -> ErrorDict:

@@ -25,6 +25,27 @@ def test_null_is_the_default_only_where_the_schema_admits_it():
         assert error_of({"query": "q", name: None}).field == name
 
 
+def test_what_the_schema_allows_the_checks_accept():
+    """JSON Schema's integers include 5.0; fewer candidates than top_k are raised to it; RFC 3339 date-times
+    of any precision; a query of one shown character among blanks."""
+    req = validate_request({"query": "\u200b q \u200b", "top_k": 5.0, "candidates": 2, "depth": 3.0,
+                            "created_after": "2020-01-01T00:00:00.1234567z", "created_before": "2021-02-03"})
+    assert (req.top_k, req.candidates, req.depth) == (5, 5, 3) and type(req.top_k) is int
+    assert req.created_after.microsecond == 123456
+
+
+def test_the_query_pattern_and_the_check_agree_on_every_character():
+    import re
+
+    from searchtrace.retriever.request import _blank, request_schema
+
+    pattern = re.compile(request_schema()["properties"]["query"]["pattern"])
+    disagree = [c for c in range(0x10000) if (not _blank(chr(c))) != bool(pattern.search(chr(c)))]
+    assert disagree == list(range(0xD800, 0xE000))  # lone surrogates: no text holds one, the check refuses them
+    assert pattern.search("\U0001f600") and validate_request({"query": "\U0001f600"})  # beyond the BMP: shown
+    assert not pattern.search("\u200b\u3164 \t") and error_of({"query": "\u200b\u3164 \t"}).field == "query"
+
+
 def test_defaults():
     req = validate_request({"query": "tides"})
     assert (req.top_k, req.candidates, req.mode, req.depth, req.min_relevance) == (5, 100, None, None, None)
@@ -35,7 +56,7 @@ def test_defaults():
     ({"query": ""}, "query"),
     ({"query": "   "}, "query"),
     ({"query": "x" * 8193}, "query"),
-    ({"query": "é" * 4097}, "query"),  # 8194 UTF-8 bytes
+    ({"query": "é" * 8193}, "query"),  # characters, as JSON Schema's maxLength counts
     ({"query": 3}, "query"),
     ({"query": "q", "top_k": 0}, "top_k"),
     ({"query": "q", "top_k": 51}, "top_k"),
@@ -43,7 +64,8 @@ def test_defaults():
     ({"query": "q", "top_k": 2.5}, "top_k"),
     ({"query": "q", "top_k": True}, "top_k"),
     ({"query": "q", "candidates": 501}, "candidates"),
-    ({"query": "q", "top_k": 10, "candidates": 9}, "candidates"),
+    ({"query": "q", "candidates": 0}, "candidates"),
+    ({"query": "q", "doc_ids": ["d"] * 1001}, "doc_ids"),
     ({"query": "q", "min_relevance": 1.5}, "min_relevance"),
     ({"query": "q", "min_relevance": -0.1}, "min_relevance"),
     ({"query": "q", "mode": "turbo"}, "mode"),

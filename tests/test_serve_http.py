@@ -328,3 +328,21 @@ def test_host_names_are_read_without_their_port():
         "127.0.0.1", "example.org", "::1", "::1", "::1"]
     assert (origin_name("http://localhost:8501"), origin_name("null"), origin_name("https://a.b/x")) == (
         "localhost", None, "a.b")
+
+
+def test_a_wrong_method_says_which_are_allowed_and_any_body_is_bounded(server):
+    client = server[0]
+    wrong = client.get("/v1/search")
+    assert wrong.status_code == 405 and "POST" in wrong.headers["allow"]
+    assert wrong.json()["error"]["code"] == "VALIDATION_ERROR"
+    big = client.request("GET", "/v1/stats", content=b"x" * (65 * 1024))
+    assert big.status_code == 413 and big.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+
+
+def test_null_or_empty_server_fields_are_refused_by_name(server):
+    client = server[0]
+    for field, value in (("dataset", None), ("dataset", ""), ("fusion", None)):
+        r = client.post("/v1/search", json={"query": "harbour", field: value})
+        assert r.status_code == 400 and r.json()["error"]["field"] == field, (field, value, r.text)
+    r = client.post("/v1/search", json={"query": "harbour", "top_k": None})
+    assert r.status_code == 400 and r.json()["error"]["field"] == "top_k"  # never a 500

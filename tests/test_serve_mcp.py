@@ -67,6 +67,8 @@ async def exercise(client: Client, dataset) -> dict:
     out["invalid"] = await client.call_tool("search", {"query": "x", "top_k": 500})
     out["unknown_id"] = await client.call_tool("get_docs", {"ids": ["no-such-doc"]})
     out["unknown_tool"] = await client.call_tool("delete_everything", {})
+    out["stats_argument"] = await client.call_tool("stats", {"verbose": True})
+    out["many_doc_ids"] = await client.call_tool("search", {"query": "x", "doc_ids": ["d"] * 1001})
     out["joined"] = await client.call_tool("search", {"query": "Emberly"}, meta=cast(RequestParamsMeta, {"traceparent": TRACEPARENT}))
     return out
 
@@ -97,7 +99,8 @@ def check(out: dict, dataset) -> None:
     assert weak.structured_content["noConfidentResults"] is True
     assert "No confident match — try: " in weak.content[0].text
     for key, code, field in (("invalid", "VALIDATION_ERROR", "top_k"), ("unknown_id", "NOT_FOUND", "ids"),
-                             ("unknown_tool", "NOT_FOUND", "name")):
+                             ("unknown_tool", "NOT_FOUND", "name"), ("stats_argument", "VALIDATION_ERROR", "verbose"),
+                             ("many_doc_ids", "VALIDATION_ERROR", "doc_ids")):
         result = out[key]
         assert result.is_error, key
         assert result.structured_content["error"]["code"] == code and result.structured_content["error"]["field"] == field

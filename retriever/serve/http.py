@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from typing import Any
 
 import orjson
@@ -24,8 +25,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from searchtrace import __version__
-from searchtrace.errors import ErrorCode, NotFoundError, SearchFailed, SearchtraceError, ValidationError, error_object
-from searchtrace.retriever.serve.config import MAX_BODY_BYTES, RETRY_AFTER_S
+from searchtrace.errors import (
+    ERROR_SCHEMA,
+    ErrorCode,
+    NotFoundError,
+    SearchFailed,
+    SearchtraceError,
+    ValidationError,
+    error_object,
+)
+from searchtrace.retriever.response import response_schema
+from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AFTER_S
 from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck
 from searchtrace.retriever.serve.schemas import search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
@@ -75,7 +85,37 @@ def _body(raw: bytes) -> Any:
 
 
 def _ids(request: Request) -> list[str]:
-    return [i.strip() for value in request.query_params.getlist("ids") for i in value.split(",") if i.strip()]
+    """``ids=a,b`` or ``ids=a&ids=b``; spaces and tabs around an id are not part of it."""
+    return [i.strip(" \t") for value in request.query_params.getlist("ids") for i in value.split(",")
+            if i.strip(" \t")]
+
+
+#: The error statuses each kind of route can answer (every one with the error object), beside 200.
+SEARCH_ERRORS = (400, 401, 404, 413, 421, 429, 500, 503, 504)
+DOCUMENT_ERRORS = SEARCH_ERRORS
+PLAIN_ERRORS = (401, 413, 421, 500)
+
+
+def _responses(ok: dict[str, Any], errors: tuple[int, ...]) -> dict[str, Any]:
+    """An operation's ``responses``: 200 with ``ok`` and each error status with the error object's schema."""
+    out: dict[str, Any] = {"200": {"description": "OK", "content": {"application/json": {"schema": ok}}}}
+    for status in errors:
+        out[str(status)] = {"description": HTTPStatus(status).phrase,
+                            "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+    return out
+
+
+def _documents_schema(chunks: bool) -> dict[str, Any]:
+    metadata = {"type": "object"}
+    item = ({"type": "object", "required": ["id", "content", "component_type", "metadata"],
+             "properties": {"id": {"type": "string"}, "content": {"type": "string"},
+                            "component_type": {"type": "string", "enum": ["chunk"]}, "metadata": metadata}}
+            if chunks else
+            {"type": "object", "required": ["id", "title", "text", "metadata"],
+             "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"},
+                            "metadata": metadata}})
+    key = "chunks" if chunks else "documents"
+    return {"type": "object", "required": [key], "properties": {key: {"type": "array", "items": item}}}
 
 
 def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
@@ -106,7 +146,21 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
     def body_doc(with_fusion: bool) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {
-            "schema": search_schema(names, with_fusion=with_fusion)}}}}
+            "schema": search_schema(names, with_fusion=with_fusion)}}},
+                "responses": _responses(response_schema(), SEARCH_ERRORS)}
+
+    def ids_doc(chunks: bool) -> dict[str, Any]:
+        ids = {"type": "array", "minItems": 1, "maxItems": MAX_IDS,
+               "items": {"type": "string", "pattern": "[^, \t]"}}  # a comma separates ids too
+        return {"parameters": [
+                    {"name": "ids", "in": "query", "required": True, "style": "form", "explode": True,
+                     "schema": ids, "description": f"document ids (ids=a,b or ids=a&ids=b; at most {MAX_IDS})"},
+                    {"name": "dataset", "in": "query", "required": False,
+                     "schema": {"type": "string", "enum": names}, "description": f"default {names[0]}"}],
+                "responses": _responses(_documents_schema(chunks), DOCUMENT_ERRORS)}
+
+    def plain_doc(errors: tuple[int, ...] = PLAIN_ERRORS) -> dict[str, Any]:
+        return {"responses": _responses({"type": "object"}, errors)}
 
     async def search(request: Request, variant: Variant | None, route: str) -> Response:
         async def work() -> dict:
@@ -125,27 +179,30 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     async def search_vector(request: Request) -> Response:
         return await search(request, Variant.VECTOR, "/v1/search/vector")
 
-    @app.get("/v1/docs", summary="Documents by id (ids=a,b or ids=a&ids=b; at most 100)")
-    async def docs(request: Request, dataset: str | None = None) -> Response:
+    @app.get("/v1/docs", summary="Documents by id", openapi_extra=ids_doc(False))
+    async def docs(request: Request) -> Response:
         async def work() -> dict:
+            dataset = request.query_params.get("dataset")
             return {"documents": await service.documents(_ids(request), dataset, chunks=False)}
         return await _traced(service, request, "/v1/docs", work)
 
-    @app.get("/v1/chunks", summary="Chunks by id, shaped as results (at most 100)")
-    async def chunks(request: Request, dataset: str | None = None) -> Response:
+    @app.get("/v1/chunks", summary="Chunks by id, shaped as results", openapi_extra=ids_doc(True))
+    async def chunks(request: Request) -> Response:
         async def work() -> dict:
+            dataset = request.query_params.get("dataset")
             return {"chunks": await service.documents(_ids(request), dataset, chunks=True)}
         return await _traced(service, request, "/v1/chunks", work)
 
-    @app.get("/v1/stats", summary="Datasets, searches served, latency p50/p95 from the trace store")
+    @app.get("/v1/stats", summary="Datasets, searches served, latency p50/p95 from the trace store",
+             openapi_extra=plain_doc())
     async def stats() -> Response:
         return json_response(await asyncio.to_thread(service.stats))
 
-    @app.get("/healthz", summary="Alive")
+    @app.get("/healthz", summary="Alive", openapi_extra=plain_doc((413, 500)))
     async def healthz() -> Response:
         return json_response({"status": "ok"})
 
-    @app.get("/readyz", summary="Indexes open and model loaded")
+    @app.get("/readyz", summary="Indexes open and model loaded", openapi_extra=plain_doc((413, 500, 503)))
     async def readyz() -> Response:
         state = service.readiness()
         return json_response(state, 200 if state["ready"] else 503)
@@ -175,7 +232,7 @@ def _error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         kind = {404: NotFoundError, 405: ValidationError}.get(exc.status_code, SearchFailed)
         message = f"no route {request.method} {request.url.path}" if exc.status_code in (404, 405) else str(exc.detail)
-        return json_response(error_object(kind(message)), exc.status_code)
+        return json_response(error_object(kind(message)), exc.status_code, dict(exc.headers or {}))  # 405: Allow
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -57,6 +57,9 @@ async def _documents(service: Service, args: dict[str, Any], chunks: bool) -> di
 
 
 async def _stats(service: Service, args: dict[str, Any]) -> dict[str, Any]:
+    if args:
+        name = sorted(args)[0]
+        raise ValidationError(f"unknown field {name}; stats takes no arguments", field=name)
     return await service.run(service.stats)
 
 

@@ -192,8 +192,9 @@ class Service:
 
     def served(self, name: object) -> Served:
         """The dataset a request names (None: the first). Raises NotFoundError or BackendUnavailable."""
-        if name is not None and not isinstance(name, str):
-            raise ValidationError(f"dataset must be a string, got {type(name).__name__}", field="dataset")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ValidationError(f"dataset must be one of {', '.join(self.dataset_paths)}, got {name!r}",
+                                  field="dataset")
         name = name or next(iter(self.dataset_paths))
         if name not in self.dataset_paths:
             raise NotFoundError(f"unknown dataset {name!r}; served: {', '.join(self.dataset_paths)}",
@@ -211,6 +212,10 @@ class Service:
         if not isinstance(body, Mapping):
             raise ValidationError(f"request must be a JSON object, got {type(body).__name__}")
         request = {k: x for k, x in body.items() if k not in SERVER_FIELDS}
+        for name in SERVER_FIELDS:  # absent means the default; null or "" is not a value the schema allows
+            if name in body and (not isinstance(body[name], str) or not body[name]):
+                raise ValidationError(f"{name} must be one of the values the schema lists, got {body[name]!r}",
+                                      field=name)
         served = self.served(body.get("dataset"))
         chosen = variant or _fusion_variant(body.get("fusion"))
         if variant is not None and "fusion" in body:
