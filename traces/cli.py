@@ -110,6 +110,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
         return ExitCode.INVALID  # an id that names nothing: bad input, as everywhere
     _console().print(span_tree(detail))
+    if len(detail.spans) < detail.summary.n_spans:
+        print(f"partial: {len(detail.spans)} of its {detail.summary.n_spans} spans were recovered by "
+              "`traces repair`; the others were lost with the damaged store", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -158,8 +161,11 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if not salvaged:
         print(f"{path}: nothing to repair")
     for s in salvaged:
-        skipped = f", {s.unreadable_ranges} unreadable ranges skipped" if s.unreadable_ranges else ""
+        skipped = f", {s.unreadable_rows} unreadable rows skipped" if s.unreadable_rows else ""
         print(f"copied {s.traces} traces and {s.spans} spans of {s.source.name} into {path}{skipped}")
+        if s.partial_traces:
+            print(f"{s.partial_traces} traces are partial: {s.lost_spans} of their spans could not be read "
+                  "(traces show says which traces)")
     return ExitCode.OK
 
 

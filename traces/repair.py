@@ -1,8 +1,11 @@
 """A damaged trace store: set aside, replaced by a new one, and salvaged into it.
 
 SQLite cannot always read a damaged file whole, but it can often read most of
-its rows: :func:`salvage` copies every row it can reach, a range of rowids at a
-time, skipping ranges that fail, into a healthy store.
+its rows: :func:`salvage` copies every row it can reach into a healthy store, a
+range of rowids at a time; a range that fails is halved until each row that can
+be read is (a damaged page loses its own rows, not its neighbours'). A trace
+whose row counts more spans than were recovered is partial: the report says how
+many, and ``traces show`` says so of each.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ _STEP = 1_000  # rowids read at a time
 
 @dataclass(frozen=True)
 class Salvage:
-    """What a salvage copied, and how many rowid ranges it could not read."""
+    """What a salvage copied: traces and spans, the rows it could not read, the traces it got only in part."""
 
     source: Path
     traces: int
     spans: int
-    unreadable_ranges: int
+    unreadable_rows: int
+    partial_traces: int = 0
+    lost_spans: int = 0
 
 
 def set_aside(path: Path) -> Path:
@@ -59,8 +64,21 @@ def is_damaged(path: Path) -> bool:
         return True
 
 
+def _range(conn: sqlite3.Connection, table: str, start: int, end: int) -> tuple[list[tuple], int]:
+    """The readable rows of rowids ``start``..``end``, halving a range that fails; and the rowids that fail alone."""
+    try:
+        return conn.execute(f"SELECT * FROM {table} WHERE rowid BETWEEN ? AND ?", (start, end)).fetchall(), 0
+    except sqlite3.DatabaseError:
+        if start == end:
+            return [], 1
+        middle = (start + end) // 2
+        low, low_failed = _range(conn, table, start, middle)
+        high, high_failed = _range(conn, table, middle + 1, end)
+        return low + high, low_failed + high_failed
+
+
 def _rows(conn: sqlite3.Connection, table: str) -> tuple[list[tuple], int]:
-    """Every row of ``table`` SQLite can read, a range of rowids at a time; and the ranges it could not."""
+    """Every row of ``table`` SQLite can read, a range of rowids at a time; and the rowids it could not."""
     try:
         top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
     except sqlite3.DatabaseError:
@@ -69,12 +87,8 @@ def _rows(conn: sqlite3.Connection, table: str) -> tuple[list[tuple], int]:
     failed = misses = 0
     start = 1
     while (start <= top) if top is not None else misses < 100:
-        try:
-            chunk = conn.execute(f"SELECT * FROM {table} WHERE rowid BETWEEN ? AND ?",
-                                 (start, start + _STEP - 1)).fetchall()
-        except sqlite3.DatabaseError:
-            failed += 1
-            chunk = []
+        chunk, unread = _range(conn, table, start, start + _STEP - 1)
+        failed += unread
         rows += chunk
         misses = 0 if chunk else misses + 1
         start += _STEP
@@ -95,7 +109,27 @@ def salvage(source: Path, store: TraceStore) -> Salvage:
     finally:
         conn.close()
     store.insert_rows(traces, spans)
-    return Salvage(source, len(traces), len(spans), bad_traces + bad_spans)
+    partial, lost = _partial(store.path, [str(row[0]) for row in traces])
+    return Salvage(source, len(traces), len(spans), bad_traces + bad_spans, partial, lost)
+
+
+def _partial(path: Path, trace_ids: list[str]) -> tuple[int, int]:
+    """Of ``trace_ids`` in the store at ``path``: how many hold fewer spans than their row counts, and how many
+    spans they lack in all."""
+    partial = lost = 0
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        for start in range(0, len(trace_ids), 500):
+            chunk = trace_ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for recorded, stored in conn.execute(
+                    f"SELECT n_spans, (SELECT count(*) FROM spans s WHERE s.trace_id = t.trace_id) FROM traces t "
+                    f"WHERE trace_id IN ({marks})", chunk):
+                if stored < recorded:
+                    partial, lost = partial + 1, lost + recorded - stored
+    finally:
+        conn.close()
+    return partial, lost
 
 
 def repair(path: Path) -> list[Salvage]:
