@@ -176,3 +176,26 @@ def test_flush_store_says_whether_every_span_was_stored(tmp_path, monkeypatch):
     assert handles.flush_store() is False
     assert handles.store_failure is not None and handles.store_failure.value == "disk_full"
     handles.shutdown()
+
+
+def test_reading_a_damaged_store_says_it_is_damaged(tmp_path, capsys):
+    """``traces list`` and ``show`` run an integrity check first: a damaged store is named, never read as whole."""
+    import random
+
+    from searchtrace.cli import main
+
+    path = tmp_path / "traces.sqlite"
+    store = TraceStore(path)
+    ids = _fill(store, 200)
+    store.close()
+    assert main(["traces", "list", "--home", str(tmp_path)]) == 0
+    capsys.readouterr()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2 // 4096 * 4096
+    data[middle:middle + 4096] = random.Random(7).randbytes(4096)
+    path.write_bytes(bytes(data))
+    for command in (["traces", "list"], ["traces", "show", ids[0]]):
+        assert main([*command, "--home", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert str(path) in err and "malformed" in err and "searchtrace traces repair" in err
+        assert len(err.strip().splitlines()) == 1
