@@ -38,6 +38,7 @@ from searchtrace.retriever.index.manifest import (
     describe,
     read_manifest,
 )
+from searchtrace.retriever.index.space import chunked, reserve
 from searchtrace.retriever.types import Document
 from searchtrace.retriever.vectorstore.base import PointRow, VectorStore
 from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
@@ -174,6 +175,17 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, *,
     return where.path
 
 
+def _data_bytes(texts: list[str], dim: int, parts: bool) -> int:
+    """What the points add to the shard beyond the holes of its files at creation: the vector storages' chunk
+    files, made when the first point arrives and allocated whole (one for the passages' vectors, and with parts
+    one for theirs, about one per 100 characters, and one for their offsets), plus the payloads and BM25 terms."""
+    chars = sum(len(t) for t in texts)
+    out = chunked(len(texts) * dim * 4)
+    if parts:
+        out += chunked((chars // 100) * dim * 4) + chunked(0)
+    return out + 2 * chars * 3
+
+
 def _clear_building(where: IndexLocation) -> None:
     """Remove what killed builds of this index left (the lock is ours: none is running)."""
     root = where.path.parent / BUILDING
@@ -198,6 +210,8 @@ def _build(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, where: 
         store = make_store(collection) if make_store else configured_store(config, folder, collection)
         store.create(vectors.shape[1] if len(vectors) else embedder.dim, parts=parts is not None)
         try:
+            reserve(folder, _data_bytes(texts, int(vectors.shape[1]) if len(vectors) else embedder.dim,
+                                        parts is not None), where.path.parent)
             _write_points(store, docs, vectors, Bm25Encoder(avg_len), progress, parts).save(folder / TERM_STATS)
         finally:
             store.close()

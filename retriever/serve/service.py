@@ -50,6 +50,11 @@ from searchtrace.traces import TraceFilter, TraceStore
 from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
+
+
+def os_error_line(exc: OSError) -> str:
+    """An operating-system error as one line: its reason and the file or folder it names."""
+    return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
 T = TypeVar("T")
 
 STATUS = {ErrorCode.VALIDATION_ERROR: 400, ErrorCode.UNAUTHORIZED: 401, ErrorCode.NOT_FOUND: 404,
@@ -157,8 +162,12 @@ class Service:
                 hybrid.embedder.encode_query("ready")  # the model loaded before readyz says so
                 self._served[name] = Served(name, retrievers)
         except Exception as exc:
-            self._opening_error = getattr(exc, "message", None) or str(exc)
-            log.exception("opening the datasets failed")
+            self._opening_error = getattr(exc, "message", None) or (
+                os_error_line(exc) if isinstance(exc, OSError) else str(exc))
+            if isinstance(exc, (SearchtraceError, OSError)):  # said in one line (and by /readyz)
+                log.error("opening the datasets failed: %s", self._opening_error)
+            else:
+                log.exception("opening the datasets failed")
             if self.worker is not None:
                 self.worker.set_state(WorkerState.FAILED)
             raise
