@@ -4,6 +4,7 @@ and never a different result."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -81,7 +82,7 @@ def _results(index, config, model) -> list[list[tuple[str, float]]]:
 
 
 @pytest.mark.parametrize(("name", "damage"), CASES, ids=[f"{f}-{d.__name__}" for f, d in CASES])
-def test_damage_is_named_then_rebuilt(name, damage, home, model, expected, capsys):
+def test_damage_is_named_then_rebuilt(name, damage, home, model, expected, capsys, caplog):
     from searchtrace.retriever.data.beir import load_dataset
 
     folder = build_index(load_dataset(SAMPLE), home, model, progress=False)  # intact (rebuilt after the last case)
@@ -103,7 +104,10 @@ def test_damage_is_named_then_rebuilt(name, damage, home, model, expected, capsy
     finally:
         index.close()
     if name != "manifest.json" or damage is garbage:
-        assert "rebuilding it from the embedding cache" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "rebuilding it from the embedding cache" in err
+        assert len([line for line in err.splitlines() if "damaged" in line]) == 1, err  # one line, as promised
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING and "damaged" in r.getMessage()]
     assert check(folder, read_manifest(folder), deep=True) == []
 
 

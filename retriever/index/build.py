@@ -163,8 +163,9 @@ def build_index(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, *,
         if problems == [] and not force:
             log.info("index %s is up to date", where.path)
             return where.path
-        if problems:
-            log.warning("index %s is damaged (%s): rebuilding it", where.path, "; ".join(map(str, problems)))
+        if problems:  # said once: a caller that forces the rebuild of a damaged index has said it already
+            log.log(logging.INFO if force else logging.WARNING, "index %s is damaged (%s): rebuilding it",
+                    where.path, "; ".join(map(str, problems)))
         building = where.path.parent / BUILDING / f"{where.path.name}-{os.getpid()}"
         _clear_building(where)
         try:
