@@ -113,6 +113,18 @@ def test_a_damaged_store_is_set_aside_and_a_new_one_started(tmp_path, caplog):
     assert "was damaged" in warning and "searchtrace traces repair" in warning
 
 
+def _span_leaf_page(data: bytearray, trace_id: str) -> int:
+    """The offset of a table leaf page (B-tree page type 13) holding one of ``trace_id``'s span rows (a stage
+    span's name is in it; the traces table's rows name only the root)."""
+    at = data.find(trace_id.encode())
+    while at != -1:
+        page = at // 4096 * 4096
+        if page and data[page] == 0x0D and b"rerank" in data[page:page + 4096]:
+            return page
+        at = data.find(trace_id.encode(), at + 1)
+    raise AssertionError(f"no table leaf page holds trace {trace_id}")
+
+
 def test_repair_salvages_what_sqlite_can_read(tmp_path, capsys):
     """4 KB of random bytes in the middle: every row outside the damaged page is recovered, and the traces
     that lost spans are said to be partial, in the report and by ``traces show``."""
@@ -126,8 +138,8 @@ def test_repair_salvages_what_sqlite_can_read(tmp_path, capsys):
     total = store.stored(ids)
     store.close()
     data = bytearray(path.read_bytes())
-    middle = len(data) // 2 // 4096 * 4096  # one whole page in the middle
-    data[middle:middle + 4096] = random.Random(7).randbytes(4096)
+    page = _span_leaf_page(data, ids[len(ids) // 2])  # a page of span rows, as a failing disk sector would be
+    data[page:page + 4096] = random.Random(7).randbytes(4096)
     path.write_bytes(bytes(data))
     assert is_damaged(path)
     assert main(["traces", "repair", "--home", str(tmp_path)]) == 0
@@ -143,7 +155,7 @@ def test_repair_salvages_what_sqlite_can_read(tmp_path, capsys):
         if stored < recorded]
     conn.close()
     repaired.close()
-    assert partial, out  # the middle page holds spans (2,200 of them fill most of the file)
+    assert partial, out  # the damaged page held span rows: their traces are partial
     assert f"{len(partial)} traces are partial" in out
     assert main(["traces", "show", partial[0], "--home", str(tmp_path)]) == 0
     assert "partial:" in capsys.readouterr().err
@@ -191,8 +203,8 @@ def test_reading_a_damaged_store_says_it_is_damaged(tmp_path, capsys):
     assert main(["traces", "list", "--home", str(tmp_path)]) == 0
     capsys.readouterr()
     data = bytearray(path.read_bytes())
-    middle = len(data) // 2 // 4096 * 4096
-    data[middle:middle + 4096] = random.Random(7).randbytes(4096)
+    page = _span_leaf_page(data, ids[len(ids) // 2])
+    data[page:page + 4096] = random.Random(7).randbytes(4096)
     path.write_bytes(bytes(data))
     for command in (["traces", "list"], ["traces", "show", ids[0]]):
         assert main([*command, "--home", str(tmp_path)]) == 1
