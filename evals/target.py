@@ -16,8 +16,8 @@ ranking is at most that deep.
 
 from __future__ import annotations
 
+import functools
 import importlib
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -192,13 +192,5 @@ class TargetRetriever:
                              query_ids: Sequence[str] | None = None) -> list[Answer]:
         """:meth:`search_detailed` of each request, in order; a failed one is its answer's error."""
         ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
-        out = []
-        for request, query_id in zip(requests, ids):
-            started = time.perf_counter()
-            try:
-                response, detail = self.search_detailed(request, run_id=run_id, query_id=query_id)
-            except SearchtraceError as exc:
-                out.append(Answer(None, None, (time.perf_counter() - started) * 1000, exc))
-                continue
-            out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
-        return out
+        return [Answer.timed(functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id))
+                for request, query_id in zip(requests, ids)]

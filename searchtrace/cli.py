@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from searchtrace import __version__
 from searchtrace import environment as env_names
 from searchtrace.dashboard.cli import register as register_dashboard
-from searchtrace.errors import ExitCode, SearchtraceError
+from searchtrace.errors import ExitCode, SearchtraceError, os_error_message
 from searchtrace.evals.cli import register as register_evals
 from searchtrace.retriever.cli import register as register_retriever
 from searchtrace.traces.cli import register as register_traces
@@ -45,20 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
     for register in (register_retriever, register_evals, register_traces, register_dashboard):
         register(sub)
     return parser
-
-
-def os_error_message(exc: OSError) -> str:
-    """One line for an operating-system error: what failed, on which file, and what to do."""
-    where = f" ({exc.filename})" if exc.filename else ""
-    reason = exc.strerror or str(exc)
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return (f"{reason}{where}: free some space and run the same command again "
-                "(an interrupted eval resumes where it stopped)")
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return f"{reason}{where}: choose a writable place (--home, --out) or fix its permissions"
-    if exc.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
-        return f"{reason}{where}: a file stands where a folder belongs (or the reverse); choose another path"
-    return f"{reason}{where}"
 
 
 _PATH_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOENT,

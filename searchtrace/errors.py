@@ -12,6 +12,7 @@ turns an error into one line on stderr and an :class:`ExitCode`.
 from __future__ import annotations
 
 import enum
+import errno
 
 __all__ = [
     "BackendUnavailable",
@@ -21,6 +22,7 @@ __all__ = [
     "ERROR_SCHEMA",
     "error_from_object",
     "error_object",
+    "os_error_message",
     "ConfigError",
     "DataError",
     "ErrorCode",
@@ -192,3 +194,17 @@ def error_from_object(payload: object) -> SearchtraceError | None:
     cls = _BY_CODE[known[code]] if code in known else SearchFailed
     return cls(str(message) if message is not None else str(code or "unknown error"),
                field=field if isinstance(field, str) else None)
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for an operating-system error: what failed, on which file, and what to do."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (f"{reason}{where}: free some space and run the same command again "
+                "(an interrupted eval resumes where it stopped)")
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"{reason}{where}: choose a writable place (--home, --out) or fix its permissions"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
+        return f"{reason}{where}: a file stands where a folder belongs (or the reverse); choose another path"
+    return f"{reason}{where}"

@@ -307,7 +307,8 @@ def _store_file(args: argparse.Namespace) -> Path:
 def _open(args: argparse.Namespace) -> TraceStore | None:
     """The store, or None when no search has written one yet (reads never create it).
 
-    A damaged store is said to be damaged (SQLite's quick check: 56 ms for 10,000 traces, 69 MiB), never read
+    A damaged store is said to be damaged (SQLite's quick check: 43 ms for 10,000 traces, 69 MiB:
+    ``benchmarks/bench_integrity.py``), never read
     as if whole: the caller's ``_store_errors`` turns that into one line naming ``traces repair``.
     """
     import sqlite3

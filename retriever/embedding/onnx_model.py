@@ -12,8 +12,8 @@ on each load.
 
 A folder also holds ``manifest.json``: the sha256, size and a 64-bit sum of
 its graph and tensors, and a known answer, the sentence vector the graph gave
-for fixed token ids when it was built. Every load sums both files (about 7 ms
-for 90 MB already in the page cache) and runs those ids as its warm-up
+for fixed token ids when it was built. Every load sums both files (5 ms
+for 86 MiB in the page cache: ``benchmarks/bench_integrity.py``) and runs those ids as its warm-up
 (:func:`known_answer_problem`): damaged tensors, even with their size and time
 kept, change the sum, and a damaged graph gives another vector, so the folder
 is built again before any vector reaches a search or the embedding cache.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -53,3 +55,13 @@ class Answer(NamedTuple):
     detail: SearchDetail | None
     ms: float
     error: SearchtraceError | None = None
+
+    @classmethod
+    def timed(cls, search: Callable[[], tuple[SearchResponse, SearchDetail | None]]) -> Answer:
+        """Run one search of a batch, timed: its answer, or the error it raised (the batch goes on)."""
+        started = time.perf_counter()
+        try:
+            response, detail = search()
+        except SearchtraceError as exc:
+            return cls(None, None, (time.perf_counter() - started) * 1000, exc)
+        return cls(response, detail, (time.perf_counter() - started) * 1000)

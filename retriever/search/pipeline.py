@@ -9,8 +9,8 @@ own: each retrieval stage runs in ``retriever.search.traced`` (logic in
 
 from __future__ import annotations
 
+import functools
 import logging
-import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -140,16 +140,8 @@ class Retriever:
             raise ValueError(f"{len(query_ids)} query ids for {len(requests)} requests")
         vectors = self._query_vectors(requests)
         ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
-        out = []
-        for request, vector, query_id in zip(requests, vectors, ids):
-            started = time.perf_counter()
-            try:
-                response, detail = self._traced(request, vector, run_id, query_id, with_detail)
-            except SearchtraceError as exc:
-                out.append(Answer(None, None, (time.perf_counter() - started) * 1000, exc))
-                continue
-            out.append(Answer(response, detail, (time.perf_counter() - started) * 1000))
-        return out
+        return [Answer.timed(functools.partial(self._traced, request, vector, run_id, query_id, with_detail))
+                for request, vector, query_id in zip(requests, vectors, ids)]
 
     def _query_vectors(self, requests: Sequence[Mapping[str, Any] | SearchRequest]) -> list[np.ndarray | None]:
         """Each request's query vector, embedded through the cache in one batch.

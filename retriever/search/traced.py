@@ -116,19 +116,6 @@ def record(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *arg
             span.set_attributes(builder(*args))
 
 
-def record_snapshot(span: trace.Span, builder: Callable[[*Args], Mapping[str, Any]], *args: *Args,
-                    deferred: DeferredAttributes | None = None) -> None:
-    """Build the attributes now (of something the caller may change later), set them now or at export.
-
-    With ``deferred`` only the SDK's per-value checks move to export time, off the search's path.
-    """
-    if span.is_recording():
-        if deferred is not None:
-            deferred.defer(span, dict, (builder(*args),))
-        else:
-            span.set_attributes(builder(*args))
-
-
 def trace_id(span: trace.Span) -> str:
     """The span's trace id as 32 hex digits ("" for a non-recording span)."""
     ctx = span.get_span_context()

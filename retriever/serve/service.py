@@ -37,6 +37,7 @@ from searchtrace.errors import (
     SearchTimeout,
     SearchtraceError,
     ValidationError,
+    os_error_message,
 )
 from searchtrace.names import Stage
 from searchtrace.retriever.config.model import FusionConfig, RetrieverConfig
@@ -50,11 +51,6 @@ from searchtrace.traces import TraceFilter, TraceStore
 from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
-
-
-def os_error_line(exc: OSError) -> str:
-    """An operating-system error as one line: its reason and the file or folder it names."""
-    return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
 T = TypeVar("T")
 
 STATUS = {ErrorCode.VALIDATION_ERROR: 400, ErrorCode.UNAUTHORIZED: 401, ErrorCode.NOT_FOUND: 404,
@@ -163,7 +159,7 @@ class Service:
                 self._served[name] = Served(name, retrievers)
         except Exception as exc:
             self._opening_error = getattr(exc, "message", None) or (
-                os_error_line(exc) if isinstance(exc, OSError) else str(exc))
+                os_error_message(exc) if isinstance(exc, OSError) else str(exc))
             if isinstance(exc, (SearchtraceError, OSError)):  # said in one line (and by /readyz)
                 log.error("opening the datasets failed: %s", self._opening_error)
             else:
