@@ -10,10 +10,27 @@ the same way.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["fsync_dir", "fsync_file", "fsync_tree", "write_atomic"]
+__all__ = ["fsync_dir", "fsync_file", "fsync_tree", "naming", "write_atomic"]
+
+
+@contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """Give an ``OSError`` raised without a file name the name of ``path``.
+
+    ``open`` names its file, but a ``write``, ``flush`` or ``fsync`` on a full
+    disk raises ENOSPC naming none, and the line a user reads must say which
+    file could not be written.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 def fsync_file(path: Path) -> None:
@@ -51,13 +68,15 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """Call ``write(tmp)`` for a temporary file beside ``path``, fsync it, and rename it over ``path``.
 
     The parent folder is made if missing. On any failure the temporary file is
-    removed and ``path`` is left as it was.
+    removed and ``path`` is left as it was; an ``OSError`` that names no file
+    (a full disk) is given ``path``'s name.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        write(tmp)
-        fsync_file(tmp)
+        with naming(path):
+            write(tmp)
+            fsync_file(tmp)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

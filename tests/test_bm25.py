@@ -127,7 +127,8 @@ def test_term_stats_idf_max_score_and_unknown_share(tmp_path):
     import math
 
     from searchtrace.retriever.vectorstore.base import Sparse
-    from searchtrace.retriever.vectorstore.bm25 import K1, TermStats
+    from searchtrace.retriever.vectorstore.bm25 import K1
+    from searchtrace.retriever.vectorstore.term_stats import TermStats
 
     stats = TermStats(10, {1: 5, 2: 1})
     assert stats.idf(1) == pytest.approx(math.log(1 + (10 - 5 + 0.5) / (5 + 0.5)))

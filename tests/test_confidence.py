@@ -82,7 +82,8 @@ def test_bad_calibration_names_file(tmp_path, body):
 
 def test_name_words_and_unknown_name_share():
     from searchtrace.retriever.stages.keyword import name_words, unknown_name_share
-    from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats
+    from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder
+    from searchtrace.retriever.vectorstore.term_stats import TermStats
 
     assert name_words("Who painted the Zorvath frescoes in Quendril?") == ["Zorvath", "Quendril"]
     assert name_words("What does HX-47 cost in 1620?") == ["HX-47", "1620"]

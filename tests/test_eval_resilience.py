@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -63,18 +67,42 @@ def test_a_full_disk_stops_the_eval_and_the_same_command_resumes(tmp_path, monke
     _same_results(again, uninterrupted)
 
 
-def test_the_cli_names_a_full_disk_in_one_line(tmp_path, monkeypatch, capsys, sample_config):
-    from searchtrace.cli import main
+DRIVER = """
+import subprocess, sys
+mount, out, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mount], check=True)
+done = subprocess.run([sys.executable, "-m", "searchtrace", *argv, "--out", out], capture_output=True, text=True,
+                      timeout=300)
+print(done.returncode)
+sys.stdout.write(done.stderr)
+"""
 
-    def full(self, records):
-        raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
 
-    monkeypatch.setattr(Journal, "append", full)
-    code = main(["eval", str(SAMPLE), "--mode", "fast", "--home", str(sample_config.home.root),
-                 "--out", str(tmp_path / "run"), "--no-progress"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 1 and len(err) == 1
-    assert err[0].startswith("error: No space left on device (") and "journal.jsonl" in err[0]
+@pytest.mark.skipif(sys.platform != "linux", reason="tmpfs and mount namespaces are Linux's")
+def test_the_cli_names_the_file_a_full_disk_stopped_in_one_line(tmp_path, sample_config, sample_index_path):
+    """A real ENOSPC (the run folder on a 64 KiB tmpfs): the journal's write raises it naming no file, and
+    the line named none before the writers gave it theirs."""
+    from test_index_space import namespaces_allowed
+
+    reason = namespaces_allowed()
+    if reason:
+        pytest.skip(reason)
+    home = tmp_path / "home"
+    shutil.copytree(sample_config.home.cache, home / "cache")  # the model and the vectors: nothing to embed
+    env = {**os.environ, "SEARCHTRACE_OTLP": "0"}
+    cli = [sys.executable, "-m", "searchtrace"]
+    built = subprocess.run([*cli, "index", str(SAMPLE), "--home", str(home), "--no-progress"], capture_output=True,
+                           text=True, timeout=300, env=env)
+    assert built.returncode == 0, built.stderr
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["unshare", "-m", sys.executable, "-c", DRIVER, str(mount), str(mount / "run"), "eval",
+                           str(SAMPLE), "--mode", "fast", "--home", str(home), "--no-progress"],
+                          capture_output=True, text=True, timeout=360, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    code, *err = done.stdout.strip().splitlines()
+    assert code == "1" and len(err) == 1, done.stdout
+    assert err[0].startswith(f"error: No space left on device ({mount / 'run' / 'journal.jsonl'}): "), err
     assert err[0].endswith("run the same command again (an interrupted eval resumes where it stopped)")
 
 

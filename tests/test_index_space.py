@@ -65,7 +65,7 @@ DRIVER = textwrap.dedent("""
 """)
 
 
-def _namespaces_allowed() -> str | None:
+def namespaces_allowed() -> str | None:
     if shutil.which("unshare") is None:
         return "no unshare command"
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, text=True)
@@ -74,7 +74,7 @@ def _namespaces_allowed() -> str | None:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="tmpfs and mount namespaces are Linux's")
 def test_a_disk_too_small_for_the_index_is_one_line_and_exit_1(tmp_path):
-    reason = _namespaces_allowed()
+    reason = namespaces_allowed()
     if reason:
         pytest.skip(reason)
     mount = tmp_path / "small"

@@ -7,9 +7,9 @@ an escape or a blank fails here. One server (the sample dataset; the HTTP API wi
 
 Normalized, every other byte kept: the trace id, which differs on every call (its exact value,
 read from the ``x-trace-id`` header, the response's ``traceId`` or the MCP error text's ``trace``
-line and checked to be 32 lowercase hex, is replaced by ``<traceId>`` wherever it occurs); and,
-in debug output only, the keyword rank and keyword score, which differ between index builds
-(``KEYWORD_ENGINE`` says why). Regenerate after an intended change with
+line and checked to be 32 lowercase hex, is replaced by ``<traceId>`` wherever it occurs). Every
+score and rank is kept, the keyword engine's included: the keyword stage rescores its candidates,
+so every build of the sample ranks and scores them the same way. Regenerate after an intended change with
 
     SEARCHTRACE_UPDATE_GOLDEN=1 pytest tests/test_wire_golden.py
 
@@ -45,19 +45,6 @@ DASHBOARD = "http://dash.example:8501"  # so the served responses carry traceUrl
 TRACE_ID = re.compile(r"[0-9a-f]{32}")
 PLACEHOLDER = "<traceId>"
 
-# The one other nondeterminism, and only in debug output: the keyword engine's (Qdrant Edge's
-# sparse search) values depend on how the index build laid the points out, which varies between
-# builds (each test session builds its own index) though not between searches of one index.
-# Documents with equal BM25 scores come back in a different order, so ranks.keyword of a tied
-# document moves by one (seen on 3 of the sample's queries over 15 builds); and the score is
-# summed in float32 in a build-dependent order, so score_components.keyword once differed in the
-# 6th decimal (13.13059 against 13.130591). Those two values (numbers, never their key, place
-# or a null) are replaced by a string placeholder; every other score and rank is kept.
-KEYWORD_ENGINE = (
-    (re.compile(r'("ranks": ?\{[^{}]*?"keyword": ?)\d+'), r'\1"<keyword-rank>"'),
-    (re.compile(r'("score_components": ?\{[^{}]*?"keyword": ?)-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?'),
-     r'\1"<keyword-score>"'),
-)
 CASE_MARK, SECTION_MARK = "=== case: ", "--- "
 
 QUERIES = {q["_id"]: q["text"] for q in map(json.loads, (SAMPLE / "queries.jsonl").read_text("utf-8").splitlines())}
@@ -170,9 +157,7 @@ class Surface:
 
 def normalized(text: str, trace_id: str | None) -> str:
     """``text`` with every occurrence of ``trace_id`` (checked to be 32 lowercase hex) replaced by the
-    placeholder, and the keyword engine's build-dependent debug values (``KEYWORD_ENGINE``) by theirs."""
-    for pattern, replacement in KEYWORD_ENGINE:
-        text = pattern.sub(replacement, text)
+    placeholder."""
     if trace_id is None:
         return text
     assert TRACE_ID.fullmatch(trace_id), f"traceId is not 32 lowercase hex: {trace_id!r}"

@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from searchtrace.durable import naming
 from searchtrace.errors import DataError
 from searchtrace.evals.runfolder.records import JournalRecord, record_from_json
 
@@ -79,7 +80,7 @@ class Journal:
             return
         payload = "".join(json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
                           for r in records)
-        with open(self.path, "a", encoding="utf-8") as fh:
+        with naming(self.path), open(self.path, "a", encoding="utf-8") as fh:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())

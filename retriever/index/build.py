@@ -40,8 +40,9 @@ from searchtrace.retriever.index.manifest import (
 )
 from searchtrace.retriever.index.space import chunked, reserve
 from searchtrace.retriever.types import Document
-from searchtrace.retriever.vectorstore.base import PointRow, VectorStore
-from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats, mean_token_length
+from searchtrace.retriever.vectorstore.base import PointRow, Sparse, VectorStore
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, mean_token_length
+from searchtrace.retriever.vectorstore.term_stats import TermStats
 
 if TYPE_CHECKING:
     from searchtrace.retriever.embedding.cache import EmbeddingCache, Encoder
@@ -121,21 +122,19 @@ def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray,
     """Upsert every document, chunk by chunk; returns the corpus' BM25 term statistics."""
     from searchtrace.progress import progress as progress_of
 
-    df: dict[int, int] = {}
+    rows: list[Sparse] = []
     bar = progress_of(len(docs), "indexing", "doc", bars=progress)
     for start in range(0, len(docs), WRITE_CHUNK):
         batch = docs[start:start + WRITE_CHUNK]
         sparse = bm25.encode_documents([d.content for d in batch])
-        for vec in sparse:
-            for term in vec.indices:
-                df[term] = df.get(term, 0) + 1
+        rows += sparse
         part_vectors = parts.of(batch, vectors[start:start + len(batch)]) if parts else [None] * len(batch)
         store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d), part_vectors[i])
                       for i, d in enumerate(batch)])
         bar.update(len(batch))
     bar.close()
     store.flush()
-    return TermStats(len(docs), df)
+    return TermStats.of_documents(rows)
 
 
 def published_problems(folder: Path) -> list[Problem] | None:

@@ -12,10 +12,12 @@ from searchtrace.retriever.data.beir import dataset_fingerprint
 
 __all__ = ["SCHEMA_VERSION", "IndexLocation", "index_key", "locate"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of an index folder's layout; part of the key, so a new layout never reuses an old index.
 3: the manifest lists every file with its size and sha256, and graphs on a shared Neo4j are
-scoped by the index key."""
+scoped by the index key.
+4: ``term_stats.npz`` holds every point's BM25 term weights (the keyword stage rescores with them) and is
+written byte for byte the same by every build of the same data."""
 
 
 def index_key(dataset_fp: str, model_id: str, config: RetrieverConfig) -> str:

@@ -30,7 +30,8 @@ from searchtrace.retriever.index.build import (
 from searchtrace.retriever.index.manifest import SHARD, DamagedIndex, IndexManifest, Problem, check, read_manifest
 from searchtrace.retriever.index.private_shard import READERS, PrivateShard
 from searchtrace.retriever.vectorstore.base import VectorStore
-from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder
+from searchtrace.retriever.vectorstore.term_stats import TermStats
 
 __all__ = ["OpenIndex", "open_index"]
 

@@ -1,4 +1,9 @@
-"""Keyword stage: BM25 over title + text (Qdrant sparse vectors, IDF modifier)."""
+"""Keyword stage: BM25 over title + text (Qdrant sparse vectors, IDF modifier).
+
+Qdrant finds the candidates (and applies the filters); their scores are then
+computed again exactly (:meth:`TermStats.rank`), so that every build of the
+same data ranks them the same way.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from searchtrace.names import Stage
-from searchtrace.retriever.stages.dense import to_candidates
 from searchtrace.retriever.types import Candidates
 from searchtrace.retriever.vectorstore.base import PayloadFilter, VectorStore
-from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, TermStats
+from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder
+from searchtrace.retriever.vectorstore.term_stats import TermStats, rescore_limit
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ def keyword(store: VectorStore, bm25: Bm25Encoder, stats: TermStats, text: str, 
     sparse = bm25.encode_query(text)
     if not sparse.indices:
         return KeywordResult(Candidates.empty(Stage.KEYWORD), 0.0)
-    hits = store.search_sparse([sparse], limit, flt)[0]
-    return KeywordResult(to_candidates(Stage.KEYWORD, hits, doc_ids), stats.max_score(sparse),
+    hits = store.search_sparse([sparse], rescore_limit(limit), flt)[0]
+    points, scores = stats.rank(sparse, np.fromiter((h.id for h in hits), dtype=np.int64, count=len(hits)), limit)
+    return KeywordResult(Candidates(Stage.KEYWORD, doc_ids[points], scores), stats.max_score(sparse),
                          unknown_name_share(text, bm25, stats))

@@ -17,12 +17,9 @@ of tokens left, repeats included.
 
 from __future__ import annotations
 
-import math
 from functools import cache
-from pathlib import Path
 from typing import Iterable, Sequence
 
-import numpy as np
 from qdrant_edge import Bm25, Bm25Config, SparseVector
 
 from searchtrace.errors import ValidationError
@@ -96,48 +93,3 @@ class Bm25Encoder:
         """:meth:`encode_query` for a batch."""
         embed = self._model.embed_query
         return [_to_sparse(embed(t)) for t in texts]
-
-
-class TermStats:
-    """Document frequencies of the corpus' BM25 terms, for score normalization.
-
-    With them, a BM25 score can be put on an absolute 0-1 scale: no document
-    can score more than ``(k1 + 1) * sum(idf(t))`` over the query's terms, and a
-    term the corpus never saw has the largest IDF, so a query about something
-    the corpus does not contain cannot reach a high normalized score.
-
-    Args:
-        n_docs: corpus size.
-        df: term id -> number of documents containing it.
-    """
-
-    def __init__(self, n_docs: int, df: dict[int, int]) -> None:
-        self.n_docs = int(n_docs)
-        self.df = df
-
-    def idf(self, term: int) -> float:
-        """Qdrant's IDF: ``ln(1 + (N - n + 0.5) / (n + 0.5))``."""
-        n = self.df.get(term, 0)
-        return math.log(1.0 + (self.n_docs - n + 0.5) / (n + 0.5))
-
-    def max_score(self, query: Sparse) -> float:
-        """The largest BM25 score any document could get for ``query``."""
-        return (K1 + 1.0) * sum(self.idf(t) for t in query.indices)
-
-    def unknown_share(self, query: Sparse) -> float:
-        """IDF-weighted share of the query's terms that no document contains."""
-        idf = [self.idf(t) for t in query.indices]
-        total = sum(idf)
-        unseen = sum(w for t, w in zip(query.indices, idf) if self.df.get(t, 0) == 0)
-        return unseen / total if total > 0 else 0.0
-
-    def save(self, path: Path) -> None:
-        ids = np.fromiter(self.df.keys(), dtype=np.int64, count=len(self.df))
-        counts = np.fromiter(self.df.values(), dtype=np.int64, count=len(self.df))
-        with open(path, "wb") as fh:
-            np.savez(fh, n_docs=np.int64(self.n_docs), ids=ids, counts=counts)
-
-    @classmethod
-    def load(cls, path: Path) -> TermStats:
-        with np.load(path) as data:
-            return cls(int(data["n_docs"]), dict(zip(data["ids"].tolist(), data["counts"].tolist())))
