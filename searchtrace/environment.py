@@ -46,6 +46,7 @@ __all__ = [
     "SEARCHTRACE_RETRIEVER_CONFIG",
     "SEARCHTRACE_SERVE_MAX_INFLIGHT",
     "SEARCHTRACE_SERVE_TIMEOUT",
+    "SEARCHTRACE_TRACE_ACK",
     "SEARCHTRACE_TRACE_STORE",
     "TOKENIZERS_PARALLELISM",
 ]
@@ -94,6 +95,10 @@ SEARCHTRACE_SERVE_TIMEOUT = "SEARCHTRACE_SERVE_TIMEOUT"
 
 SEARCHTRACE_SERVE_MAX_INFLIGHT = "SEARCHTRACE_SERVE_MAX_INFLIGHT"
 """Searches a server runs at once; one more answers 429 OVERLOADED (default 32)."""
+
+SEARCHTRACE_TRACE_ACK = "SEARCHTRACE_TRACE_ACK"
+"""``0`` lets a server answer before the request's trace is written to the local store (default ``1``:
+a response returned means its trace is stored, so a killed server loses none it answered)."""
 
 SEARCHTRACE_CORS_ORIGINS = "SEARCHTRACE_CORS_ORIGINS"
 """Comma-separated origins allowed to call the HTTP API from a browser (default: none, no CORS)."""

@@ -24,7 +24,7 @@ SUCCESS, FAILURE = SpanExportResult.SUCCESS, SpanExportResult.FAILURE
 
 
 def ours(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.exporter"]
+    return [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.exporter", "searchtrace.traces.damage")]
 
 
 @pytest.fixture

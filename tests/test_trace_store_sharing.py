@@ -14,8 +14,9 @@ from searchtrace.home import Home
 from searchtrace.traces import TraceSettings, TraceStore, make_tracer_provider
 from searchtrace.traces import _sqlite as sql
 from searchtrace.traces import store as store_module
+from searchtrace.traces.damage import damaged_copies, is_damaged
 from searchtrace.traces.exporter import StoreSpanExporter
-from searchtrace.traces.repair import damaged_copies, is_damaged, salvage
+from searchtrace.traces.repair import salvage
 
 S = 1000 * MS
 
@@ -109,7 +110,7 @@ def test_a_damaged_store_is_set_aside_and_a_new_one_started(tmp_path, caplog):
     [aside] = damaged_copies(path)
     assert aside.read_bytes().startswith(b"this is not a database")
     assert TraceStore(path).count() == 1
-    [warning] = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.exporter"]
+    [warning] = [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.exporter", "searchtrace.traces.damage")]
     assert "was damaged" in warning and "searchtrace traces repair" in warning
 
 

@@ -313,7 +313,7 @@ def _open(args: argparse.Namespace) -> TraceStore | None:
     """
     import sqlite3
 
-    from searchtrace.traces.repair import is_damaged
+    from searchtrace.traces.damage import is_damaged
     from searchtrace.traces.store import TraceStore
 
     path = _store_file(args)

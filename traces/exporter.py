@@ -158,19 +158,13 @@ class StoreSpanExporter(_CountingExporter):
 
     def _replace_damaged(self, exc: BaseException) -> bool:
         """Move a damaged store aside and start a new one (once per exporter); True when done."""
-        from searchtrace.traces.repair import set_aside
+        from searchtrace.traces.damage import set_aside_damaged
 
         self._set_aside = True
-        try:
-            self.store.close()
-            aside = set_aside(self.store.path)
-        except OSError as err:
-            log.warning("the trace store %s is damaged (%s) and cannot be moved aside: %s", self.store.path, exc, err)
+        self.store.close()
+        if set_aside_damaged(self.store.path, exc) is None:
             return False
         self.store.reset()
-        log.warning("the trace store %s was damaged (%s): moved to %s and a new one started; "
-                    "`searchtrace traces repair` copies what it can of the old one into the new",
-                    self.store.path, exc, aside)
         return True
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:

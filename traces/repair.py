@@ -1,4 +1,4 @@
-"""A damaged trace store: set aside, replaced by a new one, and salvaged into it.
+"""A damaged trace store salvaged into a new one (``traces.damage`` sets it aside).
 
 SQLite cannot always read a damaged file whole, but it can often read most of
 its rows: :func:`salvage` copies every row it can reach into a healthy store, a
@@ -11,16 +11,14 @@ many, and ``traces show`` says so of each.
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from searchtrace.traces.damage import ASIDE, SIDECARS, damaged_copies, is_damaged, set_aside
 from searchtrace.traces.store import TraceStore
 
-__all__ = ["SIDECARS", "Salvage", "damaged_copies", "is_damaged", "repair", "salvage", "set_aside"]
+__all__ = ["Salvage", "repair", "salvage"]
 
-SIDECARS = ("", "-wal", "-shm", "-journal")
-_ASIDE = ".damaged-"
 _STEP = 1_000  # rowids read at a time
 
 
@@ -34,34 +32,6 @@ class Salvage:
     unreadable_rows: int
     partial_traces: int = 0
     lost_spans: int = 0
-
-
-def set_aside(path: Path) -> Path:
-    """Rename a store and its WAL and shared-memory files to ``<name>.damaged-<UTC time>``; returns the new name."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = path.with_name(f"{path.name}{_ASIDE}{stamp}")
-    for suffix in SIDECARS:
-        source = path.with_name(path.name + suffix)
-        if source.exists():
-            source.rename(target.with_name(target.name + suffix))
-    return target
-
-
-def damaged_copies(path: Path) -> list[Path]:
-    """Stores set aside beside ``path``, oldest first."""
-    return sorted(p for p in path.parent.glob(f"{path.name}{_ASIDE}*") if not p.name.endswith(SIDECARS[1:]))
-
-
-def is_damaged(path: Path) -> bool:
-    """True when SQLite cannot open the store or finds it inconsistent."""
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError:
-        return True
 
 
 def _range(conn: sqlite3.Connection, table: str, start: int, end: int) -> tuple[list[tuple], int]:
@@ -147,7 +117,7 @@ def repair(path: Path) -> list[Salvage]:
             for suffix in SIDECARS:
                 part = copy.with_name(copy.name + suffix)
                 if part.exists():
-                    part.rename(part.with_name(part.name.replace(_ASIDE, ".salvaged-")))
+                    part.rename(part.with_name(part.name.replace(ASIDE, ".salvaged-")))
     finally:
         store.close()
     return out

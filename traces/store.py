@@ -35,6 +35,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces import _sqlite as sql
 from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary, to_ns
+from searchtrace.traces.writers import WriterMark, register
 
 __all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
            "TraceSummary", "to_ns"]
@@ -71,6 +72,8 @@ class TraceStore:
         self._conns: list[sqlite3.Connection] = []
         self._generation = 0
         self._ready = False
+        self._setup = threading.Lock()
+        self._mark: WriterMark | None = None
         self._inherited: list[sqlite3.Connection] = []
         if hasattr(os, "register_at_fork"):
             ref = weakref.ref(self)
@@ -87,7 +90,16 @@ class TraceStore:
         self._ready = False
 
     def close(self) -> None:
-        """Close every thread's connection; the store reconnects if used again."""
+        """Close every thread's connection and say this process stopped writing cleanly; the store
+        reconnects (and sets up again) if used again."""
+        self._close_connections()
+        with self._setup:
+            if self._mark is not None:
+                self._mark.release()
+                self._mark = None
+            self._ready = False
+
+    def _close_connections(self) -> None:
         with self._lock:
             conns, self._conns = self._conns, []
             self._generation += 1
@@ -243,10 +255,16 @@ class TraceStore:
     def _after_fork(self) -> None:
         # A SQLite connection must not cross fork(): the child reconnects, and keeps the
         # parent's connections referenced but unused so garbage collection never closes them.
+        # The writer's marker is the parent's: the child makes its own when it first writes.
         self._lock = threading.Lock()
+        self._setup = threading.Lock()
         self._inherited.extend(self._conns)
         self._conns = []
         self._generation += 1
+        if self._mark is not None:
+            self._mark.forget()
+            self._mark = None
+        self._ready = False
 
     def _conn(self) -> sqlite3.Connection:
         local = self._local
@@ -256,14 +274,26 @@ class TraceStore:
         return local.conn
 
     def _writer(self) -> sqlite3.Connection:
-        """This thread's connection, the schema created first if this store has not yet done so."""
-        conn = self._conn()
+        """This thread's connection, set up first if this store has not yet done so: this process
+        marked as a writer, the file checked if a writer ended without closing it, the schema made."""
         if not self._ready:
-            with self._lock:
+            with self._setup:
                 if not self._ready:
-                    sql.create_schema(conn)
+                    if self._mark is None:
+                        self._mark = register(self.path)
+                        if self._mark is not None and self._mark.unclean:
+                            self._check_after_unclean_shutdown()
+                    sql.create_schema(self._conn())
                     self._ready = True
-        return conn
+        return self._conn()
+
+    def _check_after_unclean_shutdown(self) -> None:
+        """Quick-check the file; a damaged one is set aside (and said) and a new one started."""
+        from searchtrace.traces.damage import is_damaged, set_aside_damaged
+
+        if self.path.exists() and is_damaged(self.path):
+            self._close_connections()
+            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced")
 
     def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
         """Rows of a read; a store no writer has set up yet reads as empty."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from searchtrace import environment as names
-from searchtrace.envvalues import integer, number, pick, text
+from searchtrace.envvalues import flag, integer, number, pick, text
 from searchtrace.errors import ConfigError
 
 MAX_BODY_BYTES = 64 * 1024
@@ -25,6 +25,9 @@ DEFAULT_MAX_INFLIGHT = 32
 MAX_WORKERS = 64
 RETRY_AFTER_S = 1
 """What a 429 answer's ``Retry-After`` says."""
+
+TRACE_ACK_TIMEOUT_S = 1.0
+"""Longest an answer waits for its trace to be stored (a slow or failing store: it goes out anyway)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class ServeConfig:
         allowed_hosts: Host names (beside the loopback names and the bound address) every route's
             DNS-rebinding check accepts (``serve.limits.HostCheck``).
         workers: HTTP server processes sharing the port (1: this process alone).
+        trace_ack: answer a request only once its trace is in the local store (``traces.commits``),
+            waiting at most :data:`TRACE_ACK_TIMEOUT_S`.
     """
 
     host: str = "127.0.0.1"
@@ -56,6 +61,7 @@ class ServeConfig:
     batch_window_ms: float = 0.0
     allowed_hosts: tuple[str, ...] = ()
     workers: int = 1
+    trace_ack: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -100,6 +106,7 @@ class ServeConfig:
             allowed_hosts=tuple(h.strip() for h in (allowed_hosts or "").split(",") if h.strip())
             + ((host,) if host and not is_loopback(host) and host not in ("0.0.0.0", "::") else ()),
             workers=1 if workers is None else workers,
+            trace_ack=pick(None, flag(env, names.SEARCHTRACE_TRACE_ACK), True),
         )
 
     def trace_url(self, trace_id: str) -> str | None:

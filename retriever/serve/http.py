@@ -73,7 +73,9 @@ async def _traced(service: Service, request: Request, route: str, work: Any) -> 
                 raise
             span.set_attribute(v.HTTP_RESPONSE_STATUS_CODE, 200)
     except SearchtraceError as exc:
+        await service.acknowledge()
         return error_response(exc, trace_id)
+    await service.acknowledge()  # the trace is stored before the answer leaves
     return json_response(payload, headers={"x-trace-id": trace_id})
 
 

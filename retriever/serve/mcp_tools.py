@@ -116,9 +116,11 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
                 raise NotFoundError(f"unknown tool {name!r}; tools: {', '.join(HANDLERS)}", field="name")
             payload = await handler(service, dict(arguments or {}))
     except SearchtraceError as exc:
+        await service.acknowledge()
         text = render.error_text(exc) + (f"\ntrace {trace_id}" if trace_id else "")
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error_object(exc),
                                     is_error=True)
+    await service.acknowledge()  # the trace is stored before the answer leaves
     if isinstance(payload, SearchResponse):
         return types.CallToolResult(content=[types.TextContent(text=render.response_text(payload))],
                                     structured_content=dict(payload.to_json()))

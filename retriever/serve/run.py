@@ -107,8 +107,11 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
                               capture=trace_settings.capture, deferred=handles.deferred,
                               source=vocabulary.Source.HTTP)
 
+    from searchtrace.traces import StoreCommits
+
+    commits = StoreCommits(handles.flush_store) if handles.store is not None and serve.trace_ack else None
     service = Service([Path(d) for d in args.datasets], config, serve, opener, tracer=tracer, store=handles.store,
-                      worker=row)
+                      commits=commits, worker=row)
     try:
         if args.mcp == "stdio":
             service.open()
@@ -118,6 +121,8 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
     finally:
         service.close()
         encoder.close()
+        if commits is not None:
+            commits.close()
         handles.close(trace_settings.exit_timeout_s)
     return ExitCode.OK
 

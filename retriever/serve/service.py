@@ -44,10 +44,10 @@ from searchtrace.retriever.config.model import FusionConfig, RetrieverConfig
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
-from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, ServeConfig
+from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, TRACE_ACK_TIMEOUT_S, ServeConfig
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
-from searchtrace.traces import TraceFilter, TraceStore
+from searchtrace.traces import StoreCommits, TraceFilter, TraceStore
 from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
@@ -115,12 +115,14 @@ class Service:
         opener: opens one dataset's hybrid retriever (indexes it if needed).
         tracer: the tracer of the server spans (the retrievers' own).
         store: the trace store, for the latency figures of ``stats`` (None: none).
+        commits: the store's group commits, which an answer waits for (None: no store, nothing to wait for).
         worker: this process's row of the workers' shared board, when it is one of
             ``--workers N`` (None: the only process): readiness and counters cover them all.
     """
 
     def __init__(self, datasets: Sequence[Path], config: RetrieverConfig, serve: ServeConfig, opener: Opener, *,
-                 tracer: trace.Tracer, store: TraceStore | None = None, worker: WorkerRow | None = None) -> None:
+                 tracer: trace.Tracer, store: TraceStore | None = None, commits: StoreCommits | None = None,
+                 worker: WorkerRow | None = None) -> None:
         names = [Path(d).name for d in datasets]
         if not names:
             raise ValidationError("serve needs at least one dataset folder", field="dataset")
@@ -131,6 +133,7 @@ class Service:
         self.serve = serve
         self.tracer = tracer
         self.store = store
+        self.commits = commits if serve.trace_ack else None
         self._opener = opener
         self.worker = worker
         self._served: dict[str, Served] = {}
@@ -192,6 +195,12 @@ class Service:
         self._executor.shutdown(wait=False, cancel_futures=True)
         for served in self._served.values():
             served.main.close()
+
+    async def acknowledge(self) -> None:
+        """Wait (at most ``TRACE_ACK_TIMEOUT_S``) until the spans of the requests that ended so far, this one's
+        included, are in the trace store: called between a request's root span ending and its answer."""
+        if self.commits is not None:
+            await self.commits.stored(TRACE_ACK_TIMEOUT_S)
 
     # -- the one way a search runs -------------------------------------------
 

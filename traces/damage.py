@@ -1,0 +1,62 @@
+"""A damaged trace store: detected, set aside under a new name, and a new one started.
+
+Kept apart from the store (which calls it when a writer finds damage) and from
+the salvage (``traces.repair``, which reads the copies set aside): it knows the
+files, not the schema.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from pathlib import Path
+
+__all__ = ["ASIDE", "SIDECARS", "damaged_copies", "is_damaged", "set_aside", "set_aside_damaged"]
+
+log = logging.getLogger(__name__)
+
+SIDECARS = ("", "-wal", "-shm", "-journal")
+"""The suffixes of a store's files: the database, its WAL, its shared memory, a rollback journal."""
+ASIDE = ".damaged-"
+"""What a store set aside has in its name, before the time it was set aside."""
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a store and its WAL and shared-memory files to ``<name>.damaged-<UTC time>``; returns the new name."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}{ASIDE}{stamp}")
+    for suffix in SIDECARS:
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            source.rename(target.with_name(target.name + suffix))
+    return target
+
+
+def set_aside_damaged(path: Path, why: object) -> Path | None:
+    """Set a damaged store aside (:func:`set_aside`) and say so in one warning; None when it cannot be moved."""
+    try:
+        aside = set_aside(path)
+    except OSError as err:
+        log.warning("the trace store %s is damaged (%s) and cannot be moved aside: %s", path, why, err)
+        return None
+    log.warning("the trace store %s was damaged (%s): moved to %s and a new one started; "
+                "`searchtrace traces repair` copies what it can of the old one into the new", path, why, aside)
+    return aside
+
+
+def damaged_copies(path: Path) -> list[Path]:
+    """Stores set aside beside ``path``, oldest first."""
+    return sorted(p for p in path.parent.glob(f"{path.name}{ASIDE}*") if not p.name.endswith(SIDECARS[1:]))
+
+
+def is_damaged(path: Path) -> bool:
+    """True when SQLite cannot open the store or finds it inconsistent."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return True
