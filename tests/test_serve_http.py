@@ -118,6 +118,39 @@ def test_fusion_field_picks_keyword_then_dense(server):
     assert client.post("/v1/search/keyword", json={"query": "x", "fusion": "fuse"}).status_code == 400
 
 
+def test_every_fusion_name_of_the_cli_is_the_same_fusion_over_http(server, sample_config, capsys):
+    """One vocabulary (issue 24): ``fusion`` takes the names ``--fusion`` takes, and ranks as the CLI does."""
+    import json
+
+    from searchtrace.cli import main
+    from searchtrace.retriever.types import FusionMethod
+
+    client, memory, *_ = server
+    query = "Which captain brought her brig through the Great Gale?"
+    for method in FusionMethod:
+        memory.clear()
+        served = client.post("/v1/search", json={"query": query, "fusion": method.value, "top_k": 5})
+        assert served.status_code == 200, served.text
+        fuse = next(s for s in memory.get_finished_spans() if s.name == "fuse")
+        assert fuse.attributes["searchtrace.fusion.method"] == method.value
+        assert main(["search", query, "--dataset", str(SAMPLE), "--home", str(sample_config.home.root), "--json",
+                     "--top-k", "5", "--fusion", method.value]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        assert [r["id"] for r in served.json()["results"]] == [r["id"] for r in cli["results"]], method
+    old = client.post("/v1/search", json={"query": query, "fusion": "fuse"})
+    assert old.status_code == 400 and "dbsf, rrf, zscore, weighted, keyword_then_dense" in old.json()["error"]["message"]
+
+
+def test_an_unknown_field_is_refused_with_every_field_the_schema_allows(server):
+    client, *_ = server
+    paths = client.get("/openapi.json").json()["paths"]
+    for route, extra in (("/v1/search", {"dataset", "fusion"}), ("/v1/search/keyword", {"dataset"})):
+        schema = paths[route]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        error = client.post(route, json={"query": "x", "colour": "red"}).json()["error"]
+        listed = error["message"].split("allowed fields: ", 1)[1].split(", ")
+        assert listed == list(schema["properties"]) and extra <= set(listed), route
+
+
 @pytest.mark.parametrize("body,field", [({"query": "x", "top_k": 51}, "top_k"), ({"query": ""}, "query"),
                                         ({"query": "x", "colour": "red"}, "colour"), ([1, 2], None)])
 def test_invalid_requests_answer_400_with_the_error_object(server, body, field):

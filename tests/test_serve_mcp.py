@@ -78,7 +78,7 @@ def check(out: dict, dataset) -> None:
     schema = out["tools"]["search"].input_schema
     assert schema["properties"]["top_k"]["maximum"] == 50 and schema["properties"]["candidates"]["maximum"] == 500
     assert schema["properties"]["query"]["maxLength"] == 8192
-    assert schema["properties"]["fusion"]["enum"] == ["fuse", "keyword_then_dense"]
+    assert schema["properties"]["fusion"]["enum"] == ["dbsf", "rrf", "zscore", "weighted", "keyword_then_dense"]
     assert out["tools"]["get_docs"].input_schema["properties"]["ids"]["maxItems"] == 100
     for name, result in out["calls"].items():
         assert not result.is_error, (name, result.content)

@@ -97,10 +97,15 @@ def test_variants_differ_only_in_fusion_settings():
     assert not keyword.fusion.enabled(Stage.DENSE) and keyword.fusion.enabled(Stage.KEYWORD)
     assert not vector.fusion.enabled(Stage.KEYWORD) and vector.fusion.enabled(Stage.DENSE)
     assert not keyword.fusion.enabled(Stage.GRAPH) and not vector.fusion.enabled(Stage.GRAPH)
-    assert variant_config(config, Variant.KEYWORD_THEN_DENSE).fusion.method is FusionMethod.KEYWORD_THEN_DENSE
     assert replace(keyword, fusion=config.fusion) == config
+    assert variant_config(config, Variant.HYBRID) == config  # the configured fusion, unchanged
+    for method in FusionMethod:
+        chosen = variant_config(config, Variant.HYBRID, method)
+        assert chosen.fusion.method is method and replace(chosen, fusion=config.fusion) == config
+    assert variant_config(config, Variant.HYBRID, FusionMethod.KEYWORD_THEN_DENSE).fusion.enabled(Stage.KEYWORD)
     ktd = replace(config, fusion=replace(config.fusion, method=FusionMethod.KEYWORD_THEN_DENSE))
-    assert variant_config(ktd, Variant.HYBRID).fusion.method is FusionMethod.DBSF
+    assert variant_config(ktd, Variant.HYBRID) == ktd
+    assert variant_config(ktd, Variant.KEYWORD).fusion.method is FusionMethod.DBSF  # one list: a score fusion
 
 
 @pytest.mark.slow

@@ -148,7 +148,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
     def body_doc(with_fusion: bool) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {
-            "schema": search_schema(names, with_fusion=with_fusion)}}},
+            "schema": search_schema(names, with_fusion=with_fusion,
+                                    fusion_default=service.config.fusion.method)}}},
                 "responses": _responses(response_schema(), SEARCH_ERRORS)}
 
     def ids_doc(chunks: bool) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from searchtrace import __version__
 from searchtrace.errors import SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.serve import render
-from searchtrace.retriever.serve.schemas import ids_schema, search_schema
+from searchtrace.retriever.serve.schemas import ids_fields, ids_schema, search_schema
 from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import vocabulary as v
 
@@ -45,10 +45,10 @@ async def _search(service: Service, args: dict[str, Any], variant: Variant | Non
 
 
 async def _documents(service: Service, args: dict[str, Any], chunks: bool) -> dict[str, Any]:
-    unknown = set(args) - {"ids", "dataset"}
+    allowed = ids_fields()
+    unknown = sorted(set(args) - set(allowed))
     if unknown:
-        raise ValidationError(f"unknown field {sorted(unknown)[0]}; allowed fields: ids, dataset",
-                              field=sorted(unknown)[0])
+        raise ValidationError(f"{unknown[0]}: unknown field; allowed fields: {', '.join(allowed)}", field=unknown[0])
     ids = args.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise ValidationError("ids must be a list of document id strings", field="ids")
@@ -76,7 +76,7 @@ HANDLERS: dict[str, Handler] = {
 def tools(service: Service) -> list[types.Tool]:
     """The tools with input schemas carrying the limits."""
     names = list(service.dataset_paths)
-    schemas = {"search": search_schema(names, with_fusion=True),
+    schemas = {"search": search_schema(names, with_fusion=True, fusion_default=service.config.fusion.method),
                "search_keyword": search_schema(names, with_fusion=False),
                "search_vector": search_schema(names, with_fusion=False),
                "get_chunks": ids_schema(names), "get_docs": ids_schema(names),

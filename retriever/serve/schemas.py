@@ -7,21 +7,36 @@ from typing import Any
 
 from searchtrace.retriever.request import request_schema
 from searchtrace.retriever.serve.config import MAX_IDS
+from searchtrace.retriever.types import FusionMethod
 
 
 def _dataset(names: Sequence[str]) -> dict[str, Any]:
     return {"type": "string", "enum": list(names), "description": f"dataset to search (default {names[0]})"}
 
 
-def search_schema(datasets: Sequence[str], *, with_fusion: bool) -> dict[str, Any]:
-    """The search request's schema (top_k <= 50, candidates <= 500, query <= 8192 bytes, ...) plus ``dataset``."""
+def search_schema(datasets: Sequence[str], *, with_fusion: bool,
+                  fusion_default: FusionMethod = FusionMethod.DBSF) -> dict[str, Any]:
+    """The search request's schema (top_k <= 50, candidates <= 500, query <= 8192 bytes, ...) plus ``dataset``,
+    and for the hybrid search ``fusion`` (the method names the CLI's ``--fusion`` takes)."""
     schema = request_schema()
     props = schema["properties"]
     props["dataset"] = _dataset(datasets)
     if with_fusion:
-        props["fusion"] = {"type": "string", "enum": ["fuse", "keyword_then_dense"], "default": "fuse",
-                           "description": "fuse every stage's list, or rank keyword candidates by dense similarity"}
+        props["fusion"] = {"type": "string", "enum": [m.value for m in FusionMethod], "default": fusion_default.value,
+                           "description": "how the stages' lists are combined: dbsf, zscore and weighted sum "
+                                          "normalized scores, rrf sums reciprocal ranks, keyword_then_dense ranks "
+                                          "the keyword candidates by dense similarity (default: the server's)"}
     return schema
+
+
+def search_fields(*, with_fusion: bool) -> tuple[str, ...]:
+    """The fields :func:`search_schema` allows, in its order: what an unknown-field error lists."""
+    return tuple(search_schema(["dataset"], with_fusion=with_fusion)["properties"])
+
+
+def ids_fields() -> tuple[str, ...]:
+    """The fields :func:`ids_schema` allows."""
+    return tuple(ids_schema(["dataset"])["properties"])
 
 
 def ids_schema(datasets: Sequence[str]) -> dict[str, Any]:

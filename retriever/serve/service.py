@@ -45,6 +45,7 @@ from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, TRACE_ACK_TIMEOUT_S, ServeConfig
+from searchtrace.retriever.serve.schemas import search_fields
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import StoreCommits, TraceFilter, TraceStore
@@ -63,38 +64,41 @@ SERVER_FIELDS = ("dataset", "fusion")
 
 
 class Variant(str, enum.Enum):
-    """Which of a dataset's retrievers answers: the search settings, never different stage code."""
+    """Which of a dataset's retrievers answers: the search settings, never different stage code.
 
-    HYBRID = "fuse"
-    KEYWORD_THEN_DENSE = "keyword_then_dense"
+    ``hybrid``: every stage, fused by the request's ``fusion`` (a :class:`FusionMethod`, the names the
+    CLI's ``--fusion`` takes), else the configured method; ``keyword`` and ``vector``: one stage.
+    """
+
+    HYBRID = "hybrid"
     KEYWORD = "keyword"
     VECTOR = "vector"
 
 
-def variant_config(config: RetrieverConfig, variant: Variant) -> RetrieverConfig:
-    """The search settings of one variant, derived from the configured ones."""
+def variant_config(config: RetrieverConfig, variant: Variant, method: FusionMethod | None = None) -> RetrieverConfig:
+    """The search settings of one variant (and for the hybrid one, one fusion method), derived from the
+    configured ones."""
     fusion = config.fusion
-    fused = fusion.method if fusion.method is not FusionMethod.KEYWORD_THEN_DENSE else FusionMethod.DBSF
     if variant is Variant.HYBRID:
-        fusion = replace(fusion, method=fused)
-    elif variant is Variant.KEYWORD_THEN_DENSE:
-        weights = {**fusion.weights, Stage.KEYWORD: fusion.weight(Stage.KEYWORD) or 1.0}
-        fusion = FusionConfig(method=FusionMethod.KEYWORD_THEN_DENSE, k0=fusion.k0, weights=weights)
-    elif variant is Variant.KEYWORD:
-        fusion = FusionConfig(method=fused, k0=fusion.k0,
-                              weights={Stage.DENSE: 0.0, Stage.KEYWORD: 1.0, Stage.GRAPH: 0.0})
-    else:
-        fusion = FusionConfig(method=fused, k0=fusion.k0,
-                              weights={Stage.DENSE: 1.0, Stage.KEYWORD: 0.0, Stage.GRAPH: 0.0})
-    return replace(config, fusion=fusion)
+        if method is None or method is fusion.method:
+            return config
+        if method is FusionMethod.KEYWORD_THEN_DENSE:
+            weights = {**fusion.weights, Stage.KEYWORD: fusion.weight(Stage.KEYWORD) or 1.0}
+            return replace(config, fusion=FusionConfig(method=method, k0=fusion.k0, weights=weights))
+        return replace(config, fusion=replace(fusion, method=method))
+    fused = fusion.method if fusion.method is not FusionMethod.KEYWORD_THEN_DENSE else FusionMethod.DBSF
+    only = Stage.KEYWORD if variant is Variant.KEYWORD else Stage.DENSE
+    weights = {stage: 1.0 if stage is only else 0.0 for stage in (Stage.DENSE, Stage.KEYWORD, Stage.GRAPH)}
+    return replace(config, fusion=FusionConfig(method=fused, k0=fusion.k0, weights=weights))
 
 
 @dataclass(frozen=True)
 class Served:
-    """One open dataset: its name, its retrievers by variant."""
+    """One open dataset: its name, its retrievers by variant, and the hybrid one by fusion method."""
 
     name: str
     retrievers: Mapping[Variant, Retriever]
+    fusions: Mapping[FusionMethod, Retriever]
 
     @property
     def main(self) -> Retriever:
@@ -151,15 +155,18 @@ class Service:
         try:
             for name, path in self.dataset_paths.items():
                 hybrid = self._opener(path, variant_config(self.config, Variant.HYBRID))
-                retrievers = {Variant.HYBRID: hybrid}
-                for variant in (Variant.KEYWORD_THEN_DENSE, Variant.KEYWORD, Variant.VECTOR):
-                    retrievers[variant] = Retriever(hybrid.index, hybrid.embedder,
-                                                    variant_config(self.config, variant), tracer=hybrid.tracer,
-                                                    relevance=hybrid.relevance, reranker=hybrid.reranker,
-                                                    capture=hybrid.capture, deferred=hybrid.deferred,
-                                                    source=hybrid.source)
+
+                def sibling(config: RetrieverConfig, hybrid: Retriever = hybrid) -> Retriever:
+                    return Retriever(hybrid.index, hybrid.embedder, config, tracer=hybrid.tracer,
+                                     relevance=hybrid.relevance, reranker=hybrid.reranker, capture=hybrid.capture,
+                                     deferred=hybrid.deferred, source=hybrid.source)
+
+                retrievers = {Variant.HYBRID: hybrid, Variant.KEYWORD: sibling(variant_config(self.config, Variant.KEYWORD)),
+                              Variant.VECTOR: sibling(variant_config(self.config, Variant.VECTOR))}
+                fusions = {m: hybrid if m is self.config.fusion.method
+                           else sibling(variant_config(self.config, Variant.HYBRID, m)) for m in FusionMethod}
                 hybrid.embedder.encode_query("ready")  # the model loaded before readyz says so
-                self._served[name] = Served(name, retrievers)
+                self._served[name] = Served(name, retrievers, fusions)
         except Exception as exc:
             self._opening_error = getattr(exc, "message", None) or (
                 os_error_message(exc) if isinstance(exc, OSError) else str(exc))
@@ -225,16 +232,21 @@ class Service:
         """
         if not isinstance(body, Mapping):
             raise ValidationError(f"request must be a JSON object, got {type(body).__name__}")
+        if variant is not None and "fusion" in body:
+            raise ValidationError("fusion is chosen by this endpoint; leave it out", field="fusion")
+        allowed = search_fields(with_fusion=variant is None)
+        unknown = [str(k) for k in body if k not in allowed]
+        if unknown:
+            raise ValidationError(f"{unknown[0]}: unknown field; allowed fields: {', '.join(allowed)}",
+                                  field=unknown[0])
         request = {k: x for k, x in body.items() if k not in SERVER_FIELDS}
         for name in SERVER_FIELDS:  # absent means the default; null or "" is not a value the schema allows
             if name in body and (not isinstance(body[name], str) or not body[name]):
                 raise ValidationError(f"{name} must be one of the values the schema lists, got {body[name]!r}",
                                       field=name)
         served = self.served(body.get("dataset"))
-        chosen = variant or _fusion_variant(body.get("fusion"))
-        if variant is not None and "fusion" in body:
-            raise ValidationError("fusion is chosen by this endpoint; leave it out", field="fusion")
-        retriever = served.retrievers[chosen]
+        retriever = served.retrievers[variant] if variant is not None else (
+            served.fusions[_fusion(body["fusion"])] if "fusion" in body else served.main)
         response = await self.run(lambda: retriever.search(request, source=source))
         with self._count_lock:
             self.searches_served += 1
@@ -355,11 +367,10 @@ def check_ids(ids: Sequence[str]) -> list[str]:
     return ids
 
 
-def _fusion_variant(value: object) -> Variant:
-    if value is None:
-        return Variant.HYBRID
-    allowed = (Variant.HYBRID, Variant.KEYWORD_THEN_DENSE)
-    if value not in [a.value for a in allowed]:
-        raise ValidationError(f"fusion must be one of {', '.join(a.value for a in allowed)}, got {value!r}",
-                              field="fusion")
-    return Variant(value)
+def _fusion(value: object) -> FusionMethod:
+    try:
+        return FusionMethod(value)
+    except ValueError:
+        raise ValidationError(f"fusion must be one of {', '.join(m.value for m in FusionMethod)}, got {value!r}",
+                              field="fusion") from None
+
