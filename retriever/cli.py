@@ -30,9 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_index)
 
-    p = sub.add_parser("search", help="search a dataset (indexes it first if needed)")
-    p.add_argument("query", help="the question or keywords")
-    p.add_argument("--dataset", required=True, help="BEIR-layout dataset folder (indexed first if needed)")
+    p = sub.add_parser("search", help="search a dataset (indexes it first if needed)",
+                       usage="searchtrace search [options] DATASET QUERY")
+    p.add_argument("first", nargs="?", metavar="DATASET",
+                   help="BEIR-layout dataset folder (indexed first if needed), as every command takes it")
+    p.add_argument("query", nargs="?", metavar="QUERY", help="the question or keywords")
+    p.add_argument("--dataset", dest="dataset_option", metavar="DATASET",
+                   help="the dataset folder, given as an option instead (then QUERY is the only argument)")
     p.add_argument("--mode", choices=["fast", "graph"],
                    help="graph adds the knowledge graph (default: graph when the dataset has triples)")
     p.add_argument("--top-k", type=int, default=5, help="results returned, 1-50 (default: 5)")
@@ -121,13 +125,31 @@ def _search_request(args: argparse.Namespace) -> dict:
     return request
 
 
+def _dataset_and_query(args: argparse.Namespace) -> tuple[str, str]:
+    """``search DATASET QUERY``, or ``search QUERY --dataset DATASET``. Raises ValidationError."""
+    from searchtrace.errors import ValidationError
+
+    if args.dataset_option is not None:
+        if args.query is not None:
+            raise ValidationError("the dataset is given twice: as the first argument and with --dataset",
+                                  field="dataset")
+        if args.first is None:
+            raise ValidationError("search needs a query: searchtrace search DATASET QUERY", field="query")
+        return args.dataset_option, args.first
+    if args.first is None or args.query is None:
+        raise ValidationError("search needs a dataset folder and a query: searchtrace search DATASET QUERY",
+                              field="dataset" if args.first is None else "query")
+    return args.first, args.query
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from searchtrace.errors import SearchtraceError, ValidationError, error_object
     from searchtrace.retriever.api import open_retriever
     from searchtrace.retriever.request import validate_request
 
-    request = _search_request(args)
     try:
+        args.dataset, args.query = _dataset_and_query(args)
+        request = _search_request(args)
         validate_request(request)  # fail fast, before loading the model
     except ValidationError as exc:
         print(json.dumps(error_object(exc)) if args.json else f"error: {exc.message}",

@@ -20,10 +20,26 @@ def test_bad_request_exits_2_before_loading_anything(capsys):
     assert "top_k" in capsys.readouterr().err
 
 
-def test_bad_arguments_exit_2():
+def test_bad_arguments_exit_2(capsys):
+    assert main(["search", "q"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: search needs a dataset folder and a query: "
+                                                "searchtrace search DATASET QUERY")
+    assert main(["search", str(SAMPLE), "q", "--dataset", str(SAMPLE)]) == 2
+    assert "the dataset is given twice" in capsys.readouterr().err
     with pytest.raises(SystemExit) as info:
-        main(["search", "q"])
+        main(["search", str(SAMPLE), "q", "--top-k", "many"])
     assert info.value.code == 2
+
+
+def test_search_takes_the_dataset_first_as_every_command_does(sample_index_path, sample_config, capsys):
+    """One vocabulary (issue 24): ``search DATASET QUERY`` like ``eval``/``index``/``serve DATASET``;
+    ``--dataset`` stays as an alias and answers the same."""
+    home = ["--home", str(sample_config.home.root), "--json", "--top-k", "3"]
+    assert main(["search", str(SAMPLE), "Who wrote The Waters of Emberly?", *home]) == 0
+    positional = json.loads(capsys.readouterr().out)
+    assert main(["search", "Who wrote The Waters of Emberly?", "--dataset", str(SAMPLE), *home]) == 0
+    option = json.loads(capsys.readouterr().out)
+    assert positional["results"] and [r["id"] for r in positional["results"]] == [r["id"] for r in option["results"]]
 
 
 @pytest.mark.parametrize("flags, needle", [
