@@ -190,6 +190,37 @@ def test_docs_and_chunks_by_id_bounded(server, sample_dataset):
     assert client.get("/v1/docs").status_code == 400
 
 
+MCP_ACCEPT = "application/json, text/event-stream"
+TOOLS_LIST = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+
+
+@pytest.mark.parametrize("method,path,headers,body,status,code", [
+    ("POST", "/v1/search", {"content-type": "application/json"}, b'{"query": "' + b"x" * 70_000 + b'"}', 413,
+     "PAYLOAD_TOO_LARGE"),
+    ("GET", "/v1/nowhere", {}, b"", 404, "NOT_FOUND"),
+    ("PUT", "/v1/search", {}, b"", 405, "VALIDATION_ERROR"),
+    ("GET", "/v1/docs", {}, b"", 400, "VALIDATION_ERROR"),
+    ("POST", "/mcp", {"accept": "text/html", "content-type": "application/json"}, TOOLS_LIST, 406, "VALIDATION_ERROR"),
+    ("POST", "/mcp", {"accept": MCP_ACCEPT, "content-type": "text/plain"}, TOOLS_LIST, 400, "VALIDATION_ERROR"),
+    ("POST", "/mcp", {"accept": MCP_ACCEPT, "content-type": "application/json"}, b"not json", 400,
+     "VALIDATION_ERROR"),
+    ("GET", "/mcp", {"accept": "text/event-stream"}, b"", 405, "VALIDATION_ERROR"),
+])
+def test_every_refusal_is_the_error_object_with_its_trace(server, method, path, headers, body, status, code):
+    """Issue 24: a 413 had no x-trace-id and the MCP transport's refusals were plain text or JSON-RPC (a GET
+    held its connection open): each is the error object now, with a trace recording it."""
+    client, memory, *_ = server
+    memory.clear()
+    r = client.request(method, path, headers=headers, content=body, timeout=5)
+    assert r.status_code == status and r.json()["error"]["code"] == code, r.text
+    trace_id = r.headers["x-trace-id"]
+    [span] = [s for s in memory.get_finished_spans() if format(s.context.trace_id, "032x") == trace_id]
+    assert span.attributes["searchtrace.error.code"] == code
+    assert span.attributes["http.response.status_code"] == status
+    if status == 405:
+        assert r.headers["allow"]
+
+
 def test_oversize_body_is_413_announced_or_streamed(server):
     client, *_ = server
     big = {"query": "x" * (70 * 1024)}

@@ -36,7 +36,7 @@ from searchtrace.errors import (
 )
 from searchtrace.retriever.response import response_schema
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AFTER_S
-from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck
+from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck, TransportRefusals
 from searchtrace.retriever.serve.schemas import search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
 from searchtrace.traces import vocabulary as v
@@ -213,16 +213,19 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     if manager is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
-        app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), include_in_schema=False))
+        mcp_app = TransportRefusals(StreamableHTTPASGIApp(manager), lambda scope, status, exc: service.refused(
+            f"{scope['method']} {scope['path']}", v.Source.MCP, status, exc))
+        app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
 
-    _error_handlers(app)
+    _error_handlers(app, service)
     if service.serve.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(service.serve.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["authorization", "content-type",
                                                                          "traceparent", "mcp-session-id"])
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refused=lambda scope, status, exc: service.refused(
+        f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:
         app.add_middleware(BearerAuth, api_key=service.serve.api_key)  # nothing is read unauthorized
     app.add_middleware(HostCheck, allowed_hosts=(service.serve.host, *service.serve.allowed_hosts),
@@ -230,21 +233,25 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     return app
 
 
-def _error_handlers(app: FastAPI) -> None:
+def _error_handlers(app: FastAPI, service: Service) -> None:
+    async def answer(request: Request, status: int, error: SearchtraceError, headers: dict[str, str]) -> Response:
+        trace_id = await service.refused(f"{request.method} {request.url.path}", v.Source.HTTP, status, error)
+        return json_response(error_object(error), status, {**headers, "x-trace-id": trace_id})
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         kind = {404: NotFoundError, 405: ValidationError}.get(exc.status_code, SearchFailed)
         message = f"no route {request.method} {request.url.path}" if exc.status_code in (404, 405) else str(exc.detail)
-        return json_response(error_object(kind(message)), exc.status_code, dict(exc.headers or {}))  # 405: Allow
+        return await answer(request, exc.status_code, kind(message), dict(exc.headers or {}))  # 405: Allow
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         field = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
-        return json_response(error_object(ValidationError(f"{field or 'request'}: {first.get('msg', 'invalid')}",
-                                                          field=field)), 400)
+        return await answer(request, 400, ValidationError(f"{field or 'request'}: {first.get('msg', 'invalid')}",
+                                                          field=field), {})
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception) -> Response:
         log.exception("request failed: %s %s", request.method, request.url.path)
-        return json_response(error_object(SearchFailed("internal error (logged by the server)")), 500)
+        return await answer(request, 500, SearchFailed("internal error (logged by the server)"), {})

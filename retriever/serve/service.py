@@ -332,6 +332,19 @@ class Service:
 
     # -- server spans --------------------------------------------------------
 
+    async def refused(self, name: str, source: v.Source, status: int, exc: SearchtraceError) -> str:
+        """Record a request refused before any route ran (its server span, with the error) and return its
+        trace id, once the trace is stored like every answer's."""
+        trace_id = ""
+        try:
+            with self.server_span(name, source, None, {v.HTTP_RESPONSE_STATUS_CODE: status}) as span:
+                trace_id = format(span.get_span_context().trace_id, "032x")
+                raise exc
+        except SearchtraceError:
+            pass
+        await self.acknowledge()
+        return trace_id
+
     @contextmanager
     def server_span(self, name: str, source: v.Source, parent: Context | None,
                     attributes: Mapping[str, Any]) -> Iterator[trace.Span]:
