@@ -190,6 +190,24 @@ def test_docs_and_chunks_by_id_bounded(server, sample_dataset):
     assert client.get("/v1/docs").status_code == 400
 
 
+def test_the_api_docs_load_nothing_from_another_host(server):
+    """Issue 24: /docs loaded Swagger UI from a CDN, blank on a machine without internet."""
+    import re
+    from urllib.parse import urljoin, urlsplit
+
+    client, *_ = server
+    for page in ("/docs", "/redoc"):
+        html = client.get(page)
+        assert html.status_code == 200 and "text/html" in html.headers["content-type"], page
+        refs = re.findall(r"""(?:src|href)=["']([^"']+)["']|url: ?["']([^"']+)["']""", html.text)
+        urls = [a or b for a, b in refs]
+        assert any(u.endswith(".js") for u in urls), (page, urls)
+        for url in urls:
+            absolute = urljoin(str(client.base_url) + page, url)
+            assert urlsplit(absolute).netloc == urlsplit(str(client.base_url)).netloc, (page, url)  # ours only
+            assert client.get(absolute).status_code == 200, (page, url)
+
+
 MCP_ACCEPT = "application/json, text/event-stream"
 TOOLS_LIST = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
 

@@ -142,8 +142,11 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         async with manager.run():
             yield
 
-    app = FastAPI(title="searchtrace", version=__version__, lifespan=lifespan,
-                  description="Hybrid graph-aware search; every call is a trace.")
+    from fastapi_offline import FastAPIOffline
+
+    # /docs and /redoc from the Swagger UI and ReDoc files fastapi-offline installs: no page loads a CDN
+    app = FastAPIOffline(title="searchtrace", version=__version__, lifespan=lifespan,
+                         description="Hybrid graph-aware search; every call is a trace.")
     names = list(service.dataset_paths)
 
     def body_doc(with_fusion: bool) -> dict[str, Any]:
