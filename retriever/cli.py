@@ -199,6 +199,8 @@ def _print_response(response: SearchResponse) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from searchtrace.retriever.serve.render import snippet
+
     console = Console()
     chunks = sorted(response.chunks, key=lambda r: -r.score)
     relations = sorted(response.relations, key=lambda r: -r.score)
@@ -209,7 +211,7 @@ def _print_response(response: SearchResponse) -> None:
     for col in ("#", "id", "score", "band", "content"):
         table.add_column(col, no_wrap=col in ("#", "id", "score", "band"), overflow="fold" if col == "id" else "ellipsis")
     for i, r in enumerate(chunks, 1):
-        table.add_row(str(i), r.id, f"{r.score:.3f}", r.band.value, r.content.replace("\n", " — ")[:90])
+        table.add_row(str(i), r.id, f"{r.score:.3f}", r.band.value, snippet(r.content.replace("\n", " — "), 90))
     console.print(table)
     if relations:
         rel = Table(title="relation hits", title_justify="left")

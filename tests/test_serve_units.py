@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from searchtrace.errors import ConfigError, NotFoundError
 from searchtrace.names import Band, Mode
@@ -65,6 +67,23 @@ def test_snippet_is_one_line_cut_at_a_word():
     cut = render.snippet(text, 23)
     assert cut == "word word word word…" and len(cut) <= 23
     assert render.snippet("a\n b\tc") == "a b c"
+    assert render.snippet("word " * 100, 20) == "word word word word…"  # a word ending at the line's end is kept
+
+
+@given(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=12), min_size=1, max_size=40),
+       st.integers(min_value=2, max_value=80))
+def test_a_snippet_keeps_whole_words_only(words, limit):
+    """Issue 24: snippets were cut mid-word."""
+    text = " ".join(words)
+    cut = render.snippet(text, limit)
+    assert len(cut) <= limit
+    if len(text) <= limit:
+        assert cut == text
+        return
+    kept = cut[:-1]
+    assert cut.endswith("…") and text.startswith(kept)
+    fitting = [k for k in range(1, len(words) + 1) if len(" ".join(words[:k])) <= limit - 1]
+    assert kept == (" ".join(words[:max(fitting)]) if fitting else words[0][:limit - 1])
 
 
 def test_retry_footer_only_when_nothing_is_confident():

@@ -12,11 +12,13 @@ SNIPPET_CHARS = 160
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """One line of at most ``limit`` characters, cut at a word with an ellipsis."""
+    """One line of at most ``limit`` characters: the whole words that fit, then an ellipsis (a first word
+    longer than the line is the one thing cut inside)."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    cut = flat[:limit - 1].rsplit(" ", 1)[0] or flat[:limit - 1]
+    room = flat[:limit - 1]
+    cut = room if flat[limit - 1] == " " else room.rsplit(" ", 1)[0] if " " in room else room
     return cut + "…"
 
 
