@@ -153,9 +153,13 @@ class TransportRefusals:
     async def _rewrite(self, scope: Scope, send: Send, status: int, body: bytes) -> None:
         text = body.decode("utf-8", "replace").strip()
         try:
-            text = json.loads(text)["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            pass
+            envelope = json.loads(text)  # JSON-RPC's: {"jsonrpc", "id", "error": {"code": int, "message"}}
+        except ValueError:
+            envelope = None
+        rpc_error = envelope.get("error") if isinstance(envelope, dict) else None
+        message = rpc_error.get("message") if isinstance(rpc_error, dict) else None
+        if isinstance(message, str):
+            text = message
         kind = SearchFailed if status >= 500 else ValidationError
         exc = kind(f"the MCP transport refused the request: {text or status}")
         await send_error(send, status, exc, trace_id=await self.refused(scope, status, exc))
