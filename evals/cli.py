@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +17,11 @@ from searchtrace.retriever import (
     config_from_arguments,
     show_progress,
 )
+from searchtrace.terminal import width
 
 if TYPE_CHECKING:
     from searchtrace.evals.comparability import Comparability
     from searchtrace.evals.metrics import Evaluation
-    from searchtrace.evals.runfolder import BandPrecision, RunSummary
 
 __all__ = ["register"]
 
@@ -75,7 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _label_change_argument(p)
     p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01")
     p.add_argument("--junit", help="write JUnit XML here")
-    p.add_argument("--markdown", help="write a Markdown summary here (for a pull request comment)")
+    p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
+                   help="write the Markdown summary (for a pull request comment) to FILE; without FILE, or with "
+                        "'-', print it instead of the text summary (default: text only, fitted to the width)")
     p.set_defaults(func=cmd_gate)
 
     p = sub.add_parser("calibrate", help="fit the relevance model on a run's labels")
@@ -125,6 +126,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
     else:
+        from searchtrace.evals.summary_text import print_summary
+
         print_summary(folder.path, summary)
     return ExitCode.OK if not summary.errors else ExitCode.FAILURE
 
@@ -180,69 +183,12 @@ def _score_external(args: argparse.Namespace) -> int:
                "folder": str(folder.path) if folder else None}
         print(json.dumps(out, indent=2, allow_nan=False))
     else:
-        print(plain_table(f"{args.run} ({len(ev.query_ids)} queries)", means))
+        from searchtrace.evals.summary_text import plain_table
+
+        print(plain_table(f"run file {args.run}\n{len(ev.query_ids)} queries", means))
         if folder:
             print(f"run folder: {folder.path}")
     return ExitCode.OK
-
-
-def plain_table(title: str, means: Mapping[str, float | None]) -> str:
-    """Metric means as aligned text (no rich: ``eval --run`` must start fast)."""
-    width = max((len(name) for name in means), default=6)
-    lines = [title, f"{'metric':<{width}}  {'value':>6}"]
-    lines += [f"{name:<{width}}  {'n/a' if v is None else f'{v:.4f}':>6}" for name, v in means.items()]
-    return "\n".join(lines)
-
-
-def _metric_table(title: str, means: Mapping[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    console.print(title, markup=False, highlight=False, soft_wrap=True)  # a title above, never split inside a run id
-    table = Table()
-    table.add_column("metric", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    for name, value in means.items():
-        table.add_row(name, "n/a" if value is None else f"{value:.4f}")
-    console.print(table)
-
-
-def _band_line(precision: Mapping[Band, BandPrecision]) -> str:
-    return ", ".join(f"{b.value} {p.precision:.2f} (n={p.count})" if p.precision is not None else f"{b.value} -"
-                     for b, p in precision.items())
-
-
-def print_summary(folder: Path, summary: RunSummary) -> None:
-    """The run's headline figures, for a terminal."""
-    from rich.console import Console
-
-    console = Console()
-    _metric_table(f"{summary.run_id}: {summary.dataset.name} / {summary.dataset.split} "
-                  f"({summary.evaluated_queries} judged of {summary.dataset.queries} queries)",
-                  summary.metrics)
-    att = summary.attribution
-    if summary.external is None:  # a target's stages are not seen from here
-        console.print("candidate recall: " + ", ".join(f"{k} {v:.3f}" for k, v in att.candidate_recall.items()))
-    console.print("gold documents lost at: " + ", ".join(f"{k} {v}" for k, v in att.lost_at.items()))
-    conf = summary.confidence
-    console.print("band precision: " + _band_line(conf.band_precision)
-                  + ("" if conf.ordered else "  [red]not ordered[/red]"))
-    if conf.ece is not None and conf.brier is not None and conf.auroc is not None:
-        console.print(f"ECE {conf.ece:.3f}  Brier {conf.brier:.3f}  AUROC {conf.auroc:.3f}")
-    if summary.abstention:
-        a = summary.abstention
-        precision = "-" if a.precision is None else f"{a.precision:.3f}"
-        console.print(f"abstention on {a.unanswerable} unanswerable: precision {precision} recall {a.recall:.3f}")
-    if summary.corrective:
-        c = summary.corrective
-        console.print(f"corrective: {c.weak_queries} weak, {c.changed_answers} changed, gain "
-                      + ", ".join(f"{k} {v:+.4f}" for k, v in c.gain.items())
-                      + f", +{c.added_latency_ms['per_query']:.1f} ms/query")
-    total = summary.latency_ms.get("total") or summary.latency_ms.get("search")
-    if total:
-        console.print(f"latency p50 {total.p50:.1f} ms, p95 {total.p95:.1f} ms, p99 {total.p99:.1f} ms")
-    console.print(f"run folder: {folder}")
 
 
 def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
@@ -266,7 +212,7 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from searchtrace.evals.comparison import compare, to_json, to_markdown, to_table
+    from searchtrace.evals.comparison import compare, regressed_lines, to_json, to_markdown, to_table
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
     comparison = compare(base, candidate, args.metrics)
@@ -278,10 +224,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         from rich.console import Console
 
-        console = Console()
+        console = Console(width=width())
         for note in verdict.notes:
             console.print(f"note: {note}", markup=False)
         console.print(to_table(comparison))
+        for line in regressed_lines(comparison, console.width):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     return ExitCode.OK
 
 
@@ -300,18 +248,18 @@ def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.comparison import compare
     from searchtrace.evals.gate import load_config
     from searchtrace.evals.gate.check import gate
-    from searchtrace.evals.gate.report import to_markdown, write_junit
+    from searchtrace.evals.gate.report import to_markdown, to_text, write_junit
 
     config = load_config(args.config)
     metrics = [str(r.metric) for r in config.rules]
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     result = gate(compare(base, candidate, metrics), config)
-    markdown = to_markdown(result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)))
+    notes = (verdict.counts, *(f"note: {n}" for n in verdict.notes))
     if args.junit:
         write_junit(result, args.junit)
-    if args.markdown:
-        Path(args.markdown).write_text(markdown, encoding="utf-8")
-    print(markdown)
+    if args.markdown not in (None, "-"):
+        Path(args.markdown).write_text(to_markdown(result, notes), encoding="utf-8")
+    print(to_markdown(result, notes) if args.markdown == "-" else "\n".join(to_text(result, notes, width())))
     return int(result.exit_code)
 
 
@@ -325,7 +273,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         from rich.console import Console
 
-        console = Console()
+        console = Console(width=width())
         console.print(f"wrote {args.out} ({args.method}, fitted on {report['fitted_on']['results']} results)")
         for when in ("before", "after"):
             r = report[when]

@@ -21,8 +21,10 @@ from rich.table import Table
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Evaluation, Metric, parse_metrics
 from searchtrace.evals.stats import ConfidenceInterval, holm, paired_bootstrap_ci, paired_t_test, randomization_test
+from searchtrace.terminal import cells, fit, signed
 
-__all__ = ["Comparison", "MetricComparison", "QueryDelta", "compare", "to_json", "to_markdown", "to_table"]
+__all__ = ["Comparison", "MetricComparison", "QueryDelta", "compare", "regressed_lines", "to_json", "to_markdown",
+           "to_table"]
 
 TIE = 1e-9
 
@@ -159,7 +161,7 @@ def _row(item: MetricComparison, ci_digits: int = 4) -> list[str]:
         str(item.metric),
         _num(item.base_mean),
         _num(item.candidate_mean),
-        f"{item.delta:+.4f}" if not math.isnan(item.delta) else "n/a",
+        signed(item.delta),
         f"[{_num(item.ci.low)}, {_num(item.ci.high)}]" if ci_digits == 4
         else f"{_num(item.ci.low, ci_digits)},{_num(item.ci.high, ci_digits)}",
         _p(item.p_t_test_holm),
@@ -193,6 +195,23 @@ def to_table(comparison: Comparison) -> Table:
         style = "red" if item.delta <= -TIE else ("green" if item.delta >= TIE else None)
         table.add_row(*_row(item, ci_digits=3), style=style)
     return table
+
+
+def regressed_lines(comparison: Comparison, columns: int) -> list[str]:
+    """The most regressed queries of each metric, one line each: id, base → candidate, change; ``columns`` wide
+    at most (a long query id is cut, with an ellipsis)."""
+    lines = []
+    for item in comparison.metrics:
+        if not item.most_regressed:
+            continue
+        lines.append(f"most regressed on {item.metric}:")
+        scores = [f"  {q.base:.4f} → {q.candidate:.4f}  {signed(q.delta)}" for q in item.most_regressed]
+        room = columns - 2 - max(map(cells, scores))
+        id_width = max(1, min(room, max(cells(q.query_id) for q in item.most_regressed)))
+        for q, score in zip(item.most_regressed, scores):
+            query_id = fit(q.query_id, id_width)
+            lines.append("  " + query_id + " " * (id_width - cells(query_id)) + score)
+    return lines
 
 
 def _clean(value: float) -> float | None:
@@ -249,7 +268,7 @@ def to_markdown(comparison: Comparison) -> str:
         if item.most_regressed:
             lines += ["", f"Most regressed on {item.metric}:", ""]
             lines += [
-                f"- `{_escape(q.query_id)}`: {q.base:.4f} → {q.candidate:.4f} ({q.delta:+.4f})"
+                f"- `{_escape(q.query_id)}`: {q.base:.4f} → {q.candidate:.4f} ({signed(q.delta)})"
                 for q in item.most_regressed
             ]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
+from searchtrace.terminal import width
 
 if TYPE_CHECKING:
     from searchtrace.errors import SearchtraceError
@@ -103,13 +104,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     reused = manifest.built_at < started  # built before this command (here, or by another process meanwhile)
     if args.json:
         print(json.dumps({"index": str(path), "reused": reused, **manifest.to_json()}, indent=2))
-    elif reused:
+    else:  # the path on a line of its own: the one thing wider than a terminal may be
         verified = f", {len(manifest.files)} files and the model verified" if args.verify else ""
-        print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples: up to date, "
-              f"reused{verified}")
-    else:
-        print(f"index {path}: {manifest.n_docs} documents, {manifest.n_triples} triples, "
-              f"{manifest.embedded_texts} texts embedded, built in {manifest.build_seconds:.1f} s")
+        print(f"index {path}\n{manifest.n_docs} documents, {manifest.n_triples} triples"
+              + (f": up to date, reused{verified}" if reused else
+                 f", {manifest.embedded_texts} texts embedded, built in {manifest.build_seconds:.1f} s"))
     return ExitCode.OK
 
 
@@ -191,7 +190,7 @@ def _print_error(exc: SearchtraceError, as_json: bool) -> None:
     if as_json:
         print(json.dumps(error_object(exc), indent=2, ensure_ascii=False))
     else:
-        Console().print(f"[red]{exc.code.value}[/red]: {exc.message}", highlight=False)
+        Console(width=width()).print(f"[red]{exc.code.value}[/red]: {exc.message}", highlight=False)
 
 
 def _print_response(response: SearchResponse) -> None:
@@ -201,12 +200,12 @@ def _print_response(response: SearchResponse) -> None:
 
     from searchtrace.retriever.serve.render import snippet
 
-    console = Console()
+    console = Console(width=width())
     chunks = sorted(response.chunks, key=lambda r: -r.score)
     relations = sorted(response.relations, key=lambda r: -r.score)
     console.print(f"mode {response.mode.value}, bestScore {response.best_score}"
                   f"{', no confident results' if response.no_confident_results else ''}; "
-                  f"{len(chunks)} chunks by score (--json: fused order)", highlight=False, soft_wrap=True)
+                  f"{len(chunks)} chunks by score (--json: fused order)", highlight=False)
     table = Table()
     for col in ("#", "id", "score", "band", "content"):
         table.add_column(col, no_wrap=col in ("#", "id", "score", "band"), overflow="fold" if col == "id" else "ellipsis")

@@ -11,6 +11,7 @@ variables themselves (endpoint headers, timeouts, certificates, compression).
 from __future__ import annotations
 
 __all__ = [
+    "COLUMNS",
     "HF_HUB_OFFLINE",
     "NEO4J_DATABASE",
     "NEO4J_PASSWORD",
@@ -166,6 +167,12 @@ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT = "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT"
 
 OTEL_ATTRIBUTE_COUNT_LIMIT = "OTEL_ATTRIBUTE_COUNT_LIMIT"
 """As ``OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT``, for every kind of attribute."""
+
+# --- the terminal -------------------------------------------------------------
+
+COLUMNS = "COLUMNS"
+"""The width human output is laid out for, as shells set it (default: the terminal's width, or 80
+when output goes to a pipe or a file); ``--json`` and ``--format tsv`` output is never cut to it."""
 
 # --- libraries --------------------------------------------------------------
 

@@ -69,12 +69,12 @@ def test_compare_fits_80_columns_with_unique_labels(monkeypatch, capsys):
 
 
 def test_eval_summary_title_never_splits_a_run_id(monkeypatch, capsys):
-    from searchtrace.evals.cli import _metric_table
+    from searchtrace.evals.summary_text import metric_table
 
-    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("COLUMNS", "30")
     run_id = "scifact-graph-20261124T081148-5abcc306b6"
-    _metric_table(f"{run_id}: scifact / test (300 judged of 300 queries)", {"ndcg@10": 0.5})
-    assert run_id in capsys.readouterr().out
+    metric_table([f"run {run_id}", "scifact / test: 300 judged of 300 queries"], {"ndcg@10": 0.5})
+    assert f"run {run_id}\n" in capsys.readouterr().out
 
 
 def _response(n_chunks: int, n_kg: int) -> SearchResponse:

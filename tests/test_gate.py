@@ -17,6 +17,7 @@ from searchtrace.evals.gate import (
     load_config,
     to_junit,
     to_markdown,
+    to_text,
     write_junit,
 )
 from searchtrace.evals.metrics import Evaluation, Metric
@@ -41,7 +42,7 @@ def test_passes_within_max_drop_and_above_min_value():
 def test_fails_by_drop():
     result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.02}))
     assert not result.passed and result.exit_code is ExitCode.FAILURE == 1
-    assert result.results[0].reason.startswith("dropped 0.0500, more than max_drop 0.02")
+    assert result.results[0].reason.startswith("change -0.0500, a drop past max_drop 0.02, p=")
 
 
 def test_fails_by_min_value():
@@ -144,7 +145,7 @@ def test_junit_xml_structure(tmp_path):
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == ["ndcg@10", "map"]
     failure = cases[0].find("failure")
-    assert failure is not None and failure.get("message").startswith("dropped 0.0500")
+    assert failure is not None and failure.get("message").startswith("change -0.0500, a drop past")
     assert cases[1].find("failure") is None and "within max_drop" in cases[1].find("system-out").text
     assert ET.fromstring(to_junit(result).split("?>", 1)[1]) is not None
 
@@ -161,3 +162,33 @@ def test_markdown_summary():
     assert "| ndcg@10 | 0.6000 | 0.5500 | -0.0500 |" in md and "| **FAIL** |" in md
     assert "| map | 0.4000 | 0.3700 | -0.0300 |" in md
     assert to_markdown(gate(COMPARISON, config(map={"max_drop": 0.1}))).startswith("### Quality gate ✅ passed")
+
+
+def test_a_change_has_one_sign_everywhere_and_zero_is_never_negative():
+    """Runs scoring alike: the change is +0.0000 in the reason, the text, the Markdown and JUnit (it read
+    "change -0.0000" beside a delta of "+0.0000": the reason negated base - candidate)."""
+    same = gate(compare(BASE, BASE, n_resamples=200), config(ndcg_10={"max_drop": 0.01}, map={"max_drop": 0.01}))
+    outputs = {"reason": same.results[0].reason, "text": "\n".join(to_text(same)), "markdown": to_markdown(same),
+               "junit": to_junit(same)}
+    for name, out in outputs.items():
+        assert "-0.0000" not in out, name
+    assert same.results[0].reason == "change +0.0000 within max_drop 0.01"
+    assert "| ndcg@10 | 0.6000 | 0.6000 | +0.0000 |" in outputs["markdown"]
+    dropped = gate(COMPARISON, config(map={"max_drop": 0.01}))
+    row = next(line for line in to_text(dropped) if line.startswith("map"))
+    assert row.split() == ["map", "0.4000", "0.3700", "-0.0300", f"{dropped.results[0].p_value:.4g}", "FAIL"]
+    assert "change -0.0300, a drop past max_drop 0.01" in dropped.results[0].reason
+
+
+def test_text_summary_fits_the_width_and_is_not_markdown():
+    result = gate(COMPARISON, config(ndcg_10={"max_drop": 0.01, "min_value": 0.6, "require_significance": True},
+                                     map={"max_drop": 0.01, "require_significance": True}))
+    note = "note: the qrels differ: a label change, allowed by --allow-label-change (" + "x" * 90 + ")"
+    for columns in (80, 60):
+        lines = to_text(result, ("30 shared queries (0 only in base, 0 only in candidate)", note), columns)
+        assert max(map(len, lines)) <= columns
+        assert lines[0].startswith("quality gate failed: 1 of 2 rules failed (alpha 0.05,")
+        text = "\n".join(lines)
+        assert "|" not in text and "###" not in text and "**" not in text
+        reasons = " ".join(line.strip() for line in lines if line.startswith("  "))
+        assert "0.5500 is below the minimum 0.6" in reasons and "but not significant" in reasons

@@ -12,6 +12,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.names import Stage
@@ -100,10 +101,11 @@ def _outcome(s: FakeSearch) -> dict:
                          max((r for _, _, r in s.results), default=0.0), s.no_confident, list(s.degraded), hints)
 
 
-def record(*searches: FakeSearch, capture: CaptureConfig = CaptureConfig()) -> tuple[list[ReadableSpan], list[str]]:
+def record(*searches: FakeSearch, capture: CaptureConfig = CaptureConfig(),
+           id_generator: IdGenerator | None = None) -> tuple[list[ReadableSpan], list[str]]:
     """Finished spans of the given searches (children before each root) and their trace ids."""
     exporter = InMemorySpanExporter()
-    provider = TracerProvider(span_limits=SpanLimits(max_span_attributes=1024))
+    provider = TracerProvider(span_limits=SpanLimits(max_span_attributes=1024), id_generator=id_generator)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("searchtrace")
     ids = [emulate_search(tracer, s, capture) for s in searches]

@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any, Callable
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.names import Band
-from searchtrace.traces import vocabulary as v
+from searchtrace.terminal import width
+from searchtrace.traces.listing import SHORT_ID
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
     from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
 
-    from rich.console import Console
-    from rich.text import Text
-    from rich.tree import Tree
-
-    from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
+    from searchtrace.traces.records import TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.store import TraceStore
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+MIN_PREFIX = 8
+"""Fewest hex digits of a trace id ``traces show`` takes."""
+_TRACE_ID = re.compile(rf"[0-9a-f]{{{MIN_PREFIX},32}}")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
@@ -38,13 +38,25 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("traces", help="list, show, export and prune stored traces")
     sub = parser.add_subparsers(dest="traces_command", required=True)
 
-    p = sub.add_parser("list", help="list traces, newest first")
+    p = sub.add_parser("list", help="list traces, newest first",
+                       description="List traces, newest first. The table fits the terminal's width ($COLUMNS; "
+                                   "80 in a pipe): it shows the columns that fit, trace ids cut to their first "
+                                   f"{SHORT_ID} digits (traces show takes them) and long text cut with '…'.")
     _add_filters(p, default_limit=50)
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--format", choices=list(_LIST_FORMATS), default="table",
+                        help="table (default), tsv (every column, tab-separated, a header row, nothing cut) or json")
+    output.add_argument("--json", dest="format", action="store_const", const="json", help="as --format json")
+    p.add_argument("--wide", action="store_true", help="the table with every column, nothing cut, whatever the width")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("show", help="a trace's span tree with durations and key attributes")
-    p.add_argument("trace_id", help="32 hex digits, as in a search response's traceId")
+    p = sub.add_parser("show", help="a trace's span tree with durations and key attributes",
+                       description="A trace's span tree. Lines fit the terminal's width ($COLUMNS; 80 in a pipe): "
+                                   "the attributes that do not fit on a span's line wrap onto indented lines below "
+                                   "it, and a value longer than a line is cut with '…'.")
+    p.add_argument("trace_id", help=f"32 hex digits, as in a search response's traceId, or a unique prefix of at "
+                                    f"least {MIN_PREFIX} (traces list shows {SHORT_ID})")
+    p.add_argument("--wide", action="store_true", help="one line per span, nothing cut, whatever the width")
     add_home_argument(p)
     p.set_defaults(func=cmd_show)
 
@@ -91,29 +103,49 @@ def _store_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[arg
 
 @_store_errors
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.wide and args.format != "table":
+        print(f"error: --wide goes with the table, not --format {args.format} (which is never cut)", file=sys.stderr)
+        return ExitCode.INVALID
+    columns = None if args.wide or args.format != "table" else width()  # a bad $COLUMNS is said before any work
     store = _open(args)
     summaries = store.list_traces(_filter(args)) if store else []
-    if args.json:
-        print(json.dumps([s.to_dict() for s in summaries], indent=2, ensure_ascii=False))
-    elif not summaries:
+    if not summaries and args.format == "table":
         print(f"no traces{'' if store else ' yet'} in {_store_file(args)}", file=sys.stderr)
     else:
-        _print_table(summaries)
+        _LIST_FORMATS[args.format](summaries, columns)
     return ExitCode.OK
 
 
 @_store_errors
 def cmd_show(args: argparse.Namespace) -> int:
+    columns = None if args.wide else width()  # a bad $COLUMNS is said before any work
     store = _open(args)
-    detail = store.load_trace(args.trace_id.strip()) if store else None
-    if detail is None:
-        print(f"error: no trace {args.trace_id!r} in {_store_file(args)}", file=sys.stderr)
-        return ExitCode.INVALID  # an id that names nothing: bad input, as everywhere
-    _console().print(span_tree(detail))
+    trace_id = _one_trace(args, store)
+    detail = store.load_trace(trace_id) if store and trace_id else None
+    if detail is None:  # an id that names nothing: bad input, as everywhere (said by _one_trace, or pruned since)
+        if trace_id:
+            print(f"error: no trace {trace_id!r} in {_store_file(args)}", file=sys.stderr)
+        return ExitCode.INVALID
+    _print_tree(detail, columns)
     if len(detail.spans) < detail.summary.n_spans:
         print(f"partial: {len(detail.spans)} of its {detail.summary.n_spans} spans were recovered by "
               "`traces repair`; the others were lost with the damaged store", file=sys.stderr)
     return ExitCode.OK
+
+
+def _one_trace(args: argparse.Namespace, store: TraceStore | None) -> str | None:
+    """The one stored trace whose id is or begins with ``args.trace_id``; None, said in one line, if none or many."""
+    given = args.trace_id.strip().lower()
+    if not _TRACE_ID.fullmatch(given):
+        print(f"error: a trace id is 32 hex digits, or a prefix of at least {MIN_PREFIX}; got {args.trace_id!r}",
+              file=sys.stderr)
+        return None
+    matches = store.trace_ids_starting(given) if store else []
+    if len(matches) != 1:
+        problem = "begins several trace ids: give more digits" if matches else "names no trace"
+        print(f"error: {args.trace_id!r} {problem} in {_store_file(args)}", file=sys.stderr)
+        return None
+    return matches[0]
 
 
 @_store_errors
@@ -159,10 +191,10 @@ def cmd_repair(args: argparse.Namespace) -> int:
     path = _store_file(args)
     salvaged = repair(path)
     if not salvaged:
-        print(f"{path}: nothing to repair")
+        print(f"nothing to repair in {path}")
     for s in salvaged:
         skipped = f", {s.unreadable_rows} unreadable rows skipped" if s.unreadable_rows else ""
-        print(f"copied {s.traces} traces and {s.spans} spans of {s.source.name} into {path}{skipped}")
+        print(f"copied {s.traces} traces and {s.spans} spans of {s.source.name}{skipped} into {path}")
         if s.partial_traces:
             print(f"{s.partial_traces} traces are partial: {s.lost_spans} of their spans could not be read "
                   "(traces show says which traces)")
@@ -172,99 +204,36 @@ def cmd_repair(args: argparse.Namespace) -> int:
 # -- rendering -------------------------------------------------------------------
 
 
-def span_tree(detail: TraceDetail) -> Tree:
-    """A rich Tree of the trace's spans, children in start order."""
-    from rich.tree import Tree
-
-    ids = {s.span_id for s in detail.spans}
-    children: dict[str | None, list[SpanRecord]] = {}
-    for span in detail.spans:  # already in start order
-        children.setdefault(span.parent_id if span.parent_id in ids else None, []).append(span)
-    s = detail.summary
-    tree = Tree(f"trace {s.trace_id}  {s.start.astimezone():%Y-%m-%d %H:%M:%S}  {s.duration_ms:.1f} ms"
-                f"  {s.n_spans} spans{'' if s.complete else '  (root span not stored yet)'}", highlight=False)
-
-    def add(node: Tree, span: SpanRecord) -> None:
-        branch = node.add(_span_label(span))
-        for child in children.get(span.span_id, []):
-            add(branch, child)
-
-    for root in children.get(None, []):
-        add(tree, root)
-    return tree
+def _print_json(summaries: list[TraceSummary], columns: int | None) -> None:
+    print(json.dumps([s.to_dict() for s in summaries], indent=2, ensure_ascii=False))
 
 
-def _span_label(span: SpanRecord) -> Text:
-    from rich.text import Text
+def _print_tsv(summaries: list[TraceSummary], columns: int | None) -> None:
+    from searchtrace.traces.listing import tsv
 
-    label = Text.assemble((span.name, "bold red" if span.status == "ERROR" else "bold"), f"  {span.duration_ms:.1f} ms")
-    for key, fmt in _HIGHLIGHTS:
-        if key in span.attributes and (text := fmt(span.attributes[key])):
-            label.append(f"  {text}")
-    exceptions = [e.attributes for e in span.events if e.name == "exception"]
-    for exc in exceptions:  # OpenTelemetry's exception event (semconv exception.type / exception.message)
-        label.append(f"  {exc.get('exception.type')}: {exc.get('exception.message')}", style="red")
-    if span.status == "ERROR" and not exceptions:
-        label.append(f"  error: {span.status_message or ''}", style="red")
-    return label
+    sys.stdout.write(tsv(summaries))
 
 
-def _top(values: Any, n: int = 3) -> str:
-    values = list(values)
-    return ", ".join(map(str, values[:n])) + (f", … (+{len(values) - n})" if len(values) > n else "")
+def _print_table(summaries: list[TraceSummary], columns: int | None) -> None:
+    from searchtrace.traces.listing import table
+
+    for line in table(summaries, columns):
+        print(line)
 
 
-_HIGHLIGHTS: list[tuple[str, Callable[[Any], str]]] = [
-    (v.INPUT_VALUE, lambda x: f"query={x!r}"),
-    (v.MODE, lambda x: f"mode={x}"),
-    (v.TOP_K, lambda x: f"top_k={x}"),
-    (v.ERROR_CODE, lambda x: f"error={x}"),
-    (v.DETECTED_ENTITIES, lambda x: f"entities=[{_top(x)}]"),
-    (v.REWRITE_TERMS, lambda x: f"terms=[{_top(x)}]"),
-    (v.EMBED_PRECOMPUTED, lambda x: "precomputed" if x else ""),
-    (v.CANDIDATE_COUNT, lambda x: f"candidates={x}"),
-    (v.CANDIDATE_IDS, lambda x: f"top=[{_top(x)}]"),
-    (v.GRAPH_HITS, lambda x: f"triples={x}"),
-    (v.FUSION_METHOD, lambda x: f"fusion={x}"),
-    (v.RERANKER_MODEL_NAME, lambda x: f"reranker={x}"),
-    (v.RERANKER_TOP_K, lambda x: f"keep={x}"),
-    (v.FILTER_DROPPED_IDS, lambda x: f"dropped={len(x)}"),
-    (v.RESULT_IDS, lambda x: f"results=[{_top(x, 5)}]"),
-    (v.RESULT_BANDS, lambda x: f"bands=[{_top(x, 5)}]"),
-    (v.BEST_SCORE, lambda x: f"bestScore={x:.3f}"),
-    (v.NO_CONFIDENT_RESULTS, lambda x: "noConfidentResults" if x else ""),
-    (v.DEGRADED, lambda x: f"degraded=[{', '.join(x)}]" if x else ""),
-    (v.RETRY_DETECTED_ENTITIES, lambda x: f"retry.entities=[{_top(x)}]"),
-    (v.RETRY_RELATED_TERMS, lambda x: f"retry.related=[{_top(x)}]"),
-    (v.RETRY_NARROWER, lambda x: f"retry.narrower={x!r}" if x else ""),
-    (v.RETRY_BROADER, lambda x: f"retry.broader={x!r}" if x else ""),
-    (v.RUN_ID, lambda x: f"run={x}"),
-    (v.QUERY_ID, lambda x: f"qid={x}"),
-]
+_LIST_FORMATS: dict[str, Callable[[list[TraceSummary], int | None], None]] = {
+    "table": _print_table, "tsv": _print_tsv, "json": _print_json}
+"""``traces list``'s output formats; each takes the traces and the width (None: whatever it takes)."""
 
 
-def _console() -> Console:
+def _print_tree(detail: TraceDetail, columns: int | None) -> None:
     from rich.console import Console
 
-    # Piped output is not cut to 80 columns: a line per span or trace, for grep and less.
-    return Console() if sys.stdout.isatty() else Console(width=100_000)
+    from searchtrace.traces.tree import tree_lines
 
-
-def _print_table(summaries: list[TraceSummary]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table()
-    for col, justify in (("start", "left"), ("trace id", "left"), ("ms", "right"), ("mode", "left"),
-                         ("best", "right"), ("bands", "left"), ("flags", "left"), ("query", "left")):
-        table.add_column(col, justify=justify, no_wrap=col in ("trace id", "start"))  # type: ignore[arg-type]
-    for s in summaries:
-        flags = [f for f, on in (("no-confident", s.no_confident), ("degraded:" + ",".join(s.degraded), s.degraded),
-                                 (f"error:{s.error_code}", s.error_code)) if on]
-        table.add_row(f"{s.start.astimezone():%Y-%m-%d %H:%M:%S}", s.trace_id, f"{s.duration_ms:.1f}", s.mode or "",
-                      "" if s.best_score is None else f"{s.best_score:.3f}", ",".join(s.bands),
-                      Text(" ".join(flags)), Text((s.query or "")[:60]))
-    _console().print(table)
+    console = Console(width=columns or 100_000)  # a line is never wrapped again: the tree is laid out already
+    for line in tree_lines(detail, columns):
+        console.print(line, soft_wrap=True)
 
 
 # -- arguments -------------------------------------------------------------------

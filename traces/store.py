@@ -143,6 +143,13 @@ class TraceStore:
                                   chunk))
         return out
 
+    def trace_ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
+        """At most ``limit`` stored trace ids that begin with ``prefix`` (hex digits, any case), in order."""
+        prefix = prefix.lower()  # ids are stored in lower case: a range of the primary key, "g" after every digit
+        rows = self._read("SELECT trace_id FROM traces WHERE trace_id >= ? AND trace_id < ? ORDER BY trace_id "
+                          "LIMIT ?", (prefix, prefix + "g", limit))
+        return [row[0] for row in rows]
+
     def load_trace(self, trace_id: str) -> TraceDetail | None:
         """One trace with all its spans in start order, or None for an unknown id."""
         trace_id = trace_id.lower()

@@ -5,7 +5,7 @@ Exit codes (:class:`searchtrace.errors.ExitCode`): 0 pass, 1 regression, 2 inval
 
 from searchtrace.evals.gate.check import GateResult, RuleResult, gate
 from searchtrace.evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest, load_config
-from searchtrace.evals.gate.report import to_junit, to_markdown, write_junit
+from searchtrace.evals.gate.report import to_junit, to_markdown, to_text, write_junit
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -18,5 +18,6 @@ __all__ = [
     "load_config",
     "to_junit",
     "to_markdown",
+    "to_text",
     "write_junit",
 ]

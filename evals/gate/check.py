@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from searchtrace.errors import ExitCode, ValidationError
 from searchtrace.evals.comparison import Comparison, MetricComparison
 from searchtrace.evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest
+from searchtrace.terminal import signed
 
 __all__ = ["GateResult", "RuleResult", "gate"]
 
@@ -49,27 +50,30 @@ def _p(item: MetricComparison, test: SignificanceTest) -> float:
 
 
 def _judge(rule: Rule, item: MetricComparison, config: GateConfig) -> RuleResult:
-    p = _p(item, config.test)
-    drop = item.base_mean - item.candidate_mean
     failures, notes = [], []
     if rule.min_value is not None:
         if math.isnan(item.candidate_mean) or item.candidate_mean < rule.min_value:
             failures.append(f"{item.candidate_mean:.4f} is below the minimum {rule.min_value:g}")
         else:
             notes.append(f"{item.candidate_mean:.4f} >= minimum {rule.min_value:g}")
+    p = _p(item, config.test)
     if rule.max_drop is not None:
-        p_text = "n/a" if math.isnan(p) else f"{p:.4g}"
-        if not drop > rule.max_drop + _EPS:
-            notes.append(f"change {-drop:+.4f} within max_drop {rule.max_drop:g}")
-        elif rule.require_significance and not p < config.alpha:
-            notes.append(
-                f"dropped {drop:.4f} > max_drop {rule.max_drop:g} but not significant (p={p_text} >= {config.alpha:g})"
-            )
-        else:
-            significance = f", p={p_text} < {config.alpha:g}" if rule.require_significance else f", p={p_text}"
-            failures.append(f"dropped {drop:.4f}, more than max_drop {rule.max_drop:g}{significance}")
+        failed, text = _drop(rule.max_drop, rule.require_significance, item.delta, p, config.alpha)
+        (failures if failed else notes).append(text)
     reason = "; ".join(failures or notes) or "no checks configured"
     return RuleResult(rule, not failures, reason, item.base_mean, item.candidate_mean, item.delta, p)
+
+
+def _drop(max_drop: float, significant_only: bool, change: float, p: float, alpha: float) -> tuple[bool, str]:
+    """Whether the change (candidate - base) fails ``max_drop``, and why: a change has one sign in every report."""
+    p_text = "n/a" if math.isnan(p) else f"{p:.4g}"
+    said = f"change {signed(change)}"
+    if not -change > max_drop + _EPS:
+        return False, f"{said} within max_drop {max_drop:g}"
+    if significant_only and not p < alpha:
+        return False, f"{said}, a drop past max_drop {max_drop:g}, but not significant (p={p_text} >= {alpha:g})"
+    significance = f"p={p_text} < {alpha:g}" if significant_only else f"p={p_text}"
+    return True, f"{said}, a drop past max_drop {max_drop:g}, {significance}"
 
 
 def gate(comparison: Comparison, config: GateConfig = DEFAULT_CONFIG) -> GateResult:
