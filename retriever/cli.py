@@ -194,31 +194,26 @@ def _print_error(exc: SearchtraceError, as_json: bool) -> None:
 
 
 def _print_response(response: SearchResponse) -> None:
-    """The response for a terminal: chunks by score, relation hits apart, how many triples are shown."""
+    """The response for a terminal, in its own order (relevance never increases down it): passages and the
+    graph's facts in one table, then how many triples are shown."""
     from rich.console import Console
     from rich.table import Table
 
+    from searchtrace.retriever.response import RelationHit
     from searchtrace.retriever.serve.render import snippet
 
     console = Console(width=width())
-    chunks = sorted(response.chunks, key=lambda r: -r.score)
-    relations = sorted(response.relations, key=lambda r: -r.score)
     console.print(f"mode {response.mode.value}, bestScore {response.best_score}"
                   f"{', no confident results' if response.no_confident_results else ''}; "
-                  f"{len(chunks)} chunks by score (--json: fused order)", highlight=False)
+                  f"{len(response.chunks)} passages, {len(response.relations)} facts", highlight=False)
     table = Table()
     for col in ("#", "id", "score", "band", "content"):
         table.add_column(col, no_wrap=col in ("#", "id", "score", "band"), overflow="fold" if col == "id" else "ellipsis")
-    for i, r in enumerate(chunks, 1):
-        table.add_row(str(i), r.id, f"{r.score:.3f}", r.band.value, snippet(r.content.replace("\n", " — "), 90))
+    for i, r in enumerate(response.results, 1):
+        text = (f"{r.subject} —{r.relation}→ {r.object}" if isinstance(r, RelationHit)
+                else snippet(r.content.replace("\n", " — "), 90))
+        table.add_row(str(i), r.id, f"{r.score:.3f}", r.band.value, text)
     console.print(table)
-    if relations:
-        rel = Table(title="relation hits", title_justify="left")
-        for col in ("score", "band", "subject", "relation", "object"):
-            rel.add_column(col, no_wrap=col in ("score", "band"))
-        for h in relations:
-            rel.add_row(f"{h.score:.3f}", h.band.value, h.subject, h.relation, h.object)
-        console.print(rel)
     kg = response.kg
     if kg:
         shown = kg[:KG_SHOWN]

@@ -46,6 +46,18 @@ class GraphMethod(str, enum.Enum):
     EXPAND = "expand"
 
 
+class ShownOrder(str, enum.Enum):
+    """How a search's results are ordered, and so what relevance each shows: never more than the one above.
+
+    ``fused``: the fused (reranked) order; each result shows the smallest relevance at or above its place
+    (a running minimum), so a weaker result never sits above a stronger-looking one. ``relevance``: ordered
+    by relevance itself (ties in fused order); each shows its own.
+    """
+
+    FUSED = "fused"
+    RELEVANCE = "relevance"
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One passage of a corpus, as loaded from ``corpus.jsonl``."""

@@ -78,26 +78,26 @@ def test_eval_summary_title_never_splits_a_run_id(monkeypatch, capsys):
 
 
 def _response(n_chunks: int, n_kg: int) -> SearchResponse:
-    scores = [0.41, 0.87, 0.55, 0.62][:n_chunks]
+    scores = [0.87, 0.62, 0.55, 0.41][:n_chunks]
     chunks = [{"id": f"doc-{i}", "content": f"title {i}\ntext", "score": s, "confidenceBand": "medium",
                "component_type": "chunk", "metadata": {}} for i, s in enumerate(scores)]
     relations = [{"id": "rel:1", "content": "A knows B", "score": 0.5, "confidenceBand": "medium",
                   "component_type": "relation", "subject": "A", "relation": "knows", "object": "B"}]
     kg = [{"subject": f"S{i}", "relation": "r", "object": f"O{i}", "doc_id": "doc-0"} for i in range(n_kg)]
-    return SearchResponse.from_json({"results": chunks + relations, "kg": kg, "rewrite_terms": [], "bestScore": 0.87,
+    return SearchResponse.from_json({"results": chunks[:2] + relations + chunks[2:], "kg": kg, "rewrite_terms": [], "bestScore": 0.87,
                                      "noConfidentResults": False, "retryHints": None, "traceId": "t" * 32,
                                      "mode": "graph", "degraded": []})
 
 
-def test_search_prints_chunks_by_score_relations_apart_and_how_many_triples(monkeypatch, capsys):
+def test_search_prints_the_response_in_its_order_and_how_many_triples(monkeypatch, capsys):
+    """Issue 24: the table re-sorted passages and listed facts apart, disagreeing with the JSON and the trace."""
     from searchtrace.retriever.cli import _print_response
 
     monkeypatch.setenv("COLUMNS", "120")
     _print_response(_response(4, 11))
     out = capsys.readouterr().out
-    order = [out.index(f"doc-{i}") for i in (1, 3, 2, 0)]  # 0.87, 0.62, 0.55, 0.41
-    assert order == sorted(order)
-    assert out.index("relation hits") > max(order) and "│ 0.500 │" in out.split("relation hits")[1]
+    order = [out.index(name) for name in ("doc-0", "doc-1", "rel:1", "doc-2", "doc-3")]  # the response's order
+    assert order == sorted(order) and "A —knows→ B" in out
     assert "kg (8 of 11 triples; --json: all)" in out and "(S7, r, O7)" in out and "(S8, r, O8)" not in out
     _print_response(_response(2, 3))
     assert "kg (3 of 3 triples)" in capsys.readouterr().out

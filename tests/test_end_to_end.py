@@ -160,7 +160,7 @@ def test_search_detailed_exposes_stage_candidates_and_deep_ranking(traced, sampl
     assert len(detail.stage_ids["dense"]) == 50
     union = set().union(*detail.stage_ids.values())
     assert set(detail.fused_ids) == union
-    assert [r.score for r in response.results[:5]] == [round(r, 3) for r in detail.relevance[:5]]
+    assert [r.score for r in response.chunks] == [round(r, 3) for r in detail.relevance[:5]]
     with pytest.raises(ValidationError) as bad:
         retriever.search_detailed({"query": ""})
     assert bad.value.field == "query"

@@ -67,3 +67,33 @@ def test_created_before_is_exclusive_and_created_after_inclusive():
 def test_payload_matches_missing_timestamp_fails_time_filter():
     req = validate_request({"query": "q", "created_after": "2000-01-01"})
     assert not payload_matches(PAYLOADS["d"], req)
+
+
+def test_relevance_shown_never_increases_in_either_order():
+    """Issue 24: results in fused order carried their own relevance (72% above 100%)."""
+    from searchtrace.retriever.types import ShownOrder
+
+    ids = np.array(["a", "b", "c", "d", "e"], dtype=object)
+    rel = np.array([0.5, 0.9, 0.4, 0.7, 0.1])
+    fused = apply_filters(ids, rel, validate_request({"query": "q"}), lambda i: {})
+    assert list(ids[fused.keep]) == ["a", "b", "c", "d", "e"]
+    assert fused.shown.tolist() == [0.5, 0.5, 0.4, 0.4, 0.1]  # the running minimum
+    by_relevance = apply_filters(ids, rel, validate_request({"query": "q"}), lambda i: {}, ShownOrder.RELEVANCE)
+    assert list(ids[by_relevance.keep]) == ["b", "d", "a", "c", "e"] and by_relevance.shown.tolist() == sorted(
+        rel.tolist(), reverse=True)
+    cut = apply_filters(ids, rel, validate_request({"query": "q", "min_relevance": 0.45}), lambda i: {})
+    assert list(ids[cut.keep]) == ["a", "b"]  # min_relevance cuts where the shown relevance first falls below
+
+
+def test_the_order_is_a_setting_checked_by_name(tmp_path):
+    from searchtrace.errors import ValidationError
+    from searchtrace.retriever.config.resolve import resolve_config
+    from searchtrace.retriever.types import ShownOrder
+
+    good = tmp_path / "good.toml"
+    good.write_text('[confidence]\norder = "relevance"\n')
+    assert resolve_config(home=tmp_path, settings_file=good, environ={}).confidence.order is ShownOrder.RELEVANCE
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[confidence]\norder = "random"\n')
+    with pytest.raises(ValidationError, match="confidence order must be one of fused, relevance"):
+        resolve_config(home=tmp_path, settings_file=bad, environ={})

@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from searchtrace.errors import SearchtraceError, ValidationError, error_object
+from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.request import validate_request
+from searchtrace.retriever.search.confidence import band_of
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +115,12 @@ def check_response(raw: dict, response: dict, corpus: dict) -> None:
     results = response["results"]
     chunks = [r for r in results if r["component_type"] == "chunk"]
     relations = [r for r in results if r["component_type"] == "relation"]
-    assert results == chunks + relations  # chunks first
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True), scores  # relevance never increases down the list (issue 24)
+    assert not any(a["score"] == b["score"] and (a["component_type"], b["component_type"]) == ("relation", "chunk")
+                   for a, b in zip(results, results[1:]))  # a chunk before a fact of the same score
+    for r in results:  # the band follows the relevance shown, for facts as for passages
+        assert r["confidenceBand"] == band_of(r["score"], ConfidenceConfig()).value, r
     assert len(chunks) <= req.top_k and len({r["id"] for r in chunks}) == len(chunks)
     assert all(0.0 <= r["score"] <= 1.0 for r in results)
     if relations:

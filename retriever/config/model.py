@@ -17,7 +17,7 @@ from searchtrace.errors import ValidationError
 from searchtrace.home import DEFAULT_HOME, Home
 from searchtrace.names import FUSED_STAGES, Stage
 from searchtrace.retriever.embedding.encoder import Precision
-from searchtrace.retriever.types import FusionMethod, GraphMethod
+from searchtrace.retriever.types import FusionMethod, GraphMethod, ShownOrder
 
 
 def _default_weights() -> dict[Stage, float]:
@@ -147,11 +147,14 @@ class ConfidenceConfig:
 
     A result is ``high`` when relevance >= ``high``, ``low`` when < ``low``,
     else ``medium``. Retry hints are given when the best score is below ``high``.
+    ``order`` decides the results' order and so their shown relevance (:class:`ShownOrder`):
+    relevance never increases down a response.
     """
 
     high: float = 0.65
     low: float = 0.35
     calibration_path: Path | None = None
+    order: ShownOrder = ShownOrder.FUSED
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.low <= self.high <= 1.0:

@@ -65,7 +65,7 @@ from searchtrace.retriever.config.model import (
     RetrieverConfig,
 )
 from searchtrace.retriever.embedding.encoder import Precision
-from searchtrace.retriever.types import FusionMethod, GraphMethod
+from searchtrace.retriever.types import FusionMethod, GraphMethod, ShownOrder
 
 Sections = dict[str, dict[str, Any]]
 
@@ -74,7 +74,7 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
     "fusion": ("method", "k0", "weights"),
     "feedback": ("docs", "weight"),
     "graph": tuple(f.name for f in fields(GraphConfig)),
-    "confidence": ("high", "low", "calibration"),
+    "confidence": ("high", "low", "calibration", "order"),
 }
 _WEIGHT_STAGES = {s.value: s for s in FUSED_STAGES}
 
@@ -174,6 +174,8 @@ def _build(section: str, values: dict[str, Any], problems: list[str]) -> object 
         if section == "dense":
             return DenseConfig(**values)
         calibration = values.pop("calibration", None)
+        if "order" in values:
+            values["order"] = _enum(ShownOrder, values["order"], "confidence order", problems, ShownOrder.FUSED)
         return ConfidenceConfig(**values, calibration_path=Path(calibration) if calibration else None)
     except ValidationError as exc:
         problems.append(exc.message)

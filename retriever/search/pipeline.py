@@ -238,7 +238,8 @@ class Retriever:
         evidence = query_evidence(dense_found, keyword_found)
         reranked = run.rerank(self.reranker, rw.query, run.fuse(lists, vector), req.top_k)
         found = self._payloads
-        kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, g.relations, found, self.capture)
+        kept = filter_stage(spans, self.relevance, req, reranked, lists, evidence, g.relations, found, self.capture,
+                            self.config.confidence.order)
         response = shape_stage(spans, req, mode, rw, g, reranked, lists, kept, found, self.config.confidence,
                                trace_id(root))
         return response, (build_detail(lists, reranked, kept, self.config.confidence) if with_detail else None)

@@ -24,7 +24,7 @@ from searchtrace.retriever.stages import filter as filtering
 from searchtrace.retriever.stages.filter import FilterOutcome, apply_filters
 from searchtrace.retriever.stages.graph import GraphResult, RelationMatch
 from searchtrace.retriever.stages.rewrite import Rewrite
-from searchtrace.retriever.types import Candidates, Fused, GraphHit, Triple
+from searchtrace.retriever.types import Candidates, Fused, GraphHit, ShownOrder, Triple
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -57,11 +57,12 @@ def relevance_of(model: conf.RelevanceModel, reranked: Fused, lists: list[Candid
 
 def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchRequest, reranked: Fused,
                  lists: list[Candidates], evidence: conf.QueryEvidence, relations: tuple[RelationMatch, ...],
-                 payloads: Payloads, capture: attrs.CaptureConfig) -> Filtered:
-    """Score relevance, then drop what the request's filters exclude (documents, and the facts they hold)."""
+                 payloads: Payloads, capture: attrs.CaptureConfig, order: ShownOrder = ShownOrder.FUSED) -> Filtered:
+    """Score relevance, drop what the request's filters exclude (documents, and the facts they hold), and put
+    the rest in the order shown, each with the relevance it shows (never more than the one above)."""
     with spans.stage(Stage.FILTER) as span:
         relevance, used, x = relevance_of(model, reranked, lists, evidence)
-        outcome = apply_filters(reranked.ids, relevance, req, payloads)
+        outcome = apply_filters(reranked.ids, relevance, req, payloads, order)
         allowed = _allowed_relations(relations, req, payloads)
         spans.record(span, attrs.filtered, outcome.applied, outcome.dropped, capture)
         span.set_attribute(v.RELEVANCE_MODEL, "rank" if used.rank_only else model.name)
@@ -75,17 +76,18 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
     with spans.stage(Stage.SHAPE):
         best = best_relevance(kept.relevance)
         rows = kept.outcome.keep[: req.top_k]
+        shown = np.round(kept.outcome.shown[: req.top_k], 3)  # as the response writes it: the band follows it
         ids = [str(reranked.ids[r]) for r in rows]
         found = payloads(ids)
-        band_of = conf.bands(kept.relevance[rows], confidence, kept.rank_only)
+        band_of = conf.bands(shown, confidence, kept.rank_only)
         results: list[Hit] = [
-            chunk_result(i, found.get(i, {"id": i}), kept.relevance[r], b, reranked, int(r), req.debug)
-            for i, r, b in zip(ids, rows, band_of)]
+            chunk_result(i, found.get(i, {"id": i}), s, b, reranked, int(r), req.debug)
+            for i, r, s, b in zip(ids, rows, shown, band_of)]
         relations = kept.relations
         graph_mode = mode is Mode.GRAPH
         if graph_mode and relations and results:
             # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
-            results += _relations(relations, max(r.score for r in results), confidence)
+            results = merged(results, _relations(relations, results[0].score, confidence, kept.rank_only))
         weak = not results or best < confidence.high
         top_title = found.get(ids[0], {}).get("title") if ids else None
         return SearchResponse(
@@ -110,13 +112,33 @@ def _allowed_relations(relations: tuple[RelationMatch, ...], req: SearchRequest,
     return tuple(h for h in relations if h.triple.doc_id in allowed)
 
 
-def _relations(relations: tuple[RelationMatch, ...], cap: float, confidence: ConfidenceConfig) -> list[RelationHit]:
-    """Relation hits, the best scored ``cap`` (the best returned chunk's score, as shown)."""
+def _relations(relations: tuple[RelationMatch, ...], cap: float, confidence: ConfidenceConfig,
+               rank_only: bool) -> list[RelationHit]:
+    """Relation hits, best first, the best scored ``cap`` (the best returned chunk's score, as shown), banded
+    as a chunk of the same score is."""
     top = max(h.score for h in relations)
     rel = np.array([h.score for h in relations]) / top if top > 0 else np.zeros(len(relations))
     rel_scores = np.minimum(np.floor(rel * cap * 1000 + 1e-6) / 1000, cap)  # never above the best chunk, rounded
-    rel_bands = conf.bands(rel_scores, confidence, True)
-    return [relation_result(h, s, b) for h, s, b in zip(relations, rel_scores, rel_bands)]
+    order = np.argsort(-rel_scores, kind="stable")
+    rel_bands = conf.bands(rel_scores[order], confidence, rank_only)
+    return [relation_result(relations[i], rel_scores[i], b) for i, b in zip(order, rel_bands)]
+
+
+def merged(chunks: list[Hit], relations: list[RelationHit]) -> list[Hit]:
+    """Chunks and relation hits in one list by score, best first (a chunk before a fact of equal score), so the
+    relevance shown never increases down the response."""
+    out: list[Hit] = []
+    facts = iter(relations)
+    fact = next(facts, None)
+    for chunk in chunks:
+        while fact is not None and fact.score > chunk.score:
+            out.append(fact)
+            fact = next(facts, None)
+        out.append(chunk)
+    while fact is not None:
+        out.append(fact)
+        fact = next(facts, None)
+    return out
 
 
 def _num(x: float | None) -> float | None:
@@ -175,7 +197,7 @@ def detail(lists: list[Candidates], reranked: Fused, kept: Filtered,
         dropped_ids=kept.outcome.dropped,
         ranking=tuple(str(i) for i in reranked.ids[keep]),
         ranking_scores=tuple(float(s) for s in reranked.scores[keep]),
-        relevance=tuple(float(r) for r in kept.relevance[keep]),
-        bands=tuple(conf.bands(kept.relevance[keep], confidence, kept.rank_only)),
+        relevance=tuple(float(r) for r in kept.outcome.shown),
+        bands=tuple(conf.bands(np.round(kept.outcome.shown, 3), confidence, kept.rank_only)),
         features=kept.features[keep],
     )

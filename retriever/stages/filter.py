@@ -17,12 +17,14 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.types import ShownOrder
 from searchtrace.retriever.vectorstore.base import PayloadFilter
 
 
 @dataclass(frozen=True)
 class FilterOutcome:
-    keep: np.ndarray  # indices into the fused list, in order
+    keep: np.ndarray  # indices into the fused list, in the order shown
+    shown: np.ndarray  # the relevance each of ``keep`` shows: non-increasing (see ShownOrder)
     dropped: tuple[str, ...]
     applied: tuple[str, ...]
 
@@ -102,26 +104,41 @@ def _document_mask(ids: np.ndarray, keep: np.ndarray, req: SearchRequest,
     return applied
 
 
+def shown_order(relevance: np.ndarray, order: ShownOrder) -> tuple[np.ndarray, np.ndarray]:
+    """Positions into ``relevance`` (given in fused order) in the order shown, and the relevance each shows:
+    non-increasing down the list (:class:`ShownOrder` says how)."""
+    if order is ShownOrder.RELEVANCE:
+        at = np.argsort(-relevance, kind="stable")
+        return at, relevance[at]
+    return np.arange(len(relevance)), np.minimum.accumulate(relevance) if len(relevance) else relevance
+
+
 def apply_filters(
     ids: np.ndarray,
     relevance: np.ndarray,
     req: SearchRequest,
     payloads: Callable[[list[str]], Mapping[str, Mapping[str, Any]]],
+    order: ShownOrder = ShownOrder.FUSED,
 ) -> FilterOutcome:
-    """Indices of the candidates that pass, in order; ``payloads`` is called only if needed."""
+    """The candidates that pass, in the order shown with the relevance each shows; ``payloads`` is called
+    only if needed. The document constraints go first, then the order; ``min_relevance`` and ``gap_cutoff``
+    apply to the shown relevance (so each cuts the list where it first applies)."""
     keep = np.ones(len(ids), dtype=bool)
-    applied: list[str] = []
-    if req.min_relevance is not None:
-        keep &= relevance >= req.min_relevance
-        applied.append("min_relevance")
-    applied += _document_mask(ids, keep, req, payloads)
+    applied = _document_mask(ids, keep, req, payloads)
     index = np.flatnonzero(keep)
+    at, shown = shown_order(relevance[index], order)
+    index = index[at]
+    if req.min_relevance is not None:
+        cut = int(np.count_nonzero(shown >= req.min_relevance))  # shown is non-increasing: a prefix passes
+        index, shown = index[:cut], shown[:cut]
+        applied.insert(0, "min_relevance")
     if req.gap_cutoff is not None and len(index):
-        index = index[: gap_cut(relevance[index], float(req.gap_cutoff))]
+        cut = gap_cut(shown, float(req.gap_cutoff))
+        index, shown = index[:cut], shown[:cut]
         applied.append("gap_cutoff")
     kept = set(index.tolist())
     dropped = tuple(str(ids[i]) for i in range(len(ids)) if i not in kept)
-    return FilterOutcome(index, dropped, tuple(applied))
+    return FilterOutcome(index, shown, dropped, tuple(applied))
 
 
 def passing_documents(doc_ids: Sequence[str], req: SearchRequest,
