@@ -2,8 +2,10 @@
 
 * ``detectedEntities``: graph entities found in the query.
 * ``relatedTerms``: graph neighbours of those entities (names not in the query).
-* ``narrowerQuery``: the query plus the most specific related term, or without a
-  graph, plus the top result's title words the query lacks.
+* ``narrowerQuery``: the query plus the most related term, or without one, plus
+  the top result's title words the query lacks when that result is related to
+  it at all (relevance at the low threshold or above); never a term unrelated
+  to the query.
 * ``broaderQuery``: the query's content words without its most specific one
   (codes, numbers, the longest word); needs no graph.
 """
@@ -29,15 +31,21 @@ def content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text) if w.lower() not in STOPWORDS]
 
 
-def related_terms(query: str, hits: Iterable[GraphHit], limit: int = 5) -> list[str]:
-    """Names one hop from the query's entities, most often reached first."""
+def related_terms(query: str, hits: Iterable[GraphHit], limit: int = 5, entities: Sequence[str] = ()) -> list[str]:
+    """Names one hop from the query's own entities (detected in it, or written in it), most often reached first.
+
+    The graph walk also starts from the entities of the best passage, which need not be the query's: a fact
+    counts only when its other end is the query's, so an off-topic question gets no unrelated name.
+    """
     lowered = query.lower()
+    anchors = {e.lower() for e in entities}
     counts: Counter[str] = Counter()
     for hit in hits:
         if hit.hops != 1:
             continue
-        for name in (hit.triple.subject, hit.triple.object):
-            if name.lower() not in lowered:
+        ends = (hit.triple.subject, hit.triple.object)
+        for name, other in (ends, ends[::-1]):
+            if name.lower() not in lowered and (other.lower() in anchors or other.lower() in lowered):
                 counts[name] += 1
     return [name for name, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
@@ -55,6 +63,8 @@ def broader_query(query: str) -> str:
 
 
 def narrower_query(query: str, related: Sequence[str], top_title: str | None) -> str:
+    """The query plus its most related term; else plus the title words of the top result (when it is related
+    to the query at all: see :func:`retry_hints`) that it lacks; else the query as it is."""
     if related:
         return f"{query} {related[0]}"
     present = {w.lower() for w in content_words(query)}
@@ -62,6 +72,10 @@ def narrower_query(query: str, related: Sequence[str], top_title: str | None) ->
     return f"{query} {' '.join(extra)}" if extra else query
 
 
-def retry_hints(query: str, entities: Sequence[str], hits: Iterable[GraphHit], top_title: str | None) -> RetryHints:
-    related = related_terms(query, hits)
-    return RetryHints(tuple(entities), tuple(related), narrower_query(query, related, top_title), broader_query(query))
+def retry_hints(query: str, entities: Sequence[str], hits: Iterable[GraphHit], top_title: str | None,
+                top_related: bool = True) -> RetryHints:
+    """The hints; ``top_related``: the top result is related to the query at all (its relevance reaches the
+    low band's threshold), so its title may narrow the query (an off-topic question's is not)."""
+    related = related_terms(query, hits, entities=entities)
+    narrower = narrower_query(query, related, top_title if top_related else None)
+    return RetryHints(tuple(entities), tuple(related), narrower, broader_query(query))
