@@ -218,6 +218,7 @@ def print_summary(folder: Path, summary: RunSummary) -> None:
     from rich.console import Console
 
     console = Console()
+    console.print(f"name: {summary.name}", markup=False, highlight=False)
     _metric_table(f"{summary.run_id}: {summary.dataset.name} / {summary.dataset.split} "
                   f"({summary.evaluated_queries} judged of {summary.dataset.queries} queries)",
                   summary.metrics)

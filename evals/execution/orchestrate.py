@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
-from searchtrace.evals.execution.search import RESULTS_SHOWN, RunContext, Searcher, execute, load_for_run, run_folder
+from searchtrace.evals.execution.search import (
+    RESULTS_SHOWN,
+    TARGET_PREFIX,
+    RunContext,
+    Searcher,
+    execute,
+    load_for_run,
+    run_folder,
+)
 from searchtrace.evals.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
@@ -96,10 +104,10 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         from searchtrace.evals.target import resolve_target
 
         search_fn = resolve_target(target)  # a bad target fails before any folder is made
-        settings = replace(settings, retriever=f"target:{target}")
+        settings = replace(settings, retriever=f"{TARGET_PREFIX}{target}")
     if not settings.retriever:
         settings = replace(settings, retriever=search_fingerprint(config))
-    folder, resuming = run_folder(settings, config, out)
+    folder, resuming = run_folder(settings, config, out, label)
     dataset, queries = load_for_run(settings)
     warn_dropped_qrels(dataset.report.messages())
     if resuming:
