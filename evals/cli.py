@@ -215,17 +215,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from searchtrace.evals.comparison import compare, regressed_lines, to_json, to_markdown, to_table
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
-    comparison = compare(base, candidate, args.metrics)
+    compared = args.metrics or [m for m in base.metrics if m in candidate.per_query]
+    comparison = compare(base, candidate, args.metrics, untested=verdict.depth_bound(compared))
+    notes = [*verdict.notes, *filter(None, [verdict.depth_note(compared)])]
     if args.json:
-        print(json.dumps({**to_json(comparison), "notes": list(verdict.notes)}, indent=2))
+        print(json.dumps({**to_json(comparison), "notes": notes}, indent=2))
     elif args.markdown:
-        print("".join(f"> note: {n}\n" for n in verdict.notes) + ("\n" if verdict.notes else "")
-              + to_markdown(comparison))
+        print("".join(f"> note: {n}\n" for n in notes) + ("\n" if notes else "") + to_markdown(comparison))
     else:
         from rich.console import Console
 
         console = Console(width=width())
-        for note in verdict.notes:
+        for note in notes:
             console.print(f"note: {note}", markup=False)
         console.print(to_table(comparison))
         for line in regressed_lines(comparison, console.width):
@@ -253,6 +254,7 @@ def _gate(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     metrics = [str(r.metric) for r in config.rules]
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
+    verdict.require_depth(metrics)
     result = gate(compare(base, candidate, metrics), config)
     notes = (verdict.counts, *(f"note: {n}" for n in verdict.notes))
     if args.junit:

@@ -1,10 +1,17 @@
-"""Whether two runs can be compared: the same queries, the same labels, and queries in common.
+"""Whether two runs can be compared: the same queries, the same labels, queries in common, the same depth.
 
 ``compare`` and ``gate`` check this before any statistic: a comparison of runs
 scored on different queries or labels would pass (or fail) a retriever change
 for something else. :func:`check` reads each run's ``dataset.fingerprints``
 (run format 3) and the query ids each side scored; :meth:`Comparability.require`
 raises when the runs cannot be compared, naming every reason.
+
+Runs scored to different depths (``RunSummary.depth``: a target that answers
+fewer results, a smaller ``--depth``) compare only on the metrics the depths do
+not change: those with a cutoff within the shallower depth. A metric without a
+cutoff (``map``, ``recall``, ``rprec``) or cut deeper is depth-bound
+(:meth:`Comparability.depth_bound`): ``gate`` refuses a rule on one
+(:meth:`Comparability.require_depth`), ``compare`` shows it without significance.
 """
 
 from __future__ import annotations
@@ -13,9 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from searchtrace.errors import ValidationError
+from searchtrace.evals.metrics import Metric, parse_metrics
 from searchtrace.evals.runfolder import RunSummary
 
-__all__ = ["ALLOW_LABEL_CHANGE", "Comparability", "check"]
+__all__ = ["ALLOW_LABEL_CHANGE", "Comparability", "check", "depth_changes"]
 
 ALLOW_LABEL_CHANGE = "--allow-label-change"
 """The flag that lets a deliberate change of the qrels through (the report then says so)."""
@@ -30,6 +38,7 @@ class Comparability:
         only_in_base, only_in_candidate: query ids scored on one side only.
         refusals: every reason the runs cannot be compared (empty: they can).
         notes: what a reader of the comparison should know (a label change let through, unknown fingerprints).
+        depths: the depths each side was scored to (base, candidate).
     """
 
     shared: int
@@ -37,6 +46,33 @@ class Comparability:
     only_in_candidate: int
     refusals: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    depths: tuple[int, int] | None = None
+
+    def depth_bound(self, metrics: Iterable[Metric | str]) -> tuple[Metric, ...]:
+        """Of ``metrics``, those the two runs' different depths change (none when the depths are equal)."""
+        if self.depths is None or self.depths[0] == self.depths[1]:
+            return ()
+        return tuple(m for m in parse_metrics(metrics) if depth_changes(m, min(self.depths)))
+
+    def depth_note(self, metrics: Iterable[Metric | str]) -> str | None:
+        """``depth 100 (base) vs 50 (candidate): no p-values for map``, when the depths change a metric."""
+        bound = self.depth_bound(metrics)
+        return f"{self._depths}: no p-values for {', '.join(map(str, bound))}" if bound else None
+
+    def require_depth(self, metrics: Iterable[Metric | str]) -> None:
+        """Raise when any of ``metrics`` is changed by the runs' different depths.
+
+        Raises:
+            ValidationError: naming both depths and the metrics (exit code 2).
+        """
+        bound = self.depth_bound(metrics)
+        if bound:
+            raise ValidationError(f"{', '.join(map(str, bound))} not comparable: {self._depths}", field="runs")
+
+    @property
+    def _depths(self) -> str:
+        base, candidate = self.depths or (0, 0)
+        return f"depth {base} (base) vs {candidate} (candidate)"
 
     @property
     def counts(self) -> str:
@@ -53,6 +89,11 @@ class Comparability:
         if self.refusals:
             raise ValidationError("the runs cannot be compared: " + "; ".join(self.refusals)
                                   + f" ({self.counts})", field="runs")
+
+
+def depth_changes(metric: Metric, depth: int) -> bool:
+    """Whether scoring rankings cut at ``depth`` can change ``metric``: no cutoff, or one deeper."""
+    return metric.k is None or metric.k > depth
 
 
 def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], candidate_ids: Iterable[str], *,
@@ -79,4 +120,5 @@ def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], cand
                                 f"pass {ALLOW_LABEL_CHANGE} if it is deliberate")
         if fb.corpus != fc.corpus:
             notes.append("the corpus differs (corpus.jsonl)")
-    return Comparability(len(b & c), len(b - c), len(c - b), tuple(refusals), tuple(notes))
+    return Comparability(len(b & c), len(b - c), len(c - b), tuple(refusals), tuple(notes),
+                         (base.depth, candidate.depth))

@@ -5,13 +5,15 @@ qrels, or a filtered evaluation) scores 0 on the side that lacks it, and is
 counted in :attr:`Comparison.only_in_base` / :attr:`Comparison.only_in_candidate`;
 means are taken over the union, so they can differ from each side's own mean.
 p-values are Holm-corrected across the compared metrics, separately for the
-t-test and for the randomization test.
+t-test and for the randomization test. A metric ``untested`` (one the runs'
+different scored depths change: :mod:`~searchtrace.evals.comparability`) has
+its means and delta, but no interval and no p-values (NaN, shown ``n/a``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +94,17 @@ def _side(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else 0.0, 0.0)
 
 
-def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regressed: int,
+def _tests(a: np.ndarray, b: np.ndarray, tested: bool, **resampling: Any) -> dict[str, Any]:
+    """The interval and p-values of a paired difference (NaN when not ``tested``)."""
+    if not tested:
+        return dict(ci=ConfidenceInterval(math.nan, math.nan, resampling["level"]), p_t_test=math.nan,
+                    p_randomization=math.nan)
+    return dict(ci=paired_bootstrap_ci(a, b, **resampling), p_t_test=paired_t_test(a, b),
+                p_randomization=randomization_test(a, b, n_resamples=resampling["n_resamples"],
+                                                   seed=resampling["seed"]))
+
+
+def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regressed: int, tested: bool,
          **resampling: Any) -> dict[str, Any]:
     diff = b - a
     worst = sorted((i for i in range(len(ids)) if diff[i] <= -TIE), key=lambda i: (diff[i], ids[i]))[:n_regressed]
@@ -101,9 +113,7 @@ def _one(metric: Metric, ids: list[str], a: np.ndarray, b: np.ndarray, n_regress
         base_mean=float(a.mean()) if len(a) else math.nan,
         candidate_mean=float(b.mean()) if len(b) else math.nan,
         delta=float(diff.mean()) if len(diff) else math.nan,
-        ci=paired_bootstrap_ci(a, b, **resampling),
-        p_t_test=paired_t_test(a, b),
-        p_randomization=randomization_test(a, b, n_resamples=resampling["n_resamples"], seed=resampling["seed"]),
+        **_tests(a, b, tested, **resampling),
         wins=int(np.sum(diff >= TIE)),
         ties=int(np.sum(np.abs(diff) < TIE)),
         losses=int(np.sum(diff <= -TIE)),
@@ -120,8 +130,9 @@ def compare(
     n_resamples: int = 10_000,
     seed: int = 0,
     level: float = 0.95,
+    untested: Collection[Metric] = (),
 ) -> Comparison:
-    """Compare ``cand`` to ``base`` on ``metrics`` (default: those both have).
+    """Compare ``cand`` to ``base`` on ``metrics`` (default: those both have); no tests on ``untested``.
 
     Raises:
         ValidationError: a requested metric missing from either evaluation.
@@ -133,7 +144,7 @@ def compare(
     ids, rows_b, rows_c = _paired(base, cand)
     parts = [
         _one(m, ids, _side(base.per_query[m], rows_b), _side(cand.per_query[m], rows_c), n_regressed,
-             n_resamples=n_resamples, seed=seed, level=level)
+             m not in untested, n_resamples=n_resamples, seed=seed, level=level)
         for m in chosen
     ]
     t_holm = holm([p["p_t_test"] for p in parts])

@@ -190,7 +190,7 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
         raise ValidationError(f"{out} already holds a run; choose another --out", field="out")
     run_path, qrels_path = Path(run_path).resolve(), Path(qrels_path).resolve()
     ev, run = scored.evaluation, scored.run
-    depth = int(np.bincount(run.query_index).max()) if len(run) else 1
+    depth = int(np.bincount(run.query_index).max()) if len(run) else 0  # the longest ranking
     settings = EvalSettings(dataset=str(qrels_path), depth=min(max(depth, 1), MAX_CANDIDATES),
                             metrics=tuple(str(m) for m in ev.metrics))
     folder.create(settings)
@@ -217,6 +217,7 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
         abstention=None, latency_ms={}, errors=0,
         created_at=datetime.now(UTC).replace(microsecond=0),
         external=ExternalRun(kind="run_file", source=str(run_path), qrels=str(qrels_path), rules=rules.to_json()),
+        scored_depth=min(depth, rules.max_docs or depth),  # can be deeper than a search's MAX_CANDIDATES
     )
     folder.write_summary(summary)
     return folder

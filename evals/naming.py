@@ -1,13 +1,16 @@
-"""What a run is called: its name, tags and note, and its settings as readable ``key = value`` pairs.
+"""What a run is called: its name, tags and note, its id, and its settings as readable ``key = value`` pairs.
 
 A run's name defaults to its dataset, its mode and the settings that differ from
 the defaults (``sample · graph · fusion=rrf``), so two runs of one dataset that
-differ in one setting never look alike in a list.
+differ in one setting never look alike in a list. Its id (the run folder's name
+under ``<home>/runs``) starts the same way, from ``--name`` when given
+(:func:`run_id_stem`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -15,12 +18,15 @@ from typing import TYPE_CHECKING, Any
 from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
-    from searchtrace.evals.runfolder import RunSummary
+    from searchtrace.evals.runfolder import EvalSettings, RunSummary
 
-__all__ = ["MAX_NAME", "RunLabel", "default_run_name", "run_settings", "settings_diff", "show_setting"]
+__all__ = ["MAX_NAME", "RunLabel", "default_run_name", "run_id_stem", "run_settings", "settings_diff",
+           "show_setting"]
 
 MAX_NAME = 120  # characters of a name, a tag or a note line shown in a table
+MAX_STEM = 48  # characters of a run id before its time and key: the whole id fits 80 columns (75 at most)
 SEPARATOR = " · "
+_UNSAFE = re.compile(r"[^\w.=+-]+", re.ASCII)  # what a folder name of a run id does not keep
 #: Retriever configuration keys that say where things live, not how search behaves.
 _PLACES = ("home", "qdrant_url", "qdrant_shards", "qdrant_replication", "neo4j", "index")
 #: Readable names of some settings (the rest keep their dotted path).
@@ -60,13 +66,23 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[_LABELS.get(key, key)] = tuple(value) if isinstance(value, list) else value
 
 
+def settings_of(settings: EvalSettings, mode: str | None, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Every setting that can change a run's results, by readable name (``fusion``, ``dense weight``).
+
+    Args:
+        settings: the eval's settings.
+        mode: the search mode (None: not chosen).
+        config: the retriever configuration as JSON (``config_json``); places are left out.
+    """
+    out: dict[str, Any] = {"mode": mode, "split": settings.split, "depth": settings.depth,
+                           "corrective": settings.corrective}
+    _flatten("", {k: v for k, v in config.items() if k not in _PLACES}, out)
+    return out
+
+
 def run_settings(summary: RunSummary) -> dict[str, Any]:
     """Every setting of a run that can change its results, by readable name (``fusion``, ``dense weight``)."""
-    out: dict[str, Any] = {"mode": summary.retriever.mode, "split": summary.settings.split,
-                           "depth": summary.settings.depth, "corrective": summary.settings.corrective}
-    config = {k: v for k, v in summary.retriever.config.items() if k not in _PLACES}
-    _flatten("", config, out)
-    return out
+    return settings_of(summary.settings, summary.retriever.mode, summary.retriever.config)
 
 
 @functools.lru_cache(maxsize=1)
@@ -92,12 +108,34 @@ def show_setting(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def _changed(values: Mapping[str, Any]) -> list[str]:
+    """``key=value`` of each setting (but the mode) that differs from its default."""
+    defaults = _defaults()
+    return [f"{key}={show_setting(value)}" for key, value in values.items()
+            if key != "mode" and key in defaults and defaults[key] != value]
+
+
 def default_run_name(summary: RunSummary) -> str:
     """``dataset · mode`` and each setting that differs from the default (``fusion=rrf``)."""
-    defaults = _defaults()
-    changed = [f"{key}={show_setting(value)}" for key, value in run_settings(summary).items()
-               if key != "mode" and key in defaults and defaults[key] != value]
-    return SEPARATOR.join([summary.dataset.name, summary.retriever.mode, *changed])
+    return SEPARATOR.join([summary.dataset.name, summary.retriever.mode, *_changed(run_settings(summary))])
+
+
+def run_id_stem(label: RunLabel, dataset: str, values: Mapping[str, Any]) -> str:
+    """The start of a run's id, safe as a folder name: ``--name``, else ``dataset-mode`` and each changed setting.
+
+    Args:
+        label: the run's label (its name, when given, is the stem).
+        dataset: the dataset's folder name.
+        values: the run's settings (:func:`settings_of`); ``default`` stands for a mode not chosen
+            only when no setting differs from its default.
+    """
+    parts = [dataset, *([values["mode"]] if values.get("mode") else []), *_changed(values)]
+    unnamed = SEPARATOR.join(parts if len(parts) > 1 else [dataset, "default"])
+    for text in (label.name or "", unnamed):
+        stem = _UNSAFE.sub("-", text).strip("-.")[:MAX_STEM].rstrip("-.")
+        if stem:
+            return stem
+    return "run"
 
 
 def settings_diff(base: Mapping[str, Any], candidate: Mapping[str, Any],

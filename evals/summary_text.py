@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from searchtrace.names import Band
-from searchtrace.terminal import signed, width
+from searchtrace.terminal import fit, signed, width
 
 if TYPE_CHECKING:  # rich is slow to import, the records pull in numpy: imported where used
     from rich.console import Console
@@ -89,7 +89,8 @@ def _cost_lines(summary: RunSummary) -> list[str]:
 
 def print_summary(folder: Path, summary: RunSummary) -> None:
     """The run's headline figures, for a terminal: the run's id and scope on lines of their own, then the metrics."""
-    metric_table([f"run {summary.run_id}", f"{summary.dataset.name} / {summary.dataset.split}: "
+    metric_table([f"run {summary.run_id}", fit(f"name: {summary.name}", width()),
+                  f"{summary.dataset.name} / {summary.dataset.split}: "
                   f"{summary.evaluated_queries} judged of {summary.dataset.queries} queries"], summary.metrics)
     console = _console()
     for line in [*_analysis_lines(summary), *_cost_lines(summary)]:

@@ -10,8 +10,9 @@ ends in the same run folder.
 
 The response's order is the ranking: its scores are rounded relevance and
 tie, so ``run.trec`` scores each result by its position (n, n-1, ..., 1).
-The contract returns at most ``MAX_TOP_K`` results per query, so a target's
-ranking is at most that deep.
+A target is asked for the depth the eval scores: a function as deep as
+``--depth``, a service up to the most results it answers, as its
+``GET /v1/stats`` states (``maxTopK``; :func:`depth_to_ask`).
 """
 
 from __future__ import annotations
@@ -28,14 +29,25 @@ from opentelemetry.trace import Status, StatusCode
 
 from searchtrace.errors import BackendUnavailable, SearchFailed, SearchtraceError, ValidationError, error_from_object
 from searchtrace.evals.runfolder import ExternalRun
-from searchtrace.retriever import MAX_TOP_K, Answer, Result, RetrieverConfig, SearchDetail, SearchResponse
+from searchtrace.retriever import (
+    FORMER_MAX_TOP_K,
+    MAX_TOP_K_FIELD,
+    Answer,
+    Result,
+    RetrieverConfig,
+    SearchDetail,
+    SearchResponse,
+)
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["SEARCH_PATH", "HttpTarget", "TargetRetriever", "resolve_target"]
+__all__ = ["SEARCH_PATH", "STATS_PATH", "HttpTarget", "TargetRetriever", "depth_to_ask", "resolve_target",
+           "short_answers"]
 
 SEARCH_PATH = "/v1/search"
 """Where a target service answers searches."""
+STATS_PATH = "/v1/stats"
+"""Where a target service states the most results it answers (``maxTopK``)."""
 
 
 SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
@@ -50,17 +62,23 @@ class HttpTarget:
     """
 
     def __init__(self, url: str, timeout_s: float = 60.0) -> None:
-        self.url = url.rstrip("/") + SEARCH_PATH
+        self.base = url.rstrip("/")
+        self.url = self.base + SEARCH_PATH
         self.timeout_s = timeout_s
         self._client: Any = None
 
-    def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
+    def _http(self) -> Any:
         import httpx
 
         if self._client is None:
             self._client = httpx.Client(timeout=self.timeout_s)
+        return self._client
+
+    def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
+        import httpx
+
         try:
-            reply = self._client.post(self.url, json=request)
+            reply = self._http().post(self.url, json=request)
             body = reply.json()
         except (httpx.HTTPError, ValueError) as exc:
             raise BackendUnavailable(f"{self.url}: {exc}") from None
@@ -69,6 +87,18 @@ class HttpTarget:
         if reply.is_error and "error" not in body:
             raise SearchFailed(f"{self.url}: HTTP {reply.status_code}")
         return body
+
+    def max_top_k(self) -> int | None:
+        """The most results the service answers, as its ``GET /v1/stats`` states (None: it states none)."""
+        import httpx
+
+        try:
+            reply = self._http().get(self.base + STATS_PATH)
+            body = reply.json() if reply.is_success else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        value = body.get(MAX_TOP_K_FIELD) if isinstance(body, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
 
     def check(self) -> None:
         """Fail now when nothing answers at the URL, rather than scoring every query as an error.
@@ -116,6 +146,39 @@ def resolve_target(spec: str) -> SearchFn:
     return function
 
 
+def depth_to_ask(search: SearchFn, depth: int) -> tuple[int, str | None]:
+    """How deep to ask ``search`` for each query's ranking, and a warning when less than ``depth``.
+
+    A function is asked for ``depth``; a service for ``depth`` up to the maximum its
+    ``GET /v1/stats`` states, or :data:`FORMER_MAX_TOP_K` (the limit before servers
+    stated theirs) when it states none.
+    """
+    if not isinstance(search, HttpTarget):
+        return depth, None
+    stated = search.max_top_k()
+    limit = FORMER_MAX_TOP_K if stated is None else stated
+    if depth <= limit:
+        return depth, None
+    if stated is None:
+        return limit, f"the target states no {MAX_TOP_K_FIELD}; --depth {depth} asks for {limit}"
+    return limit, f"--depth {depth} is above the target's {MAX_TOP_K_FIELD} {limit}; asking for {limit}"
+
+
+def short_answers(lengths: Sequence[int], asked: int, documents: int) -> str | None:
+    """A warning when queries got fewer results than ``asked`` though the corpus has more documents.
+
+    Args:
+        lengths: the results each answered query got.
+        asked: the results asked for per query.
+        documents: the corpus's documents.
+    """
+    short = sum(1 for n in lengths if n < min(asked, documents))
+    if not short:
+        return None
+    return (f"{short} of {len(lengths)} queries got fewer than the {asked} results asked "
+            f"(at most {max(lengths)})")
+
+
 def detail_of(chunks: Sequence[Result]) -> SearchDetail:
     """What the runner reads off a local search, from a response's chunk results (best first)."""
     ids = tuple(r.id for r in chunks)
@@ -144,14 +207,14 @@ class TargetRetriever:
         spec: how the target was named (URL or ``module:function``).
         tracer: opens each search's span.
         config: the local configuration (its home holds the run's traces).
-        depth: results asked for per query (capped at :data:`MAX_TOP_K`).
+        depth: results asked for per query (see :func:`depth_to_ask`).
         shown: results a caller would see (bands are judged on these).
     """
 
     def __init__(self, search: SearchFn, spec: str, tracer: trace.Tracer, config: RetrieverConfig, *,
                  depth: int, shown: int) -> None:
         self.search_fn, self.spec, self.tracer, self.config = search, spec, tracer, config
-        self.depth, self.shown = min(depth, MAX_TOP_K), shown
+        self.depth, self.shown = depth, shown
         self.index_key = ""
         self.external = ExternalRun(kind="target", source=spec)
 

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
     from searchtrace.retriever.request import (
         DEFAULT_CANDIDATES,
         DEFAULT_TOP_K,
+        FORMER_MAX_TOP_K,
         MAX_CANDIDATES,
         MAX_TOP_K,
+        MAX_TOP_K_FIELD,
         SearchRequest,
         validate_request,
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
+from searchtrace.retriever.request import DEFAULT_CANDIDATES, DEFAULT_TOP_K, MAX_CANDIDATES, MAX_TOP_K
 from searchtrace.terminal import width
 
 if TYPE_CHECKING:
@@ -40,8 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the dataset folder, given as an option instead (then QUERY is the only argument)")
     p.add_argument("--mode", choices=["fast", "graph"],
                    help="graph adds the knowledge graph (default: graph when the dataset has triples)")
-    p.add_argument("--top-k", type=int, default=5, help="results returned, 1-50 (default: 5)")
-    p.add_argument("--candidates", type=int, help="per-stage candidate depth, top-k to 500 (default: 100)")
+    p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K,
+                   help=f"results returned, 1-{MAX_TOP_K} (default: {DEFAULT_TOP_K})")
+    p.add_argument("--candidates", type=int,
+                   help=f"per-stage candidate depth, top-k to {MAX_CANDIDATES} (default: {DEFAULT_CANDIDATES})")
     p.add_argument("--depth", type=int, help="graph hops, 0-3 (default: 2 in graph mode)")
     p.add_argument("--min-relevance", type=float, help="drop results below this relevance, 0-1 (default: none)")
     p.add_argument("--gap-cutoff", type=float,

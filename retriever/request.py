@@ -26,12 +26,18 @@ MAX_LIST = 1000
 """The most items of ``doc_ids``, ``tags_any`` or ``tags_all``, on every transport."""
 DEFAULT_TOP_K = 5
 """Results a search returns unless asked otherwise (the results shown)."""
-MAX_TOP_K = 50
-"""The most results one response carries."""
 DEFAULT_CANDIDATES = 100
 """Candidates each search stage keeps unless asked otherwise."""
 MAX_CANDIDATES = 500
 """The most candidates a stage keeps, hence the deepest ranking a search can score."""
+MAX_TOP_K = MAX_CANDIDATES
+"""The most results one response carries: as many as a stage keeps, so a served search answers as deep
+as an eval scores (``GET /v1/stats`` states it as ``maxTopK``)."""
+FORMER_MAX_TOP_K = 50
+"""The limit before :data:`MAX_TOP_K`: what a server that does not state ``maxTopK`` accepts, and the
+deepest an ``eval --target`` run scored before ``run.json`` recorded its ``scored_depth``."""
+MAX_TOP_K_FIELD = "maxTopK"
+"""The key under which ``GET /v1/stats`` states :data:`MAX_TOP_K`."""
 MAX_DEPTH = 3
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})

@@ -48,9 +48,9 @@ def runs(tmp_path_factory, sample_config, sample_index_path, model):
 
     root = tmp_path_factory.mktemp("comparable")
     made = {}
-    for name, dataset in (("base", SAMPLE), ("again", SAMPLE), ("relabelled", _relabelled(root)),
-                          ("renamed", _renamed(root))):
-        made[name] = run_eval(EvalSettings(dataset=str(dataset), mode="fast"), sample_config,
+    for name, dataset, depth in (("base", SAMPLE, 100), ("again", SAMPLE, 100), ("relabelled", _relabelled(root), 100),
+                                 ("renamed", _renamed(root), 100), ("shallow", SAMPLE, 50)):
+        made[name] = run_eval(EvalSettings(dataset=str(dataset), mode="fast", depth=depth), sample_config,
                               out=root / "runs" / name, embedder=model, progress=False,
                               trace_settings=TraceSettings.resolve(environ={}, store=False)).path
     return made
@@ -136,3 +136,46 @@ def test_older_run_without_fingerprints_is_read_and_noted(runs, tmp_path, capsys
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert notes == ["queries and labels not checked: no fingerprints in base (run base); "
                      "evaluate it again to check them"]
+
+
+def test_gate_on_runs_of_different_depths_exits_2_naming_both(runs, capsys, tmp_path):
+    """The default rules include recall@100, which a run scored to depth 50 cannot reach."""
+    from searchtrace.evals import RunFolder
+
+    assert main(["gate", "--baseline", str(runs["base"]), "--candidate", str(runs["shallow"])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    [line] = captured.err.splitlines()
+    assert "depth 100 (base) vs 50 (candidate)" in line and "recall@100" in line and len(line) <= 80
+    assert "ndcg@10" not in line and "mrr@10" not in line  # cut within depth 50: comparable
+    rules = tmp_path / "gate.toml"
+    rules.write_text('[metrics."ndcg@10"]\nmax_drop = 0.0\n[metrics."precision@10"]\nmax_drop = 0.0\n')
+    assert main(["gate", "--baseline", str(runs["base"]), "--candidate", str(runs["shallow"]),
+                 "--config", str(rules)]) == 0  # the top 10 of both depths are the same
+    assert (RunFolder(runs["base"]).summary().depth, RunFolder(runs["shallow"]).summary().depth) == (100, 50)
+
+
+def test_compare_of_runs_of_different_depths_gives_no_significance_to_deep_metrics(runs, capsys):
+    assert main(["compare", str(runs["base"]), str(runs["shallow"]), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    deep = [m for m in body["metrics"] if m in ("recall@100", "map@100")]
+    assert deep == ["recall@100", "map@100"]
+    assert body["notes"] == ["depth 100 (base) vs 50 (candidate): no p-values for recall@100, map@100"]
+    for name, item in body["metrics"].items():
+        untested = name in deep
+        assert (item["p"]["randomization_holm"] is None) == untested, name
+        assert (item["ci"]["low"] is None) == untested, name
+    assert body["metrics"]["recall@100"]["base"] != body["metrics"]["recall@100"]["candidate"]
+    assert main(["compare", str(runs["base"]), str(runs["shallow"])]) == 0
+    out = capsys.readouterr().out
+    assert "note: depth 100 (base) vs 50 (candidate): no p-values for recall@100, map@100" in out
+
+
+def test_depth_bound_metrics_are_those_cut_deeper_or_not_cut():
+    from searchtrace.evals.comparability import Comparability
+
+    verdict = Comparability(10, 0, 0, depths=(100, 50))
+    metrics = ["ndcg@10", "precision@50", "hit@51", "recall@100", "map", "mrr", "rprec", "ndcg"]
+    assert [str(m) for m in verdict.depth_bound(metrics)] == ["hit@51", "recall@100", "map", "mrr", "rprec", "ndcg"]
+    assert Comparability(10, 0, 0, depths=(50, 50)).depth_bound(metrics) == ()
+    assert Comparability(10, 0, 0, depths=(50, 50)).depth_note(metrics) is None

@@ -13,21 +13,31 @@ import pytest
 
 from searchtrace.errors import error_object
 from searchtrace.evals import EvalSettings, RunFolder
-from searchtrace.evals.target import SEARCH_PATH, TargetRetriever, resolve_target
+from searchtrace.evals.target import SEARCH_PATH, STATS_PATH, TargetRetriever, resolve_target
+from searchtrace.retriever import MAX_TOP_K
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 
 
-def serve(search) -> tuple[ThreadingHTTPServer, str]:
-    """A loopback server answering POST /v1/search with ``search(request)``."""
+def serve(search, stats: dict | None = None) -> tuple[ThreadingHTTPServer, str]:
+    """A loopback server answering POST /v1/search with ``search(request)`` and GET /v1/stats with ``stats``
+    (404 when None)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             if self.path != SEARCH_PATH:
                 self.send_error(404)
                 return
-            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            body = json.dumps(search(request)).encode()
+            self._json(search(json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+
+        def do_GET(self) -> None:  # noqa: N802
+            if self.path != STATS_PATH or stats is None:
+                self.send_error(404)
+                return
+            self._json(stats)
+
+        def _json(self, answer: dict) -> None:
+            body = json.dumps(answer).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -56,7 +66,29 @@ def fake_search(request: dict) -> dict:
             "kg": [], "rewrite_terms": [], "degraded": []}
 
 
-FAKE_DOCS = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:3]]
+CORPUS = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines() if line.strip()]
+FAKE_DOCS = CORPUS[:3]
+
+
+def answering(n: int, asked: list[int]):
+    """A target answering each query with (at most top_k of) the corpus's first ``n`` documents, recording the
+    top_k asked."""
+
+    def search(request: dict) -> dict:
+        asked.append(request["top_k"])
+        docs = CORPUS[: min(n, request["top_k"])]
+        return {"results": [{"id": doc, "score": 0.5, "confidenceBand": "medium"} for doc in docs],
+                "bestScore": 0.5, "noConfidentResults": False, "retryHints": None, "traceId": "remote"}
+
+    return search
+
+
+def as_module(search, name: str) -> str:
+    """``search`` importable as ``name:search`` (the caller removes the module)."""
+    module = types.ModuleType(name)
+    module.search = search  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    return f"{name}:search"
 
 
 @pytest.fixture
@@ -130,7 +162,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
     from searchtrace.evals.execution import run_eval
     from searchtrace.retriever import open_retriever
 
-    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", depth=20)
+    settings = EvalSettings(dataset=str(SAMPLE), mode="fast")  # the default depth, 100: recall@100 and map@100
     local = run_eval(settings, sample_config, out=tmp_path / "local", embedder=model, progress=False,
                      trace_settings=trace_settings())
     retriever = open_retriever(str(SAMPLE), sample_config, embedder=model, progress=False)
@@ -141,7 +173,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
             answer = retriever.search_many([request])[0]
             return dict(answer.response.to_json() if answer.response else error_object(answer.error))
 
-    server, url = serve(search)
+    server, url = serve(search, {"maxTopK": MAX_TOP_K})  # as searchtrace serve states it
     try:
         remote = run_eval(settings, sample_config, out=tmp_path / "remote", target=url, progress=False,
                           trace_settings=trace_settings())
@@ -205,3 +237,69 @@ def test_a_target_nothing_answers_at_stops_before_the_run(tmp_path, capsys):
     assert code == 1
     assert f"nothing answers at http://127.0.0.1:{port}{SEARCH_PATH}" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def _queries() -> int:
+    from searchtrace.retriever import load_dataset
+
+    return len(list(load_dataset(SAMPLE).queries_for_split()))
+
+
+def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns(tmp_path, config, capsys):
+    """A target answering 10 results where 100 were asked (and the corpus has more): one warning with the
+    counts, and the run records the depth it really scored."""
+    from searchtrace.evals.execution import run_eval
+
+    asked: list[int] = []
+    target = as_module(answering(10, asked), "searchtrace_test_ten")
+    try:
+        folder = run_eval(EvalSettings(dataset=str(SAMPLE)), config, out=tmp_path / "r", target=target,
+                          progress=False, trace_settings=trace_settings())
+    finally:
+        del sys.modules["searchtrace_test_ten"]
+    n = _queries()
+    assert len(CORPUS) > 100 and asked == [100] * n  # the depth scored, not capped for a function
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {n} of {n} queries got fewer than the 100 results asked (at most 10)"]
+    assert all(len(line) <= 80 for line in warnings)
+    summary = folder.summary()
+    assert (summary.settings.depth, summary.depth) == (100, 10)
+    assert json.loads((folder.path / "run.json").read_text())["scored_depth"] == 10
+
+
+def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, capsys):
+    from searchtrace.evals.execution import run_eval
+
+    asked: list[int] = []
+    target = as_module(answering(100, asked), "searchtrace_test_full")
+    try:
+        folder = run_eval(EvalSettings(dataset=str(SAMPLE), depth=40), config, out=tmp_path / "r", target=target,
+                          progress=False, trace_settings=trace_settings())
+    finally:
+        del sys.modules["searchtrace_test_full"]
+    assert set(asked) == {40} and "warning" not in capsys.readouterr().err
+    assert folder.summary().depth == 40
+
+
+@pytest.mark.parametrize("stats,limit,warning", [
+    ({"maxTopK": 20}, 20, "--depth 100 is above the target's maxTopK 20; asking for 20"),
+    ({"datasets": {}}, 50, "the target states no maxTopK; --depth 100 asks for 50"),
+    (None, 50, "the target states no maxTopK; --depth 100 asks for 50"),
+])
+def test_a_service_is_asked_the_depth_up_to_its_stated_maximum(tmp_path, config, capsys, stats, limit, warning):
+    """A service stating maxTopK below the eval's depth is asked for its maximum, with one warning; one
+    stating none (a server older than the field) for the limit servers had then."""
+    from searchtrace.evals.execution import run_eval
+
+    asked: list[int] = []
+    server, url = serve(answering(200, asked), stats)
+    try:
+        folder = run_eval(EvalSettings(dataset=str(SAMPLE)), config, out=tmp_path / "r", target=url,
+                          progress=False, trace_settings=trace_settings())
+    finally:
+        server.shutdown()
+    assert set(asked) == {limit}
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if line.startswith("warning:")] == [f"warning: {warning}"]
+    assert len(f"warning: {warning}") <= 80
+    assert folder.summary().depth == limit

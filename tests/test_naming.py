@@ -69,3 +69,61 @@ def test_eval_parser_takes_name_tags_and_note():
     args = parser.parse_args(["eval", "d", "--name", "n", "--tag", "a", "--tag", "b", "--note", "why"])
     assert (args.name, args.tag, args.note) == ("n", ["a", "b"], "why")
     assert parser.parse_args(["eval", "d"]).tag == []
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
+
+
+def _run_name(settings, config) -> str:
+    from searchtrace.evals.execution.search import run_folder
+
+    folder, resuming = run_folder(settings, config, None)
+    assert not resuming
+    return folder.path.name
+
+
+def test_run_id_names_the_settings_that_differ_never_default(tmp_path):
+    """A run id reads like the run's default name: dataset, the mode asked, each setting that differs."""
+    from searchtrace.evals import EvalSettings
+    from searchtrace.retriever import resolve_config
+
+    plain = resolve_config(home=tmp_path / "home", environ={})
+    rrf = resolve_config(home=tmp_path / "home", environ={}, search={"fusion": {"method": "rrf"}})
+    settings = EvalSettings(dataset=str(SAMPLE))
+    key = settings.key()
+    assert _run_name(settings, plain).startswith("sample-default-") and _run_name(settings, plain).endswith(key)
+    changed = _run_name(settings, rrf)
+    assert changed.startswith("sample-fusion=rrf-") and "default" not in changed
+    deeper = _run_name(replace(settings, mode="fast", depth=20), plain)
+    assert deeper.startswith("sample-fast-depth=20-") and "default" not in deeper
+    from searchtrace.evals.execution.search import run_folder
+
+    named, _ = run_folder(settings, rrf, None, RunLabel(name="a long name, " * 9 + "end"))
+    assert named.path.name.startswith("a-long-name-a-long-name-") and len(named.path.name) <= 80
+
+
+def test_eval_names_its_run_id_after_name_and_prints_the_name(tmp_path, capsys):
+    import sys
+    import types
+
+    from searchtrace.cli import main
+
+    def search(request: dict) -> dict:
+        return {"results": [], "bestScore": 0.0, "noConfidentResults": True, "retryHints": None}
+
+    module = types.ModuleType("searchtrace_test_named")
+    module.search = search  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    home = tmp_path / "home"
+    try:
+        for extra in (["--name", "nightly: rrf/dense off"], ["--depth", "20"]):
+            code = main(["eval", str(SAMPLE), "--target", f"{module.__name__}:search", "--home", str(home),
+                         "--no-progress", *extra])
+            assert code == 0
+    finally:
+        del sys.modules[module.__name__]
+    out = capsys.readouterr().out
+    assert "name: nightly: rrf/dense off" in out.splitlines()
+    assert "name: sample · target · depth=20" in out.splitlines()
+    ids = sorted(p.name for p in (home / "runs").iterdir())
+    assert [i.rsplit("-", 2)[0] for i in ids] == ["nightly-rrf-dense-off", "sample-target-depth=20"]  # - time - key

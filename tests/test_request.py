@@ -59,7 +59,7 @@ def test_defaults():
     ({"query": "é" * 8193}, "query"),  # characters, as JSON Schema's maxLength counts
     ({"query": 3}, "query"),
     ({"query": "q", "top_k": 0}, "top_k"),
-    ({"query": "q", "top_k": 51}, "top_k"),
+    ({"query": "q", "top_k": 501}, "top_k"),
     ({"query": "q", "top_k": "5"}, "top_k"),
     ({"query": "q", "top_k": 2.5}, "top_k"),
     ({"query": "q", "top_k": True}, "top_k"),
@@ -115,7 +115,7 @@ def test_messages_list_allowed_values():
 
 
 def test_limits_accepted():
-    assert validate_request({"query": "x" * 8192, "top_k": 50, "candidates": 500, "depth": 3}).top_k == 50
+    assert validate_request({"query": "x" * 8192, "top_k": 500, "candidates": 500, "depth": 3}).top_k == 500
     assert validate_request({"query": "q", "top_k": 1, "candidates": 1}).candidates == 1
 
 

@@ -126,6 +126,27 @@ def test_format_1_summary_reads_and_round_trips(tmp_path):
     assert evaluation.mean("ndcg@10") == pytest.approx(summary.metrics["ndcg@10"], abs=1e-6)
 
 
+def test_summaries_record_the_depth_scored_and_older_ones_read_as_scored_then():
+    """``scored_depth`` is an additive key: a run written before it scored its depth asked, and a target run
+    then was asked for at most 50 results."""
+    from dataclasses import replace
+
+    from searchtrace.evals.runfolder import ExternalRun
+
+    data = json.loads((BASELINE / "run.json").read_text())
+    assert "scored_depth" not in data
+    old = RunSummary.from_json(data, "run.json")
+    assert old.depth == old.settings.depth == data["settings"]["top_k"] == 100
+    target = {**data, "external": ExternalRun(kind="target", source="http://x").to_json()}
+    assert RunSummary.from_json(target, "run.json").depth == 50
+    shallow = replace(old, scored_depth=10)
+    written = json.loads(json.dumps(shallow.to_json()))
+    assert written["scored_depth"] == 10 and written["settings"]["top_k"] == 100
+    assert RunSummary.from_json(written, "run.json").depth == 10
+    with pytest.raises(DataError, match="scored_depth"):
+        RunSummary.from_json({**written, "scored_depth": "10"}, "run.json")
+
+
 def test_damaged_or_newer_summaries_are_named(tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(BASELINE, copy)

@@ -151,7 +151,7 @@ def test_an_unknown_field_is_refused_with_every_field_the_schema_allows(server):
         assert listed == list(schema["properties"]) and extra <= set(listed), route
 
 
-@pytest.mark.parametrize("body,field", [({"query": "x", "top_k": 51}, "top_k"), ({"query": ""}, "query"),
+@pytest.mark.parametrize("body,field", [({"query": "x", "top_k": 501}, "top_k"), ({"query": ""}, "query"),
                                         ({"query": "x", "colour": "red"}, "colour"), ([1, 2], None)])
 def test_invalid_requests_answer_400_with_the_error_object(server, body, field):
     client, *_ = server
@@ -285,6 +285,7 @@ def test_stats_count_searches_and_read_latency_from_the_trace_store(server):
     client.post("/v1/search", json={"query": "Emberly"})
     handles.flush_store()
     stats = client.get("/v1/stats").json()
+    assert stats["maxTopK"] == 500  # what eval --target asks for at most: as deep as a stage's candidates
     sample = stats["datasets"]["sample"]
     assert sample["documents"] == 216 and sample["triples"] > 0 and len(sample["indexKey"]) >= 8
     assert sample["model"].endswith("all-MiniLM-L6-v2")
@@ -301,7 +302,7 @@ def test_probes_and_openapi(server):
     assert {"/v1/search", "/v1/search/keyword", "/v1/search/vector", "/v1/docs", "/v1/chunks", "/v1/stats"} <= set(
         spec["paths"])
     schema = spec["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert schema["properties"]["top_k"]["maximum"] == 50 and schema["properties"]["candidates"]["maximum"] == 500
+    assert schema["properties"]["top_k"]["maximum"] == 500 and schema["properties"]["candidates"]["maximum"] == 500
     assert client.get("/docs").status_code == 200
     assert "access-control-allow-origin" not in client.get("/healthz", headers={"origin": "http://evil.test"}).headers
 

@@ -64,7 +64,7 @@ async def exercise(client: Client, dataset) -> dict:
              "get_chunks": {"ids": [doc_id]}, "get_docs": {"ids": [doc_id]}, "stats": {}}
     out["calls"] = {name: await client.call_tool(name, args) for name, args in calls.items()}
     out["weak"] = await client.call_tool("search", {"query": unanswerable(dataset)})
-    out["invalid"] = await client.call_tool("search", {"query": "x", "top_k": 500})
+    out["invalid"] = await client.call_tool("search", {"query": "x", "top_k": 501})
     out["unknown_id"] = await client.call_tool("get_docs", {"ids": ["no-such-doc"]})
     out["unknown_tool"] = await client.call_tool("delete_everything", {})
     out["stats_argument"] = await client.call_tool("stats", {"verbose": True})
@@ -76,7 +76,7 @@ async def exercise(client: Client, dataset) -> dict:
 def check(out: dict, dataset) -> None:
     assert set(out["tools"]) == TOOLS
     schema = out["tools"]["search"].input_schema
-    assert schema["properties"]["top_k"]["maximum"] == 50 and schema["properties"]["candidates"]["maximum"] == 500
+    assert schema["properties"]["top_k"]["maximum"] == 500 and schema["properties"]["candidates"]["maximum"] == 500
     assert schema["properties"]["query"]["maxLength"] == 8192
     assert schema["properties"]["fusion"]["enum"] == ["dbsf", "rrf", "zscore", "weighted", "keyword_then_dense"]
     assert out["tools"]["get_docs"].input_schema["properties"]["ids"]["maxItems"] == 100

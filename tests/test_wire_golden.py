@@ -103,7 +103,7 @@ SEARCHES = (
 )
 
 HTTP_ERRORS: tuple[tuple[str, str, bytes], ...] = (
-    ("error-top-k-out-of-range", "/v1/search", b'{"query": "x", "top_k": 51}'),
+    ("error-top-k-out-of-range", "/v1/search", b'{"query": "x", "top_k": 501}'),
     ("error-unknown-field", "/v1/search", b'{"query": "x", "colour": "red"}'),
     ("error-empty-query", "/v1/search", b'{"query": ""}'),
     ("error-every-problem", "/v1/search", b'{"query": " ", "top_k": 0, "candidates": 600, "mode": "slow"}'),
@@ -116,7 +116,7 @@ HTTP_ERRORS: tuple[tuple[str, str, bytes], ...] = (
 )
 
 MCP_ERRORS: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    ("error-top-k-out-of-range", "search", {"query": "x", "top_k": 51}),
+    ("error-top-k-out-of-range", "search", {"query": "x", "top_k": 501}),
     ("error-unknown-field", "search", {"query": "x", "colour": "red"}),
     ("error-empty-query", "search", {"query": ""}),
     ("error-every-problem", "search", {"query": " ", "top_k": 0, "candidates": 600, "mode": "slow"}),
@@ -126,8 +126,8 @@ MCP_ERRORS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 CLI_ERRORS: tuple[tuple[str, list[str]], ...] = (
-    ("error-top-k-out-of-range", ["search", "x", "--top-k", "51"]),
-    ("error-top-k-out-of-range-json", ["search", "x", "--top-k", "51", "--json"]),
+    ("error-top-k-out-of-range", ["search", "x", "--top-k", "501"]),
+    ("error-top-k-out-of-range-json", ["search", "x", "--top-k", "501", "--json"]),
     ("error-empty-query", ["search", "", "--json"]),
     ("error-every-problem", ["search", " ", "--top-k", "0", "--candidates", "600"]),
     ("error-bad-date-json", ["search", "x", "--created-after", "yesterday", "--json"]),

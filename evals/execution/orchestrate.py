@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.evals import report
-from searchtrace.evals.execution.search import RESULTS_SHOWN, RunContext, Searcher, execute, load_for_run, run_folder
+from searchtrace.evals.execution.search import (
+    RESULTS_SHOWN,
+    TARGET_PREFIX,
+    RunContext,
+    Searcher,
+    execute,
+    load_for_run,
+    run_folder,
+)
 from searchtrace.evals.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
@@ -26,6 +34,7 @@ from searchtrace.evals.runfolder import (
     DatasetInfo,
     EvalSettings,
     Fingerprints,
+    QueryOutcome,
     RetrieverInfo,
     RunFolder,
     RunSummary,
@@ -43,7 +52,7 @@ from searchtrace.retriever import (
 )
 from searchtrace.traces import vocabulary
 
-__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval",
+__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
            "warn_dropped_qrels"]
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
@@ -95,10 +104,10 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         from searchtrace.evals.target import resolve_target
 
         search_fn = resolve_target(target)  # a bad target fails before any folder is made
-        settings = replace(settings, retriever=f"target:{target}")
+        settings = replace(settings, retriever=f"{TARGET_PREFIX}{target}")
     if not settings.retriever:
         settings = replace(settings, retriever=search_fingerprint(config))
-    folder, resuming = run_folder(settings, config, out)
+    folder, resuming = run_folder(settings, config, out, label)
     dataset, queries = load_for_run(settings)
     warn_dropped_qrels(dataset.report.messages())
     if resuming:
@@ -111,10 +120,12 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     provider.add_span_processor(timer)
     retriever: Searcher
     if search_fn is not None and target is not None:
-        from searchtrace.evals.target import TargetRetriever
+        from searchtrace.evals.target import TargetRetriever, depth_to_ask
 
+        depth, warning = depth_to_ask(search_fn, settings.depth)
+        _warn(warning)
         retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
-                                    depth=settings.depth, shown=RESULTS_SHOWN)
+                                    depth=depth, shown=RESULTS_SHOWN)
     else:
         retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
                                    tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
@@ -133,6 +144,27 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     return finalize(ctx, time.perf_counter() - started, resuming, label)
+
+
+def _warn(line: str | None) -> None:
+    import sys
+
+    if line:
+        print(f"warning: {line}", file=sys.stderr)
+
+
+def scored_depth(outcomes: list[QueryOutcome], depth: int) -> int:
+    """The depth a run's metrics reach: ``depth``, or the longest ranking when none is that long."""
+    return min(depth, max((len(o.ranking) for o in outcomes), default=0))
+
+
+def _warn_short(ctx: RunContext, outcomes: list[QueryOutcome]) -> None:
+    """One line when a target answered queries with fewer results than asked (the corpus having more)."""
+    from searchtrace.evals.target import TargetRetriever, short_answers
+
+    if isinstance(ctx.retriever, TargetRetriever):
+        asked = min(ctx.settings.depth, ctx.retriever.depth)
+        _warn(short_answers([len(o.ranking) for o in outcomes if not o.error], asked, len(ctx.dataset.docs)))
 
 
 def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
@@ -200,7 +232,9 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
         corrective=corrective,
         created_at=datetime.now(UTC).replace(microsecond=0),
         external=external,
+        scored_depth=scored_depth(outcomes, settings.depth),
     )
+    _warn_short(ctx, outcomes)
     label = label or RunLabel()
     summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note)
     folder.write_summary(summary)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from searchtrace.errors import ErrorCode, SearchtraceError, ValidationError
 from searchtrace.evals.attribution import attribute
 from searchtrace.evals.latency import StageTimer
+from searchtrace.evals.naming import RunLabel, run_id_stem, settings_of
 from searchtrace.evals.runfolder import EvalSettings, QueryOutcome, RankedResult, RunFolder
 from searchtrace.retriever import (
     DEFAULT_CANDIDATES,
@@ -31,17 +32,22 @@ from searchtrace.retriever import (
     RetrieverConfig,
     SearchDetail,
     SearchResponse,
+    config_json,
     load_dataset,
 )
 from searchtrace.traces import FailureKind, TraceHandles
 
-__all__ = ["RESULTS_SHOWN", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of", "run_folder",
-           "search_batch", "search_one"]
+__all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of",
+           "run_folder", "run_id", "search_batch", "search_one"]
 
 RESULTS_SHOWN = 10
 """The results an eval's searches return (their ``top_k``): bands and ``noConfidentResults`` are judged on these,
 ten as a results page shows (a search's default, ``DEFAULT_TOP_K``, is five: an agent's answer). The ranking
 scored is deeper: the run's ``depth``, from the search's candidates."""
+
+
+TARGET_PREFIX = "target:"
+"""How an ``eval --target`` run's settings name its retriever (``target:URL``)."""
 
 
 class Searcher(Protocol):
@@ -75,13 +81,14 @@ class RunContext:
     started: float = field(default_factory=time.perf_counter)
 
 
-def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None) -> tuple[RunFolder, bool]:
+def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None,
+               label: RunLabel | None = None) -> tuple[RunFolder, bool]:
     """The folder to write, and whether it resumes an interrupted run.
 
     With ``out``: resume it if it holds an interrupted run with the same
     settings; refuse a completed run or different settings. Without: resume the
     newest interrupted run with the same settings under ``<home>/runs``, else a new
-    timestamped folder.
+    folder named by :func:`run_id`.
     """
     if out is not None:
         folder = RunFolder(out)
@@ -102,9 +109,15 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
             candidate = RunFolder(path)
             if candidate.is_interrupted and _settings_or_none(candidate) == settings:
                 return candidate, True
+    return RunFolder(runs / run_id(settings, config, label or RunLabel())), False
+
+
+def run_id(settings: EvalSettings, config: RetrieverConfig, label: RunLabel) -> str:
+    """``<name, else dataset-mode-changed settings>-<UTC time>-<settings key>``: readable, and unique."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    name = Path(settings.dataset).resolve().name
-    return RunFolder(runs / f"{name}-{settings.mode or 'default'}-{stamp}-{settings.key()}"), False
+    target = settings.retriever.startswith(TARGET_PREFIX)  # a target's search settings are not ours
+    values = settings_of(settings, "target" if target else settings.mode, {} if target else config_json(config))
+    return f"{run_id_stem(label, Path(settings.dataset).resolve().name, values)}-{stamp}-{settings.key()}"
 
 
 def _settings_or_none(folder: RunFolder) -> EvalSettings | None:

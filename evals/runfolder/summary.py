@@ -25,6 +25,7 @@ from searchtrace.evals.runfolder.sections import (
     Timings,
 )
 from searchtrace.evals.runfolder.settings import EvalSettings
+from searchtrace.retriever import FORMER_MAX_TOP_K
 
 __all__ = ["RunSummary"]
 
@@ -55,6 +56,10 @@ class RunSummary:
         name, tags, note: what the user calls the run (``eval --name/--tag/--note``; the name
             defaults to ``searchtrace.evals.default_run_name``). Optional keys: format-2 readers
             ignore them, and runs written before them read as unnamed.
+        scored_depth: how deep the rankings scored go: the depth asked (``settings.depth``), or less
+            when no query got that many results (a target that answers fewer). An optional key: a
+            run written before it reads as its depth asked, a target run's capped at the
+            ``FORMER_MAX_TOP_K`` results a target was then asked for. Read it as :attr:`depth`.
     """
 
     run_id: str
@@ -79,6 +84,12 @@ class RunSummary:
     name: str | None = None
     tags: tuple[str, ...] = ()
     note: str | None = None
+    scored_depth: int | None = None
+
+    @property
+    def depth(self) -> int:
+        """The depth the metrics were scored to (``scored_depth``, else the depth asked)."""
+        return self.settings.depth if self.scored_depth is None else self.scored_depth
 
     def to_json(self) -> dict[str, Any]:
         settings = {k: v for k, v in self.settings.to_json().items() if k != "format"}
@@ -94,7 +105,7 @@ class RunSummary:
             "latency_ms": {stage: p.to_json() for stage, p in self.latency_ms.items()}, "errors": self.errors,
             "untraced": self.untraced,
             "external": self.external.to_json() if self.external else None,
-            "name": self.name, "tags": list(self.tags), "note": self.note,
+            "name": self.name, "tags": list(self.tags), "note": self.note, "scored_depth": self.depth,
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
@@ -119,9 +130,11 @@ class RunSummary:
             created_at = datetime.fromisoformat(created) if created else None
         except ValueError:
             raise f.error("created_at", f"expected an ISO 8601 time, got {created!r}") from None
+        settings = EvalSettings.from_json(f.obj("settings").data, path)
+        ext = ExternalRun.from_json(external) if external else None
         return cls(
             run_id=f.text("run_id"), dataset=DatasetInfo.from_json(f.obj("dataset")),
-            settings=EvalSettings.from_json(f.obj("settings").data, path),
+            settings=settings,
             retriever=RetrieverInfo.from_json(f.obj("retriever")),
             packages={str(k): v if isinstance(v, str) else None for k, v in packages.items()},
             python=f.text("python", ""), git_commit=f.opt_text("git_commit"),
@@ -132,6 +145,14 @@ class RunSummary:
             latency_ms={stage: Percentiles.from_json(latency.obj(stage)) for stage in latency.data},
             errors=f.integer("errors"), untraced=f.integer("untraced", 0),
             corrective=CorrectiveReport.from_json(corrective) if corrective else None,
-            created_at=created_at, external=ExternalRun.from_json(external) if external else None,
+            created_at=created_at, external=ext,
             name=f.opt_text("name"), tags=f.strings("tags", []), note=f.opt_text("note"),
+            scored_depth=f.integer("scored_depth", _former_depth(settings, ext)),
         )
+
+
+def _former_depth(settings: EvalSettings, external: ExternalRun | None) -> int:
+    """The depth a run written before ``scored_depth`` scored: a target's was capped at ``FORMER_MAX_TOP_K``."""
+    if external is not None and external.kind == "target":
+        return min(settings.depth, FORMER_MAX_TOP_K)
+    return settings.depth

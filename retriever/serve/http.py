@@ -199,7 +199,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
             return {"chunks": await service.documents(_ids(request), dataset, chunks=True)}
         return await _traced(service, request, "/v1/chunks", work)
 
-    @app.get("/v1/stats", summary="Datasets, searches served, latency p50/p95 from the trace store",
+    @app.get("/v1/stats", summary="Datasets, maxTopK, searches served, latency p50/p95 from the trace store",
              openapi_extra=plain_doc())
     async def stats() -> Response:
         return json_response(await asyncio.to_thread(service.stats))

@@ -34,7 +34,8 @@ TOOL_DESCRIPTIONS = {
     "search_vector": "Dense (semantic) search only.",
     "get_chunks": "Fetch passages (chunks) by id, as search results are shaped.",
     "get_docs": "Fetch whole documents by id: title, text and metadata.",
-    "stats": "Documents, triples, model, index key and build time per dataset; searches served; latency p50/p95.",
+    "stats": ("Documents, triples, model, index key and build time per dataset; the most results a search "
+              "answers (maxTopK); searches served; latency p50/p95."),
 }
 
 Handler = Callable[[Service, dict[str, Any]], Awaitable[SearchResponse | dict[str, Any]]]

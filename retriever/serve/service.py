@@ -41,6 +41,7 @@ from searchtrace.errors import (
 )
 from searchtrace.names import Stage
 from searchtrace.retriever.config.model import FusionConfig, RetrieverConfig
+from searchtrace.retriever.request import MAX_TOP_K, MAX_TOP_K_FIELD
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
@@ -298,14 +299,15 @@ class Service:
         return found
 
     def stats(self) -> dict[str, Any]:
-        """Per dataset: documents, triples, model, index key and build time; searches served; latency."""
+        """Per dataset: documents, triples, model, index key and build time; the most results a search
+        answers (``maxTopK``, which ``eval --target`` asks for at most); searches served; latency."""
         datasets = {}
         for name, served in self._served.items():
             m = served.main.index.manifest
             datasets[name] = {"documents": m.n_docs, "triples": m.n_triples, "model": m.model, "indexKey": m.key,
                               "builtAt": datetime.fromtimestamp(m.built_at, UTC).isoformat(),
                               "buildSeconds": round(m.build_seconds, 3)}
-        out = {"datasets": datasets, "searchesServed": self.searches_served,
+        out = {"datasets": datasets, MAX_TOP_K_FIELD: MAX_TOP_K, "searchesServed": self.searches_served,
                "uptimeSeconds": round(time.time() - self.started, 1), **self._latency()}
         embedder = next(iter(self._served.values())).main.embedder if self._served else None
         if isinstance(embedder, BatchingEncoder):
