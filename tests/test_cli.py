@@ -16,7 +16,7 @@ def test_bad_request_exits_2_before_loading_anything(capsys):
     assert main(["search", "", "--dataset", str(SAMPLE), "--json"]) == 2
     body = json.loads(capsys.readouterr().out)
     assert body["error"]["code"] == "VALIDATION_ERROR" and body["error"]["field"] == "query"
-    assert main(["search", "q", "--dataset", str(SAMPLE), "--top-k", "51"]) == 2
+    assert main(["search", "q", "--dataset", str(SAMPLE), "--top-k", "501"]) == 2
     assert "top_k" in capsys.readouterr().err
 
 

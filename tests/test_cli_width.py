@@ -208,6 +208,7 @@ def test_eval_summary_and_calibrate_fit(capsys, sample_config, sample_index_path
     out = run(capsys, "eval", SAMPLE, "--home", home, "--no-progress")
     folder = Path(out.splitlines()[-1].removeprefix("run folder: "))
     lines = fits(out, folder)
-    assert lines[0] == f"run {folder.name}" and re.fullmatch(r"sample / test: \d+ judged of \d+ queries", lines[1])
+    assert lines[0] == f"run {folder.name}" and lines[1].startswith("name: sample")
+    assert re.fullmatch(r"sample / test: \d+ judged of \d+ queries", lines[2])
     assert len(folder.name) > 40  # a default run id: the header that was 83 columns
     fits(run(capsys, "calibrate", folder, "--out", tmp_path / "calibration.json"), tmp_path / "calibration.json")
