@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         MetricName,
         QueryRules,
         evaluate,
+        is_coverage,
         parse_metrics,
     )
     from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting

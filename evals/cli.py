@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-M", "--max-docs", type=int, metavar="N", help="score only each query's first N results")
     t.add_argument("-l", "--relevance-level", type=int, metavar="N", default=1,
                    help="the lowest relevant grade (default 1)")
+    t.add_argument("--unjudged", choices=["nonrelevant", "condensed"], default="nonrelevant",
+                   help="with --run: unjudged documents count as not relevant (default), or are removed before "
+                        "ranking: condensed lists, nDCG' and AP' (trec_eval -J)")
     p.add_argument("--name", help="what to call the run in the dashboard (default: dataset, mode and the "
                    "settings that differ from the defaults, e.g. 'sample · graph · fusion=rrf')")
     p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable; default none)")
@@ -110,6 +113,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
+    if args.unjudged != "nonrelevant":
+        print("error: --unjudged condensed goes with --run (score a run file's condensed lists)", file=sys.stderr)
+        return ExitCode.INVALID
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
     from searchtrace.evals.naming import RunLabel
@@ -140,10 +146,11 @@ def _rules(args: argparse.Namespace) -> Any:
     if args.complete and not args.trec_eval:
         raise ValidationError("-c goes with --trec-eval (without it, queries missing from the run already "
                               "count as 0)", field="c")
+    condensed = args.unjudged == "condensed"
     if args.trec_eval:
         return QueryRules.trec_eval(complete=args.complete, max_docs=args.max_docs,
-                                    relevance_level=args.relevance_level)
-    return QueryRules(max_docs=args.max_docs, relevance_level=args.relevance_level)
+                                    relevance_level=args.relevance_level, judged_only=condensed)
+    return QueryRules(max_docs=args.max_docs, relevance_level=args.relevance_level, judged_only=condensed)
 
 
 def _unreadable(path: Path) -> str | None:
@@ -213,21 +220,27 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from searchtrace.evals.comparison import compare, regressed_lines, to_json, to_markdown, to_table
+    from searchtrace.evals.metrics import is_coverage
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
-    compared = args.metrics or [m for m in base.metrics if m in candidate.per_query]
-    comparison = compare(base, candidate, args.metrics, untested=verdict.depth_bound(compared))
+    shared = [m for m in base.metrics if m in candidate.per_query]
+    compared = args.metrics or [m for m in shared if not is_coverage(m)]
+    comparison = compare(base, candidate, compared, untested=verdict.depth_bound(compared))
+    coverage = {str(m): (base.mean(m), candidate.mean(m)) for m in shared if is_coverage(m)}
     notes = [*verdict.notes, *filter(None, [verdict.depth_note(compared)])]
+    judged_lines = [f"{m}: base {b:.2f}, candidate {c:.2f} (share of the top k judged)" for m, (b, c) in coverage.items()]
     if args.json:
-        print(json.dumps({**to_json(comparison), "notes": notes}, indent=2))
+        print(json.dumps({**to_json(comparison), "notes": notes,
+                          "coverage": {m: {"base": b, "candidate": c} for m, (b, c) in coverage.items()}}, indent=2))
     elif args.markdown:
-        print("".join(f"> note: {n}\n" for n in notes) + ("\n" if notes else "") + to_markdown(comparison))
+        lines = [*(f"note: {n}" for n in notes), *judged_lines]
+        print("".join(f"> {n}\n" for n in lines) + ("\n" if lines else "") + to_markdown(comparison))
     else:
         from rich.console import Console
 
         console = Console(width=width())
-        for note in notes:
-            console.print(f"note: {note}", markup=False)
+        for line in [*(f"note: {n}" for n in notes), *judged_lines]:
+            console.print(line, markup=False, highlight=False)
         console.print(to_table(comparison))
         for line in regressed_lines(comparison, console.width):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -245,6 +258,33 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return ExitCode.INVALID
 
 
+def require_coverage(candidate: Path, floor: float) -> None:
+    """Refuse a candidate whose top 10 rests on too few judged documents, naming the command that fixes it.
+
+    Only for labels judged here (the dataset folder holds a judgments store): a benchmark's qrels list its
+    relevant documents and count every other one as not relevant, so Judged@k says nothing about them.
+
+    Raises:
+        ValidationError: Judged@10 below ``floor`` (exit 2).
+    """
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals.metrics import COVERAGE_K
+    from searchtrace.evals.runfolder import RunFolder
+
+    JUDGMENTS_FILE = "judgments.jsonl"  # TODO(issue 25): the judgments store's own constant once it lands
+
+    summary = RunFolder.completed(str(candidate)).summary()
+    judged = summary.metrics.get(f"judged@{COVERAGE_K}")
+    if not (Path(summary.dataset.path) / JUDGMENTS_FILE).is_file():
+        return  # benchmark qrels list the relevant documents; every other is non-relevant by their convention
+    if judged is not None and judged < floor:
+        raise ValidationError(
+            f"the candidate's judged@{COVERAGE_K} is {judged:.2f}, below the gate's floor {floor:.2f}: its top "
+            f"{COVERAGE_K} holds documents nobody judged, which would score as a regression; judge them first: "
+            f"searchtrace judge pool {summary.dataset.path} --runs {candidate} --depth {COVERAGE_K}",
+            field="judged_floor")
+
+
 def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.comparison import compare
     from searchtrace.evals.gate import load_config
@@ -255,6 +295,7 @@ def _gate(args: argparse.Namespace) -> int:
     metrics = [str(r.metric) for r in config.rules]
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     verdict.require_depth(metrics)
+    require_coverage(Path(args.candidate), config.judged_floor)
     result = gate(compare(base, candidate, metrics), config)
     notes = (verdict.counts, *(f"note: {n}" for n in verdict.notes))
     if args.junit:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals.metrics import Evaluation, QueryRules, evaluate
+from searchtrace.evals.metrics import Evaluation, QueryRules, coverage_metrics, evaluate
 from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.retriever import MAX_CANDIDATES
 
@@ -85,7 +85,7 @@ def score_run_file(run_path: str | Path, qrels_path: str | Path, metrics: Sequen
     qrels = read_qrels(qrels_path)
     run = read_run(run_path, extra_fields=extra_fields)
     warnings = check_inputs(qrels, run, rules, str(qrels_path), str(run_path))
-    return Scored(run, qrels, evaluate(qrels, run, list(metrics), rules), tuple(warnings))
+    return Scored(run, qrels, evaluate(qrels, run, [*metrics, *coverage_metrics(metrics)], rules), tuple(warnings))
 
 
 def _fingerprint(path: Path) -> str:

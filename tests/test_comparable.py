@@ -160,7 +160,9 @@ def test_compare_of_runs_of_different_depths_gives_no_significance_to_deep_metri
     body = json.loads(capsys.readouterr().out)
     deep = [m for m in body["metrics"] if m in ("recall@100", "map@100")]
     assert deep == ["recall@100", "map@100"]
-    assert body["notes"] == ["depth 100 (base) vs 50 (candidate): no p-values for recall@100, map@100"]
+    assert body["notes"][0] == "depth 100 (base) vs 50 (candidate): no p-values for recall@100, map@100"
+    assert set(body["coverage"]) == {"judged@5", "judged@10", "judged@100"}  # beside the metrics, not tested
+    assert not any(m.startswith("judged") for m in body["metrics"])
     for name, item in body["metrics"].items():
         untested = name in deep
         assert (item["p"]["randomization_holm"] is None) == untested, name
@@ -179,3 +181,33 @@ def test_depth_bound_metrics_are_those_cut_deeper_or_not_cut():
     assert [str(m) for m in verdict.depth_bound(metrics)] == ["hit@51", "recall@100", "map", "mrr", "rprec", "ndcg"]
     assert Comparability(10, 0, 0, depths=(50, 50)).depth_bound(metrics) == ()
     assert Comparability(10, 0, 0, depths=(50, 50)).depth_note(metrics) is None
+
+
+def test_gate_refuses_a_candidate_whose_top_10_is_mostly_unjudged(runs, capsys, tmp_path, sample_config, model):
+    """Issue 25: on labels judged here, a candidate surfacing documents nobody judged would be scored as a
+    regression; below the coverage floor the gate says so and names the command that fixes it (exit 2). A
+    benchmark's qrels (no judgments store) are gated as before."""
+    from searchtrace.evals import EvalSettings, RunFolder
+    from searchtrace.evals.execution import run_eval
+    from searchtrace.traces import TraceSettings
+
+    judged = RunFolder(runs["again"]).summary().metrics["judged@10"]
+    assert judged is not None and judged < 0.9  # the sample's qrels list relevant documents only
+    assert main(["gate", "--baseline", str(runs["base"]), "--candidate", str(runs["again"])]) in (0, 1)
+    capsys.readouterr()
+    own = tmp_path / "own"
+    shutil.copytree(SAMPLE, own)
+    (own / "judgments.jsonl").write_text("")  # labels judged here
+    run = run_eval(EvalSettings(dataset=str(own), mode="fast"), sample_config, out=tmp_path / "run", embedder=model,
+                   progress=False, trace_settings=TraceSettings.resolve(environ={}, store=False)).path
+    assert main(["gate", "--baseline", str(run), "--candidate", str(run)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    judged = RunFolder(run).summary().metrics["judged@10"]
+    assert f"judged@10 is {judged:.2f}, below the gate's floor 0.90" in line
+    assert f"searchtrace judge pool {own.resolve()} --runs {run} --depth 10" in line
+    rules = tmp_path / "gate.toml"
+    rules.write_text(f'judged_floor = {int(judged * 100) / 100}\n[metrics."ndcg@10"]\nmax_drop = 0.0\n')
+    assert main(["gate", "--baseline", str(run), "--candidate", str(run), "--config", str(rules)]) == 0
+    rules.write_text('judged_floor = 1.5\n[metrics."ndcg@10"]\nmax_drop = 0.0\n')
+    assert main(["gate", "--baseline", str(run), "--candidate", str(run), "--config", str(rules)]) == 2
+    assert "judged_floor must be in [0, 1], got 1.5" in capsys.readouterr().err

@@ -51,7 +51,10 @@ def test_out_writes_a_complete_external_run_folder(files, capsys):
     assert summary.external is not None and summary.external.kind == "run_file"
     assert summary.external.source == str((files / "good.trec").resolve())
     assert summary.retriever.mode == "external" and summary.evaluated_queries == 12
-    want = evaluate(read_qrels(files / "qrels.txt"), read_run(files / "good.trec"))
+    from searchtrace.evals.metrics import DEFAULT_METRICS, coverage_metrics
+
+    want = evaluate(read_qrels(files / "qrels.txt"), read_run(files / "good.trec"),
+                    [*DEFAULT_METRICS, *coverage_metrics(DEFAULT_METRICS)])  # with Judged@k: 2 of 3 judged
     assert summary.metrics == {str(m): round(v, 6) for m, v in want.means.items()} == printed["metrics"]
     ev = folder.evaluation()
     assert sorted(ev.query_ids.tolist()) == sorted(want.query_ids.tolist())
@@ -151,3 +154,22 @@ def test_every_unreadable_input_is_named_at_once_and_nothing_is_written(files, c
     assert not (files / "out").exists()
     code = main(["eval", "--run", str(files), "--qrels", str(files / "qrels.txt")])
     assert code == 2 and f"{files}: a folder, not a file" in capsys.readouterr().err
+
+
+def test_condensed_lists_score_as_trec_eval_minus_j(files, capsys):
+    """``--unjudged condensed``: bad.trec's unjudged d{i}x and d{i}y are removed, d{i}b (grade 1) rises to rank 1."""
+    import pytrec_eval
+
+    argv = ["eval", "--run", str(files / "bad.trec"), "--qrels", str(files / "qrels.txt"), "--trec-eval", "--json",
+            "--metrics", "ndcg@10", "map", "bpref", "judged@10"]
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)["metrics"]
+    assert main([*argv, "--unjudged", "condensed"]) == 0
+    condensed = json.loads(capsys.readouterr().out)["metrics"]
+    qrels, run = read_qrels(files / "qrels.txt").to_dict(), read_run(files / "bad.trec").to_dict()
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "map"}, judged_docs_only_flag=True).evaluate(run)
+    assert condensed["ndcg@10"] == pytest.approx(sum(v["ndcg_cut_10"] for v in want.values()) / 12)
+    assert condensed["map"] == pytest.approx(sum(v["map"] for v in want.values()) / 12)
+    assert condensed["ndcg@10"] > plain["ndcg@10"] and plain["judged@10"] == pytest.approx(1 / 3)
+    assert main(["eval", "datasets/sample", "--unjudged", "condensed"]) == 2
+    assert "--unjudged condensed goes with --run" in capsys.readouterr().err

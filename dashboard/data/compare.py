@@ -113,12 +113,13 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
     from searchtrace.evals import (
         compare,  # scipy: imported when a comparison is asked for
         default_run_name,
+        is_coverage,
         run_settings,
         settings_diff,
     )
 
     base_run, cand_run = load_run(home, base_id), load_run(home, cand_id)
-    metrics = [m for m in base_run.metrics if m in cand_run.metrics]
+    metrics = [m for m in base_run.metrics if m in cand_run.metrics and not is_coverage(m)]
     frames = [per_query(home, r, ["query_id", "category", *metrics]) for r in (base_id, cand_id)]
     evals = [evaluation_of(f, metrics) for f in frames]
     result = compare(evals[0], evals[1], metrics, n_regressed=n_regressed, n_resamples=n_resamples, seed=seed)

@@ -51,18 +51,21 @@ class Rule:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """The rules, the significance level and the test."""
+    """The rules, the significance level and the test; and the coverage floor: a candidate whose Judged@10
+    (``evals.metrics.COVERAGE_K``) is below ``judged_floor`` is refused (exit 2), since the documents it surfaces
+    that nobody judged would be scored as a regression."""
 
     rules: tuple[Rule, ...]
     alpha: float = 0.05
     test: SignificanceTest = SignificanceTest.RANDOMIZATION
+    judged_floor: float = 0.9
 
 
 DEFAULT_CONFIG = GateConfig(
     tuple(Rule(Metric.parse(m), max_drop=0.01, require_significance=True) for m in ("ndcg@10", "recall@100", "mrr@10"))
 )
 
-_TOP_KEYS = {"alpha", "test", "metrics"}
+_TOP_KEYS = {"alpha", "test", "metrics", "judged_floor"}
 _RULE_KEYS = {"max_drop", "min_value", "require_significance"}
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
@@ -147,7 +150,10 @@ def _config(data: dict[str, Any]) -> GateConfig:
         if rule.metric in seen:
             raise _Invalid(f"{name!r} and {seen[rule.metric]!r} are the same metric", name)
         seen[rule.metric] = name
-    return GateConfig(rules, alpha, test)
+    floor = _number(data.get("judged_floor", 0.9), "judged_floor")
+    if not 0 <= floor <= 1:
+        raise _Invalid(f"judged_floor must be in [0, 1], got {floor!r}", key="judged_floor")
+    return GateConfig(rules, alpha, test, floor)
 
 
 def load_config(path: str | os.PathLike[str] | None) -> GateConfig:

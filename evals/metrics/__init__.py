@@ -19,22 +19,31 @@ Conventions (each pinned by a test in ``tests/test_metrics.py``):
   ``-c``). Queries without a relevant document are excluded from per-query
   values and means; run queries absent from the qrels are ignored.
   ``QueryRules.trec_eval()`` follows trec_eval instead (see :mod:`.rules`).
+* Coverage: ``judged@k`` is the share of the top ``k`` with a judgment (any
+  grade; ir_measures' ``Judged@k``: over the ranking's length when shorter);
+  ``bpref`` is trec_eval's; ``QueryRules(judged_only=True)`` scores condensed
+  lists (trec_eval ``-J``: unjudged documents, and those graded below 0,
+  removed before ranking). Each eval records ``judged@k`` for its cutoffs.
 """
 
 from searchtrace.evals.metrics.evaluate import Evaluation, evaluate
 from searchtrace.evals.metrics.metric import (
+    COVERAGE_K,
     DEFAULT_METRICS,
     REGISTRY,
     Cutoff,
     Metric,
     MetricName,
     MetricSpec,
+    coverage_metrics,
+    is_coverage,
     parse_metrics,
 )
 from searchtrace.evals.metrics.ranking import Ranking, build_ranking
 from searchtrace.evals.metrics.rules import QueryRules
 
 __all__ = [
+    "COVERAGE_K",
     "DEFAULT_METRICS",
     "REGISTRY",
     "Cutoff",
@@ -45,6 +54,8 @@ __all__ = [
     "QueryRules",
     "Ranking",
     "build_ranking",
+    "coverage_metrics",
     "evaluate",
+    "is_coverage",
     "parse_metrics",
 ]

@@ -3,8 +3,8 @@
 A :class:`Metric` is a name from :class:`MetricName` and an optional cutoff
 ``k``; ``str(Metric.parse("NDCG@10")) == "ndcg@10"``. :data:`REGISTRY` maps
 each name to its array kernel and cutoff rule: ``ndcg``, ``map``, ``mrr`` and
-``recall`` without ``@k`` run to full depth, ``precision`` and ``hit`` need a
-cutoff, ``rprec`` takes none.
+``recall`` without ``@k`` run to full depth, ``precision``, ``hit`` and ``judged``
+need a cutoff, ``rprec`` and ``bpref`` take none.
 """
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.average_precision import average_precision
+from searchtrace.evals.metrics.judged import bpref, judged
 from searchtrace.evals.metrics.ndcg import ndcg
 from searchtrace.evals.metrics.precision import precision, r_precision
 from searchtrace.evals.metrics.ranking import Ranking
 from searchtrace.evals.metrics.recall import hit, recall
 from searchtrace.evals.metrics.reciprocal_rank import reciprocal_rank
 
-__all__ = ["DEFAULT_METRICS", "REGISTRY", "Cutoff", "Metric", "MetricName", "MetricSpec", "parse_metrics"]
+__all__ = ["COVERAGE_K", "DEFAULT_METRICS", "REGISTRY", "Cutoff", "Metric", "MetricName", "MetricSpec",
+           "coverage_metrics", "is_coverage", "parse_metrics"]
 
 Kernel = Callable[[Ranking, "int | None"], np.ndarray]
 
@@ -40,6 +42,8 @@ class MetricName(str, enum.Enum):
     PRECISION = "precision"
     HIT = "hit"
     RPREC = "rprec"
+    JUDGED = "judged"
+    BPREF = "bpref"
 
 
 class Cutoff(enum.Enum):
@@ -69,6 +73,8 @@ REGISTRY = MappingProxyType(
         MetricName.PRECISION: MetricSpec(precision, Cutoff.REQUIRED, "P_{k}"),
         MetricName.HIT: MetricSpec(hit, Cutoff.REQUIRED, "success_{k}"),
         MetricName.RPREC: MetricSpec(r_precision, Cutoff.NONE, "", "Rprec"),
+        MetricName.JUDGED: MetricSpec(judged, Cutoff.REQUIRED, ""),
+        MetricName.BPREF: MetricSpec(bpref, Cutoff.NONE, "", "bpref"),
     }
 )
 
@@ -149,3 +155,20 @@ def parse_metrics(metrics: Iterable[str | Metric]) -> tuple[Metric, ...]:
 DEFAULT_METRICS: tuple[Metric, ...] = parse_metrics(
     ["ndcg@10", "recall@5", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10"]
 )
+
+
+COVERAGE_K = 10
+"""The cutoff whose Judged@k a run always records and the gate's coverage floor reads."""
+
+
+def coverage_metrics(metrics: Iterable[str | Metric]) -> tuple[Metric, ...]:
+    """``judged@k`` for :data:`COVERAGE_K` and for each cutoff of ``metrics`` (ascending): how much of each
+    reported top k rests on judged documents."""
+    ks = {COVERAGE_K} | {m.k for m in parse_metrics(metrics) if m.k is not None and m.name is not MetricName.JUDGED}
+    return tuple(Metric(MetricName.JUDGED, k) for k in sorted(ks))
+
+
+def is_coverage(metric: str | Metric) -> bool:
+    """Whether ``metric`` measures the labels' reach (``judged@k``), not the ranking: shown beside the quality
+    metrics, never compared or gated as one."""
+    return Metric.parse(metric).name is MetricName.JUDGED

@@ -32,12 +32,20 @@ class Ranking:
             under rules that score queries without one.
         level: the lowest relevant grade (trec_eval ``-l``); nDCG's gains and
             ideal ranking still use every grade > 0, as trec_eval's do.
+        judged: (n, depth) bool: the document at each rank has a judgment for the query (any grade).
+        length: (n,) documents ranked per query, up to ``depth``.
+        n_nonrel: (n,) judged non-relevant documents per query (0 <= grade < ``level``), for bpref.
+        negative: (n, depth) bool: judged with a negative grade (trec_eval: not in the pool; bpref skips it).
     """
 
     gains: np.ndarray
     ideal: np.ndarray
     n_rel: np.ndarray
     level: int = 1
+    judged: np.ndarray | None = None
+    length: np.ndarray | None = None
+    n_nonrel: np.ndarray | None = None
+    negative: np.ndarray | None = None
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -68,20 +76,24 @@ def _positions(groups: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
-def _grades(qrels: Qrels, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Grade of each (qrels query code, qrels doc code) pair; 0 when unjudged (doc -1 included)."""
+def _grades(qrels: Qrels, query: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each (qrels query code, qrels doc code) pair, 0 when unjudged (doc -1 included); and
+    whether it is judged."""
     out = np.zeros(len(doc), dtype=np.int64)
-    judged = np.flatnonzero(doc >= 0)
-    if len(qrels) == 0 or len(judged) == 0:
-        return out
+    found = np.zeros(len(doc), dtype=bool)
+    known = np.flatnonzero(doc >= 0)
+    if len(qrels) == 0 or len(known) == 0:
+        return out, found
     width = len(qrels.docs)
     keys = qrels.query_index.astype(np.int64) * width + qrels.doc_index
     order = np.argsort(keys)
     keys, grades = keys[order], qrels.grades[order]
-    wanted = query[judged] * width + doc[judged]
+    wanted = query[known] * width + doc[known]
     at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    out[judged] = np.where(keys[at] == wanted, grades[at], 0)
-    return out
+    hit = keys[at] == wanted
+    out[known] = np.where(hit, grades[at], 0)
+    found[known] = hit
+    return out, found
 
 
 def _ideal(qrels: Qrels, row_of_query: np.ndarray, n: int, depth: int) -> np.ndarray:
@@ -99,8 +111,9 @@ def _ideal(qrels: Qrels, row_of_query: np.ndarray, n: int, depth: int) -> np.nda
 
 def _gains(
     qrels: Qrels, run: Run, run_query: np.ndarray, row_of_query: np.ndarray, n: int, depth: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(n x depth) grades of the run's ranked documents, and whether each query has any."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n x depth) grades of the run's ranked documents, whether each query has any, (n x depth) whether each
+    is judged and whether its grade is negative, and how many each query ranks."""
     run_row = row_of_query[run_query][run.query_index]
     retrieved = np.bincount(run_row[run_row >= 0], minlength=n) > 0
     pos = _positions(run.query_index)
@@ -113,10 +126,23 @@ def _gains(
         query_index, doc_index = run.query_index[keep], run.doc_index[keep]
     else:
         query_index, doc_index = run.query_index, run.doc_index
-    grades = _grades(qrels, run_query[query_index], lookup(run.docs, qrels.docs)[doc_index])
+    grades, found = _grades(qrels, run_query[query_index], lookup(run.docs, qrels.docs)[doc_index])
     gains = np.zeros((n, depth))
     gains.ravel()[run_row * depth + pos] = np.maximum(grades, 0)
-    return gains, retrieved
+    judged = np.zeros((n, depth), dtype=bool)
+    judged.ravel()[run_row * depth + pos] = found
+    negative = np.zeros((n, depth), dtype=bool)
+    negative.ravel()[run_row * depth + pos] = grades < 0
+    return gains, retrieved, judged, negative, np.bincount(run_row, minlength=n).astype(np.int64)
+
+
+def condensed(qrels: Qrels, run: Run, run_query: np.ndarray) -> Run:
+    """``run`` without the documents its queries have no judgment for (trec_eval ``-J``), ranks closed up."""
+    grades, found = _grades(qrels, run_query[run.query_index], lookup(run.docs, qrels.docs)[run.doc_index])
+    found &= grades >= 0  # a negative grade is trec_eval's "not in the pool": unjudged
+    if found.all():
+        return run
+    return Run.from_codes(run.queries, run.docs, run.query_index[found], run.doc_index[found], run.scores[found])
 
 
 def evaluated_queries(qrels: Qrels, run_query: np.ndarray, rules: QueryRules) -> tuple[np.ndarray, np.ndarray]:
@@ -157,15 +183,20 @@ def build_ranking(
     if rules.max_docs is not None:
         depth = rules.max_docs if depth is None else min(depth, rules.max_docs)
     run_query = lookup(run.queries, qrels.queries)
+    if rules.judged_only:
+        run = condensed(qrels, run, run_query)
     evaluated, n_rel_all = evaluated_queries(qrels, run_query, rules)
     # One extra slot so that code -1 (a run query not in the qrels) maps to row -1.
     row_of_query = np.full(len(qrels.queries) + 1, -1, dtype=np.int64)
     row_of_query[evaluated] = np.arange(len(evaluated))
     n = len(evaluated)
 
-    gains, retrieved = _gains(qrels, run, run_query, row_of_query, n, depth)
+    gains, retrieved, judged, negative, length = _gains(qrels, run, run_query, row_of_query, n, depth)
     n_rel = n_rel_all[evaluated]
+    nonrel = (qrels.grades >= 0) & (qrels.grades < rules.relevance_level)
+    n_nonrel = np.bincount(qrels.query_index, weights=nonrel, minlength=len(qrels.queries))[evaluated]
     n_graded = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries))[evaluated]
     most = int(n_graded.max()) if n else 0
     ideal = _ideal(qrels, row_of_query, n, most if ideal_depth is None else min(ideal_depth, most))
-    return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel, rules.relevance_level)
+    return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel, rules.relevance_level, judged, length,
+                                                        n_nonrel.astype(np.int64), negative)

@@ -36,12 +36,15 @@ class QueryRules:
             they are left out); trec_eval's ``-c``.
         max_docs: ranks scored per query (trec_eval ``-M``); None: all.
         relevance_level: the lowest relevant grade (trec_eval ``-l``).
+        judged_only: score condensed lists, each query's unjudged documents removed before ranking
+            (trec_eval ``-J``): nDCG', AP' of Sakai's condensed-list measures.
     """
 
     no_relevant: bool = False
     unretrieved: bool = True
     max_docs: int | None = None
     relevance_level: int = 1
+    judged_only: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_docs", "relevance_level"):
@@ -51,10 +54,14 @@ class QueryRules:
 
     @classmethod
     def trec_eval(cls, *, complete: bool = False, max_docs: int | None = None,
-                  relevance_level: int = 1) -> QueryRules:
-        """trec_eval's rules; ``complete`` is its ``-c``."""
-        return cls(no_relevant=True, unretrieved=complete, max_docs=max_docs, relevance_level=relevance_level)
+                  relevance_level: int = 1, judged_only: bool = False) -> QueryRules:
+        """trec_eval's rules; ``complete`` is its ``-c``, ``judged_only`` its ``-J``."""
+        return cls(no_relevant=True, unretrieved=complete, max_docs=max_docs, relevance_level=relevance_level,
+                   judged_only=judged_only)
 
     def to_json(self) -> dict[str, object]:
-        return {"no_relevant": self.no_relevant, "unretrieved": self.unretrieved, "max_docs": self.max_docs,
-                "relevance_level": self.relevance_level}
+        out: dict[str, object] = {"no_relevant": self.no_relevant, "unretrieved": self.unretrieved,
+                                  "max_docs": self.max_docs, "relevance_level": self.relevance_level}
+        if self.judged_only:  # written only when set: older run folders' rules read the same
+            out["judged_only"] = True
+        return out
