@@ -1,4 +1,4 @@
-"""searchtrace evals: runs and qrels, metrics, statistics, comparison, the gate, calibration, run folders.
+"""searchtrace evals: runs and qrels, metrics, statistics, comparison, the gate, calibration, run folders, judgments.
 
 This is the package's public API: the dashboard (and users) import these names
 and nothing else of it. Names load their module on first use, so
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
+    from searchtrace.evals.judgments import JsonlStore, JudgingSession, Judgment, JudgmentStore, Kind, Scale
     from searchtrace.evals.metrics import (
         DEFAULT_METRICS,
         Evaluation,

@@ -186,6 +186,31 @@ def test_gate_writes_markdown_to_a_file_or_to_stdout_when_asked(capsys, run_fold
         assert out.startswith("### Quality gate ✅ passed") and "|---" in out and "quality gate passed" not in out
 
 
+# -- judge (a copy of the sample) ---------------------------------------------------
+
+
+def test_judge_import_export_and_status_fit(capsys, tmp_path):
+    import shutil
+
+    from searchtrace.evals.judgments import JudgingSession
+
+    dataset = tmp_path / "sample"
+    shutil.copytree(SAMPLE, dataset)
+    fits(run(capsys, "judge", "import", dataset, SAMPLE / "qrels" / "dev.tsv"), dataset / "judgments.jsonl")
+    session = JudgingSession.open(dataset)
+    long_query, long_doc = "q-" + "long-query-id-" * 8, "d-" + "a-very-long-document-id-" * 5
+    judges = ("ana", "bo", "cy-" + "with-a-long-name-" * 5)
+    for i, judge in enumerate(judges):
+        session.record("test-001", "bio-orsolya-venn", i % 3, judge)
+        session.record(long_query, long_doc, (i + 1) % 3, judge)
+    lines = fits(run(capsys, "judge", "status", dataset), dataset / "judgments.jsonl")
+    assert lines[0].split() == ["query", "pairs", "relevant", "judges"]
+    assert any(line.startswith("q-long-query-id-") and "…" in line for line in lines)
+    out = run(capsys, "judge", "export", dataset, "--split", "judged")
+    lines = fits(out, dataset / "qrels" / "judged.tsv")
+    assert "disagreements: 2 pairs" in out and sum("…" in line for line in lines) >= 2
+
+
 # -- the retriever and a real eval (the model) ---------------------------------------
 
 

@@ -1,5 +1,6 @@
-"""Statistics for comparing runs and judging relevance estimates."""
+"""Statistics for comparing runs, judging relevance estimates and judges' agreement."""
 
+from searchtrace.evals.stats.agreement import Level, cohen_kappa, fleiss_kappa, krippendorff_alpha
 from searchtrace.evals.stats.correlation import kendall_tau
 from searchtrace.evals.stats.reliability import (
     RiskCoverage,
@@ -22,14 +23,18 @@ brier = brier_score
 
 __all__ = [
     "ConfidenceInterval",
+    "Level",
     "RiskCoverage",
     "auroc",
     "brier",
     "brier_score",
+    "cohen_kappa",
     "ece",
     "expected_calibration_error",
+    "fleiss_kappa",
     "holm",
     "kendall_tau",
+    "krippendorff_alpha",
     "paired_bootstrap_ci",
     "paired_t_test",
     "randomization_test",

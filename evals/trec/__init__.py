@@ -9,6 +9,6 @@ instead (numpy over the file's bytes: fields found by
 vouch for the input, so every malformed line is named the same way.
 """
 
-from searchtrace.evals.trec.files import read_qrels, read_run, write_run
+from searchtrace.evals.trec.files import qrels_lines, read_qrels, read_run, write_run
 
-__all__ = ["read_qrels", "read_run", "write_run"]
+__all__ = ["qrels_lines", "read_qrels", "read_run", "write_run"]

@@ -37,7 +37,7 @@ from searchtrace.evals.rankings import CONTROL, Qrels, Run, duplicate_row
 if TYPE_CHECKING:
     from searchtrace.evals.trec.columns import Columns
 
-__all__ = ["read_qrels", "read_run", "write_run"]
+__all__ = ["qrels_lines", "read_qrels", "read_run", "write_run"]
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 _NO_SPACE = re.compile(r"\S+")
@@ -171,6 +171,24 @@ def _first_line(data: bytes) -> bytes:
     return b""
 
 
+def _is_beir(path: Path, data: bytes) -> bool:
+    """Whether ``data`` is BEIR TSV (True) or TREC qrels (False), from its first line.
+
+    Raises:
+        DataError: an empty file, or a first line of neither kind.
+    """
+    first = _first_line(data)
+    if not first:
+        raise DataError(str(path), None, "empty file: expected qrels lines")
+    if b"\t" in first and len(first.split(b"\t")) == 3:
+        return True
+    if len(first.split()) != 4:
+        raise DataError(
+            str(path), None, f"not a qrels file: expected TREC '{_QRELS.fields}' or BEIR TSV '{' '.join(BEIR_HEADER)}'"
+        )
+    return False
+
+
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read TREC qrels ``qid 0 docid grade`` or BEIR TSV ``query-id corpus-id score``.
 
@@ -183,20 +201,39 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     path = Path(path)
     data = _read_bytes(path)
-    first = _first_line(data)
-    if not first:
-        raise DataError(str(path), None, "empty file: expected qrels lines")
-    if b"\t" in first and len(first.split(b"\t")) == 3:
-        return _read_beir(path, data, first)
-    if len(first.split()) != 4:
-        raise DataError(
-            str(path), None, f"not a qrels file: expected TREC '{_QRELS.fields}' or BEIR TSV '{' '.join(BEIR_HEADER)}'"
-        )
+    if _is_beir(path, data):
+        return _read_beir(path, data, _first_line(data))
     cols = _by_columns(data, 4, 3, "int")
     if cols is not None:
         return Qrels.from_codes(cols.queries, cols.docs, cols.query_index, cols.doc_index, cols.values, copy=False)
     queries, docs, query_index, doc_index, grades = _exact(path, data, _QRELS)
     return Qrels.from_codes(queries, docs, query_index, doc_index, np.array(grades, dtype=np.int64), copy=False)
+
+
+def qrels_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str, str, int]]:
+    """``(line, qid, docid, grade)`` of every judgment of a TREC or BEIR qrels file, checked as :func:`read_qrels` does.
+
+    For a caller that must name the line of a judgment it refuses.
+
+    Raises:
+        DataError: what :func:`read_qrels` raises, at the line it is found.
+    """
+    path = Path(path)
+    data = _read_bytes(path)
+    rows = _beir_lines(path, data) if _is_beir(path, data) else _rows(path, data, _QRELS)
+    for number, qid, docid, grade in _once_each(path, rows):
+        yield number, qid, docid, int(grade)
+
+
+def _once_each(path: Path, rows: Iterator[tuple[int, str, str, float | int]]) -> Iterator[tuple[int, str, str, float | int]]:
+    """``rows``, refusing a repeated (qid, docid) and a file without any."""
+    seen: dict[tuple[str, str], int] = {}
+    for number, qid, docid, value in rows:
+        if seen.setdefault((qid, docid), number) != number:
+            raise DataError(str(path), number, f"duplicate (qid, docid) ({qid!r}, {docid!r}), first on line {seen[(qid, docid)]}")
+        yield number, qid, docid, value
+    if not seen:
+        raise DataError(str(path), None, "empty file: expected at least one judgment")
 
 
 def _read_beir(path: Path, data: bytes, first: bytes) -> Qrels:
@@ -212,9 +249,15 @@ def _read_beir(path: Path, data: bytes, first: bytes) -> Qrels:
 
 
 def _beir_rows(path: Path, data: bytes) -> dict[str, dict[str, int]]:
-    """BEIR TSV line by line (fields stripped, a header on the first line skipped), checked."""
+    """BEIR TSV as ``{qid: {docid: grade}}``, checked."""
     qrels: dict[str, dict[str, int]] = {}
-    seen: dict[tuple[str, str], int] = {}
+    for _, qid, docid, grade in _once_each(path, _beir_lines(path, data)):
+        qrels.setdefault(qid, {})[docid] = int(grade)
+    return qrels
+
+
+def _beir_lines(path: Path, data: bytes) -> Iterator[tuple[int, str, str, int]]:
+    """``(line, qid, docid, grade)`` of BEIR TSV line by line (fields stripped, a header on the first line skipped)."""
     first = True
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
@@ -238,12 +281,7 @@ def _beir_rows(path: Path, data: bytes) -> dict[str, dict[str, int]]:
             grade = int(score)
         except ValueError:
             raise DataError(str(path), number, f"score must be an integer, got {score!r}") from None
-        if seen.setdefault((qid, docid), number) != number:
-            raise DataError(str(path), number, f"duplicate (qid, docid) ({qid!r}, {docid!r}), first on line {seen[(qid, docid)]}")
-        qrels.setdefault(qid, {})[docid] = grade
-    if not seen:
-        raise DataError(str(path), None, "empty file: expected at least one judgment")
-    return qrels
+        yield number, qid, docid, grade
 
 
 def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:

@@ -13,7 +13,7 @@ readers and field checks they share are in ``_lines`` and ``_fields``.
 """
 
 from searchtrace.retriever.data.beir.corpus import load_corpus
-from searchtrace.retriever.data.beir.dataset import Dataset, load_dataset
+from searchtrace.retriever.data.beir.dataset import SPLIT_NAME, Dataset, load_dataset
 from searchtrace.retriever.data.beir.hashing import dataset_fingerprint
 from searchtrace.retriever.data.beir.qrels import QRELS_HEADER, load_qrels
 from searchtrace.retriever.data.beir.queries import Query, load_queries
@@ -22,6 +22,7 @@ from searchtrace.retriever.data.beir.triples import load_triples
 
 __all__ = [
     "QRELS_HEADER",
+    "SPLIT_NAME",
     "Dataset",
     "IssueKind",
     "Query",

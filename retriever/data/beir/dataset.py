@@ -14,9 +14,10 @@ from searchtrace.retriever.data.beir.report import QrelsReport
 from searchtrace.retriever.data.beir.triples import load_triples
 from searchtrace.retriever.types import Document, Triple
 
-__all__ = ["Dataset", "load_dataset"]
+__all__ = ["SPLIT_NAME", "Dataset", "load_dataset"]
 
-_SPLIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+SPLIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""What a qrels split may be called: its file is ``qrels/<split>.tsv``."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,6 @@ def _choose_split(root: Path, split: str | None) -> str | None:
     available = sorted(p.stem for p in folder.glob("*.tsv")) if folder.is_dir() else []
     if split is None:
         return "test" if "test" in available else (available[0] if available else None)
-    if not _SPLIT_NAME.fullmatch(split) or split not in available:
+    if not SPLIT_NAME.fullmatch(split) or split not in available:
         raise DataError(str(folder), None, f"no qrels split {split!r}; available: {', '.join(available) or 'none'}")
     return split

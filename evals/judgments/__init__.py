@@ -1,0 +1,36 @@
+"""Judgments: gold labels for a dataset of one's own, kept beside it.
+
+A judgment labels a (query id, doc id) pair, never a rank or a span, so a
+label given on one configuration's ranking counts for every other. Modules:
+``records`` (the :class:`Judgment` record and its JSON line), ``store`` (the
+store protocol) and ``jsonl`` (``judgments.jsonl``, appended under ``flock``),
+``scale`` (``judging.toml``), ``labels`` (who stands by which grade, one grade
+per pair), ``agreement`` (between judges), ``reservations`` and ``session``
+(pairs handed out to concurrent judges, judgments recorded), ``folder`` (the
+files in a dataset folder), ``qrels_import`` and ``qrels_export`` (TREC and BEIR
+qrels in and out), ``status``, ``text`` (both for a terminal) and ``cli``.
+
+Names load their module on first use (``searchtrace --help`` registers the
+``judge`` commands without numpy).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from searchtrace._lazy import exports
+
+if TYPE_CHECKING:
+    from searchtrace.evals.judgments.agreement import Agreement, measure_agreement
+    from searchtrace.evals.judgments.folder import JUDGMENTS_FILE, RESERVATIONS_FILE, JudgingFolder
+    from searchtrace.evals.judgments.jsonl import JsonlStore
+    from searchtrace.evals.judgments.labels import PairLabels, majority, pair_labels, standing
+    from searchtrace.evals.judgments.qrels_export import Export, export_qrels
+    from searchtrace.evals.judgments.qrels_import import import_qrels
+    from searchtrace.evals.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair
+    from searchtrace.evals.judgments.scale import DEFAULT_SCALE, SCALE_FILE, Scale
+    from searchtrace.evals.judgments.session import DEFAULT_TTL_S, JudgingSession
+    from searchtrace.evals.judgments.status import QueryStatus, Status, judging_status
+    from searchtrace.evals.judgments.store import JudgmentStore
+
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

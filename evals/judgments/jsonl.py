@@ -1,0 +1,112 @@
+"""``judgments.jsonl``: the judgments of a dataset, one JSON line each, appended and never rewritten.
+
+Appends are safe from several processes at once: each takes an exclusive
+``flock`` on the file, cuts a torn last line (a writer killed mid-write left a
+line without its newline), writes its lines in one ``write`` on an
+``O_APPEND`` descriptor and fsyncs before it lets go. A reader takes a shared
+lock and never uses a last line without its newline. Every other line must be
+a judgment: one that is not is a :class:`~searchtrace.errors.DataError` naming
+the file and line, and the file is left as it is for a person to look at.
+Locks are POSIX ``flock``: a local file system, not Windows.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from searchtrace.durable import fsync_dir, naming
+from searchtrace.errors import DataError
+from searchtrace.evals.judgments.records import Judgment, record_from_json
+
+__all__ = ["JsonlStore"]
+
+_CHUNK = 1 << 16
+
+
+class JsonlStore:
+    """The judgments file at ``path`` (nothing is opened until a read or an append)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def append(self, judgments: Sequence[Judgment]) -> None:
+        """Append ``judgments`` in one write under an exclusive lock, then fsync."""
+        payload = b"".join(_line(j) for j in judgments)
+        if not payload:
+            return
+        created = not self.path.exists()
+        with naming(self.path):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _cut_torn_tail(fd)
+                _write(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)  # releases the lock
+        if created:
+            fsync_dir(self.path.parent)
+
+    def read(self) -> tuple[Judgment, ...]:
+        """Every judgment, in file order; a torn last line is left out."""
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return ()
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            data = handle.read()
+        return tuple(record_from_json(_decode(self.path, number, raw), str(self.path), number)
+                     for number, raw in _complete_lines(data))
+
+
+def _line(judgment: Judgment) -> bytes:
+    return (json.dumps(judgment.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _write(fd: int, payload: bytes) -> None:
+    """All of ``payload``: one ``write`` (a regular file takes it whole unless the disk is full)."""
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _cut_torn_tail(fd: int) -> None:
+    """Cut the file after its last newline, when its last line has none (a writer killed mid-write)."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        newline = os.pread(fd, end - start, start).rfind(b"\n")
+        if newline >= 0:
+            os.ftruncate(fd, start + newline + 1)
+            return
+        end = start
+    os.ftruncate(fd, 0)
+
+
+def _complete_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, line) of every non-blank line that ends in a newline."""
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines[:-1], start=1):  # the last piece has no newline: empty, or torn
+        if raw.strip():
+            yield number, raw
+
+
+def _decode(path: Path, number: int, raw: bytes) -> object:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(str(path), number, f"damaged line: not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(str(path), number, f"damaged line: not JSON ({exc.msg} at column {exc.colno})") from None

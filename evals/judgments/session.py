@@ -1,0 +1,88 @@
+"""Judging a dataset: pairs handed out to judges, and their judgments recorded.
+
+```python
+session = JudgingSession.open("datasets/mine")
+while (pair := session.next_pair("ana", pool, ttl=600)) is not None:
+    session.record(*pair, grade=ask(pair), judge="ana")
+```
+
+Several processes may do this at once on one dataset: :meth:`next_pair` never
+gives two judges the same pair while one holds it, and every :meth:`record`
+is appended whole.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from searchtrace.errors import ValidationError
+from searchtrace.evals.judgments.folder import JudgingFolder
+from searchtrace.evals.judgments.labels import standing
+from searchtrace.evals.judgments.records import Judgment, Kind, Pair, now
+from searchtrace.evals.judgments.reservations import Reservations
+from searchtrace.evals.judgments.scale import Scale
+from searchtrace.evals.judgments.store import JudgmentStore
+
+__all__ = ["DEFAULT_TTL_S", "JudgingSession"]
+
+DEFAULT_TTL_S = 600.0
+"""How long a judge holds a pair they were handed, in seconds."""
+
+
+class JudgingSession:
+    """One dataset's judging: its scale, its store and the pairs judges hold."""
+
+    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Reservations) -> None:
+        self.store, self.scale, self.reservations = store, scale, reservations
+
+    @classmethod
+    def open(cls, dataset: str | Path, clock: Callable[[], float] = time.time) -> JudgingSession:
+        """The session of the dataset folder ``dataset`` (its ``judgments.jsonl``, ``judging.toml``)."""
+        folder = JudgingFolder.at(dataset)
+        return cls(folder.store(), folder.scale(), Reservations(folder.reservations, clock))
+
+    def record(self, query_id: str, doc_id: str, grade: int | None, judge: str, *, kind: Kind = Kind.HUMAN,
+               note: str | None = None, trace_id: str | None = None) -> Judgment:
+        """Append one judgment (``grade`` None retracts the judge's earlier one) and free the pair.
+
+        Raises:
+            ValidationError: a grade off the scale, or an empty id or judge.
+        """
+        judgment = Judgment(query_id, doc_id, self.scale.check(grade), judge, kind, now(), note, trace_id)
+        self.store.append([judgment])
+        self.reservations.release(judge, judgment.pair)
+        return judgment
+
+    def next_pair(self, judge: str, candidates: Sequence[Pair], ttl: float = DEFAULT_TTL_S,
+                  judges_per_pair: int = 1) -> Pair | None:
+        """The pair ``judge`` should judge next, held for them for ``ttl`` seconds; None when none is left.
+
+        A pair is open to a judge when they have not judged it, fewer than
+        ``judges_per_pair`` judges have (human judgments), and no other judge
+        holds it. The judge keeps the pair they hold while it is open (asking
+        again after a crash gives it back), else gets the first open one of
+        ``candidates``, in their order.
+        """
+        if not judge.strip():
+            raise ValidationError("judge must be a non-empty name", field="judge")
+        if not ttl > 0 or judges_per_pair < 1:
+            raise ValidationError(f"ttl must be > 0 and judges_per_pair >= 1, got {ttl!r} and {judges_per_pair!r}",
+                                  field="ttl" if not ttl > 0 else "judges_per_pair")
+        pairs = [(query_id, doc_id) for query_id, doc_id in candidates]
+        return self.reservations.take(judge, lambda held: self._choose(judge, pairs, held, judges_per_pair), ttl)
+
+    def _choose(self, judge: str, candidates: Sequence[Pair], held: Mapping[Pair, str], per_pair: int) -> Pair | None:
+        judged = [(pair, who) for (pair, who), j in standing(self.store.read()).items() if j.kind is Kind.HUMAN]
+        mine = {pair for pair, who in judged if who == judge}
+        counts = Counter(pair for pair, _ in judged)
+
+        def is_open(pair: Pair) -> bool:
+            return pair not in mine and counts[pair] < per_pair and held.get(pair, judge) == judge
+
+        own = next((p for p, who in held.items() if who == judge), None)
+        if own is not None and own in set(candidates) and is_open(own):
+            return own
+        return next((p for p in candidates if is_open(p)), None)

@@ -1,0 +1,39 @@
+"""Where judgments are kept: the protocol every store implements.
+
+A store only appends: a judgment is never changed or removed once written.
+A later judgment by the same judge of the same pair supersedes the earlier one
+(:mod:`~searchtrace.evals.judgments.labels`), and a judgment without a grade
+retracts it. :class:`~searchtrace.evals.judgments.jsonl.JsonlStore` keeps them
+in ``judgments.jsonl``; ``tests/test_judgments_store.py`` runs one contract
+suite on every implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from searchtrace.evals.judgments.records import Judgment
+
+__all__ = ["JudgmentStore"]
+
+
+class JudgmentStore(Protocol):
+    """An append-only store of judgments, safe for several processes at once."""
+
+    @property
+    def location(self) -> str:
+        """Where the store is, for messages (a file's path)."""
+        ...
+
+    def append(self, judgments: Sequence[Judgment]) -> None:
+        """Add ``judgments`` after every judgment already stored, durably, all or (when killed) a prefix."""
+        ...
+
+    def read(self) -> tuple[Judgment, ...]:
+        """Every judgment stored, in the order they were appended.
+
+        Raises:
+            DataError: a damaged record, naming where it is.
+        """
+        ...
