@@ -271,10 +271,9 @@ def require_coverage(candidate: Path, floor: float) -> None:
         ValidationError: Judged@10 below ``floor`` (exit 2).
     """
     from searchtrace.errors import ValidationError
+    from searchtrace.evals.judgments.folder import JUDGMENTS_FILE
     from searchtrace.evals.metrics import COVERAGE_K
     from searchtrace.evals.runfolder import RunFolder
-
-    JUDGMENTS_FILE = "judgments.jsonl"  # TODO(issue 25): the judgments store's own constant once it lands
 
     summary = RunFolder.completed(str(candidate)).summary()
     judged = summary.metrics.get(f"judged@{COVERAGE_K}")
