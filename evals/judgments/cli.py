@@ -1,4 +1,4 @@
-"""``searchtrace judge import | export | status``: registered on the main parser by the evals commands."""
+"""``searchtrace judge import | export | pool | status``: registered on the main parser by the evals commands."""
 
 from __future__ import annotations
 
@@ -32,6 +32,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--force", action="store_true", help="replace an existing qrels file (default: refuse)")
     c.set_defaults(func=cmd_export)
 
+    c = commands.add_parser("pool", help="the pairs to judge: each run's top K per query, less what is judged")
+    c.add_argument("dataset", help="dataset folder (the runs must have scored it)")
+    c.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run folders to pool")
+    c.add_argument("--depth", type=int, default=10, help="ranks pooled from each source (default: 10)")
+    c.add_argument("--stages", action="store_true",
+                   help="also pool the dense, keyword, graph and fused lists of each run's traces")
+    c.add_argument("--deeper", type=int, default=0, metavar="N",
+                   help="add N random documents per query from below the depth (default: 0)")
+    c.add_argument("--seed", type=int, default=0, help="the shuffle's and the deeper sample's seed (default: 0)")
+    c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME or "
+                   "~/.searchtrace)")
+    c.set_defaults(func=cmd_pool)
+
     c = commands.add_parser("status", help="judged pairs, relevant pairs and judges per query, and totals")
     c.add_argument("dataset", help="dataset folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -56,6 +69,25 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     export = export_qrels(JudgingFolder.at(args.dataset), args.split, args.judge, args.force)
     print("\n".join(export_lines(export, width())))
+    return ExitCode.OK
+
+
+def cmd_pool(args: argparse.Namespace) -> int:
+    from searchtrace.evals.judgments.folder import JudgingFolder
+    from searchtrace.evals.judgments.pool import build_pool, write_pool
+    from searchtrace.home import Home
+
+    folder = JudgingFolder.at(args.dataset)
+    pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
+                      seed=args.seed, traces=Home.resolve(args.home).traces)
+    path = write_pool(folder, pool)
+    w = width()
+    queries = len({p.query_id for p in pool.pairs})
+    print(fit(f"pooled {len(pool.pairs)} pairs to judge over {queries} queries (depth {pool.depth}; "
+              f"{pool.already_judged} already judged, left out)", w))
+    for source, n in pool.per_source().items():
+        print(fit(f"  {n:>6}  {source}", w))
+    print(f"written to {path}")
     return ExitCode.OK
 
 

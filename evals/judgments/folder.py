@@ -2,8 +2,9 @@
 
 ``judgments.jsonl`` (the store, kept and diffed with the dataset),
 ``judging.toml`` (the scale, optional), ``reservations.sqlite`` (who is judging
-which pair right now: disposable) and ``qrels/<split>.tsv`` (what
-``judge export`` writes).
+which pair right now: disposable), ``pool.jsonl`` (the pairs ``judge pool``
+chose, in the order shown) and ``qrels/<split>.tsv`` (what ``judge export``
+writes).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from searchtrace.evals.judgments.jsonl import JsonlStore
 from searchtrace.evals.judgments.scale import SCALE_FILE, Scale
 from searchtrace.retriever import SPLIT_NAME, load_corpus, load_queries
 
-__all__ = ["JUDGMENTS_FILE", "RESERVATIONS_FILE", "JudgingFolder"]
+__all__ = ["JUDGMENTS_FILE", "POOL_FILE", "RESERVATIONS_FILE", "JudgingFolder"]
 
 JUDGMENTS_FILE = "judgments.jsonl"
 RESERVATIONS_FILE = "reservations.sqlite"
+POOL_FILE = "pool.jsonl"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ class JudgingFolder:
     @property
     def reservations(self) -> Path:
         return self.root / RESERVATIONS_FILE
+
+    @property
+    def pool(self) -> Path:
+        return self.root / POOL_FILE
 
     @property
     def scale_file(self) -> Path:
