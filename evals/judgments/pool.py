@@ -113,7 +113,7 @@ def _rankings(run: Path, stages: bool, traces: Path | None) -> dict[str, dict[st
 def _check_dataset(folder: JudgingFolder, runs: Sequence[Path]) -> None:
     """Every run scored this dataset's queries over its corpus. Raises ValidationError naming the odd run."""
     from searchtrace.evals.runfolder import RunFolder
-    from searchtrace.retriever.data.beir import dataset_fingerprint
+    from searchtrace.retriever import dataset_fingerprint
 
     mine = dataset_fingerprint(folder.root)
     for run in runs:
