@@ -23,7 +23,14 @@ if TYPE_CHECKING:
         RetrieverConfig,
     )
     from searchtrace.retriever.config.resolve import config_json, resolve_config, search_fingerprint
-    from searchtrace.retriever.data.beir import Dataset, Query, dataset_fingerprint, load_dataset, load_qrels
+    from searchtrace.retriever.data.beir import (
+        Dataset,
+        Query,
+        dataset_fingerprint,
+        dataset_name,
+        load_dataset,
+        load_qrels,
+    )
     from searchtrace.retriever.request import (
         DEFAULT_CANDIDATES,
         DEFAULT_TOP_K,
