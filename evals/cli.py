@@ -1,4 +1,4 @@
-"""``searchtrace eval | compare | gate | calibrate``: registered on the main parser."""
+"""``searchtrace eval | compare | gate | calibrate | queries``: registered on the main parser."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from searchtrace.errors import ExitCode
+from searchtrace.evals.querysets.cli import register as register_queries
 from searchtrace.names import Band
 from searchtrace.retriever import (
     DEFAULT_CANDIDATES,
@@ -87,6 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eval-run", help="run on another split to report before/after on (default: the fitted run)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_calibrate)
+
+    register_queries(sub)
 
 
 def _label_change_argument(p: argparse.ArgumentParser) -> None:
