@@ -28,6 +28,15 @@ if TYPE_CHECKING:
         parse_metrics,
     )
     from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
+    from searchtrace.evals.querysets import (
+        QueryOrigin,
+        QuerySet,
+        QuerySetInfo,
+        Sampling,
+        TrafficFilter,
+        queries_from_traces,
+        read_info,
+    )
     from searchtrace.evals.rankings import Qrels, Run
     from searchtrace.evals.runfolder import (
         BEST_SCORE,

@@ -1,4 +1,4 @@
-"""``searchtrace eval | compare | gate | calibrate | judge``: registered on the main parser."""
+"""``searchtrace eval | compare | gate | calibrate | judge | queries``: registered on the main parser."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from searchtrace.errors import ExitCode
 from searchtrace.evals.judgments.cli import register as register_judge
+from searchtrace.evals.querysets.cli import register as register_queries
 from searchtrace.names import Band
 from searchtrace.retriever import (
     DEFAULT_CANDIDATES,
@@ -93,6 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_calibrate)
 
     register_judge(sub)
+    register_queries(sub)
 
 
 def _label_change_argument(p: argparse.ArgumentParser) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Dataset,
         Query,
         dataset_fingerprint,
+        dataset_name,
         load_corpus,
         load_dataset,
         load_qrels,

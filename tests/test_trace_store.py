@@ -118,14 +118,14 @@ def test_unknown_trace_is_none(store):
 # -- filters -----------------------------------------------------------------------
 
 SEARCHES = {
-    "A": FakeSearch(start_ns=T0, run_id="run-1"),
+    "A": FakeSearch(start_ns=T0, run_id="run-1", source="http", dataset="sample"),
     "B": FakeSearch(start_ns=T0 + S, mode="fast", results=(("d9", "low", 0.1),), no_confident=True,
-                    degraded=("graph",), query="Lantern Guild founder"),
+                    degraded=("graph",), query="Lantern Guild founder", source="mcp", dataset="sample"),
     "C": FakeSearch(start_ns=T0 + 2 * S, results=(("d4", "medium", 0.5),), stage_ms=30.0, run_id="run-1",
-                    query="HARBOUR lights"),
+                    query="HARBOUR lights", source="eval", dataset="sample"),
     "D": FakeSearch(start_ns=T0 + 3 * S, error_code="VALIDATION_ERROR", query="100% harbour_"),
     "E": FakeSearch(start_ns=T0 + 4 * S, results=(("d1", "high", 0.9),), degraded=("keyword", "graph"),
-                    run_id="run-2", query="Ærø ferry"),
+                    run_id="run-2", query="Ærø ferry", source="http", dataset="other"),
 }
 
 
@@ -166,6 +166,14 @@ def filled(store):
     (TraceFilter(query_text="bour_"), "D"),
     (TraceFilter(mode="graph", band="medium", run_id="run-1"), "CA"),
     (TraceFilter(degraded=True, band="high", query_text="ferry"), "E"),
+    (TraceFilter(best_band="high"), "EA"),  # A has a result in every band: its best is high
+    (TraceFilter(best_band="medium"), "C"),
+    (TraceFilter(best_band="low"), "B"),
+    (TraceFilter(sources=("http",)), "EA"),
+    (TraceFilter(sources=("http", "mcp")), "EBA"),
+    (TraceFilter(dataset="sample"), "CBA"),
+    (TraceFilter(dataset="other", sources=("mcp",)), ""),
+    (TraceFilter(dataset="sample", sources=("http", "mcp", "cli", "python"), best_band="low"), "B"),
 ])
 def test_every_filter(filled, flt, expected):
     store, name_of, _ = filled
@@ -192,6 +200,69 @@ def test_bad_filters_are_rejected():
         TraceFilter(band="top")
     with pytest.raises(ValueError, match="limit and offset must be >= 0"):
         TraceFilter(offset=-1)
+    with pytest.raises(ValueError, match="best_band must be one of high, medium, low"):
+        TraceFilter(best_band="top")
+    with pytest.raises(ValueError, match="sources must be among http, mcp, cli, eval, python, got 'web'"):
+        TraceFilter(sources=("http", "web"))
+
+
+def _as_first_schema(path):
+    """The store as a version without the source and dataset columns left it."""
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX traces_dataset")
+    conn.execute("ALTER TABLE traces DROP COLUMN source")
+    conn.execute("ALTER TABLE traces DROP COLUMN dataset")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+
+
+def test_a_store_of_the_first_schema_is_read_then_brought_up_to_date(tmp_path):
+    path = tmp_path / "traces.sqlite"
+    first = TraceStore(path)
+    first.write(record(FakeSearch(source="http", dataset="sample"))[0])
+    first.close()
+    _as_first_schema(path)
+    reader = TraceStore(path)
+    assert len(reader.list_traces()) == 1
+    assert reader.count(TraceFilter(dataset="sample")) == 0  # its traces recorded no dataset column
+    assert list(reader.scan(TraceFilter(sources=("http",), limit=None))) == []
+    reader.close()
+    writer = TraceStore(path)
+    spans, (newer,) = record(FakeSearch(source="http", dataset="sample", start_ns=T0 + S))
+    writer.write(spans)
+    assert [s.trace_id for s in writer.list_traces(TraceFilter(dataset="sample", sources=("http",)))] == [newer]
+    assert writer.count() == 2
+    writer.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone() == (2,)
+    conn.close()
+
+
+def test_rows_of_a_first_schema_store_are_inserted(tmp_path):
+    """What ``traces repair`` salvages from a store of the first schema fits the new one."""
+    old = tmp_path / "old.sqlite"
+    first = TraceStore(old)
+    spans, (trace_id,) = record(FakeSearch(query="kept"))
+    first.write(spans)
+    first.close()
+    _as_first_schema(old)
+    conn = sqlite3.connect(old)
+    traces, rows = conn.execute("SELECT * FROM traces").fetchall(), conn.execute("SELECT * FROM spans").fetchall()
+    conn.close()
+    new = TraceStore(tmp_path / "new.sqlite")
+    new.insert_rows(traces, rows)
+    detail = new.load_trace(trace_id)
+    assert detail is not None and detail.summary.query == "kept" and len(detail.spans) == 11
+    new.close()
+
+
+def test_scan_reads_oldest_first_in_batches(filled):
+    store, name_of, _ = filled
+    batches = list(store.scan(TraceFilter(limit=None), batch=2))
+    assert [len(b) for b in batches] == [2, 2, 1]
+    assert "".join(name_of[s.trace_id] for b in batches for s in b) == "ABCDE"
+    assert "".join(name_of[s.trace_id] for b in store.scan(TraceFilter(mode="graph", limit=2)) for s in b) == "AC"
 
 
 def test_naive_datetimes_are_local_time():

@@ -41,6 +41,8 @@ class FakeSearch:
     start_ns: int = T0
     stage_ms: float = 2.0
     candidates: int = 5
+    source: str | None = None
+    dataset: str | None = None
 
     @property
     def end_ns(self) -> int:
@@ -52,6 +54,8 @@ def emulate_search(tracer: trace.Tracer, s: FakeSearch, capture: CaptureConfig =
     root = tracer.start_span(v.SEARCH_SPAN, start_time=s.start_ns, attributes=attrs.span_kind(v.SEARCH_SPAN))
     root.set_attributes(attrs.request(s.query, s.mode, 3, s.candidates, 2 if s.mode == "graph" else 0, capture))
     root.set_attributes(attrs.eval_context(s.run_id, s.query_id))
+    if s.source is not None and s.dataset is not None:  # as the retriever opens its search span
+        root.set_attributes(attrs.origin(s.source, s.dataset))
     ctx = trace.set_span_in_context(root)
     stages = STAGES[:1] if s.error_code else STAGES
     for i, name in enumerate(stages):

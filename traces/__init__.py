@@ -16,11 +16,19 @@ if TYPE_CHECKING:
     from searchtrace.traces import attributes, vocabulary
     from searchtrace.traces.attributes import CaptureConfig
     from searchtrace.traces.commits import StoreCommits
-    from searchtrace.traces.damage import set_aside
+    from searchtrace.traces.damage import is_damaged, set_aside
     from searchtrace.traces.deferred import DeferredAttributes
     from searchtrace.traces.exporter import FailureKind
     from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
-    from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
+    from searchtrace.traces.records import (
+        EventRecord,
+        SpanRecord,
+        TraceDetail,
+        TraceFilter,
+        TraceSummary,
+        parse_when,
+        to_ns,
+    )
     from searchtrace.traces.store import TraceStore
     from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind
 

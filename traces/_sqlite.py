@@ -5,6 +5,11 @@ Schema: ``traces`` holds one row per trace, denormalized from its root and
 (trace_id, span_id). Attribute and event JSON above 1 KiB is stored
 zlib-compressed.
 
+``source`` and ``dataset`` (schema version 2) say where a search came from and
+which dataset it searched; a store made before them gains the two columns (empty
+for its older traces) when a writer first opens it, and a read that filters on
+them finds nothing in a store no writer has brought up to date yet.
+
 Listing is newest first, so ``traces_recent`` orders by (start_ns, trace_id)
 and carries every filter column: a filter that matches few traces (a rare
 query text, one degraded stage) is checked along that small index without
@@ -34,7 +39,8 @@ from searchtrace.names import Band
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.records import EventRecord, SpanRecord, TraceFilter, TraceSummary, to_ns
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span."""
 BAND_FLAG = {b.value: 1 << i for i, b in enumerate(Band)}  # high 1, medium 2, low 4: stored, never reorder
 PACK_ABOVE = 1024
 
@@ -45,7 +51,7 @@ CREATE TABLE IF NOT EXISTS traces (
     status TEXT, mode TEXT, query TEXT, query_fold TEXT, run_id TEXT, query_id TEXT,
     top_k INTEGER, best_score REAL, no_confident INTEGER, degraded TEXT NOT NULL DEFAULT '',
     bands INTEGER NOT NULL DEFAULT 0, n_results INTEGER, error_code TEXT,
-    n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT);
+    n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT, source TEXT, dataset TEXT);
 CREATE INDEX IF NOT EXISTS traces_recent ON traces (start_ns, trace_id, mode, bands, no_confident, degraded,
     duration_ms, run_id, query_fold);
 CREATE INDEX IF NOT EXISTS traces_mode ON traces (mode, start_ns);
@@ -58,6 +64,9 @@ CREATE TABLE IF NOT EXISTS spans (
     status_message TEXT, scope TEXT, attributes NOT NULL, events NOT NULL,
     PRIMARY KEY (trace_id, span_id))
 """
+ADDED_COLUMNS = {"source": "TEXT", "dataset": "TEXT"}
+"""Columns of ``traces`` newer than the first schema: added to an older store by its first writer."""
+ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS traces_dataset ON traces (dataset, start_ns)"
 
 INSERT_SPAN = "INSERT OR REPLACE INTO spans VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 # A span that is not the root widens the trace's time window until the root arrives.
@@ -73,7 +82,7 @@ ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excl
     duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = 1,
     root_name = excluded.root_name, status = excluded.status"""
 SEARCH_COLUMNS = ("mode", "query", "query_fold", "run_id", "query_id", "top_k", "best_score", "no_confident",
-                  "degraded", "bands", "n_results", "error_code")
+                  "degraded", "bands", "n_results", "error_code", "source", "dataset")
 UPDATE_SEARCH = f"UPDATE traces SET {', '.join(c + ' = ?' for c in SEARCH_COLUMNS)} WHERE trace_id = ?"
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 SUMMARY_COLUMNS = ("trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, "
@@ -120,8 +129,23 @@ def create_schema(conn: sqlite3.Connection) -> None:
     with write_transaction(conn):
         for statement in SCHEMA.split(";"):
             conn.execute(statement)
-        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        _add_columns(conn)
+        conn.execute(ADDED_INDEXES)
+        if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Bring a store of an older schema up to date (ADD COLUMN rewrites no row: instant at any size)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(traces)")}
+    for name, kind in ADDED_COLUMNS.items():
+        if name not in present:
+            conn.execute(f"ALTER TABLE traces ADD COLUMN {name} {kind}")
+
+
+def traces_columns(conn: sqlite3.Connection) -> list[str]:
+    """The ``traces`` table's columns, in their order (a store's older columns come first)."""
+    return [row[1] for row in conn.execute("PRAGMA table_info(traces)")]
 
 
 @contextmanager
@@ -153,6 +177,9 @@ def where(flt: TraceFilter) -> tuple[str, list]:
         add("mode = ?", flt.mode)
     if flt.band is not None:
         add("bands & ? != 0", BAND_FLAG[flt.band])
+    if flt.best_band is not None:  # bands are listed best first: none of the ones before it
+        higher = sum(BAND_FLAG[b.value] for b in list(Band)[:list(Band).index(Band(flt.best_band))])
+        add("bands & ? != 0 AND bands & ? = 0", BAND_FLAG[flt.best_band], higher)
     if flt.no_confident is not None:
         add("no_confident = ?", int(flt.no_confident))
     if isinstance(flt.degraded, bool):
@@ -165,6 +192,10 @@ def where(flt: TraceFilter) -> tuple[str, list]:
         add("run_id = ?", flt.run_id)
     if flt.query_text:
         add("instr(query_fold, ?) > 0", flt.query_text.casefold())
+    if flt.sources:
+        add(f"source IN ({','.join('?' * len(flt.sources))})", *flt.sources)
+    if flt.dataset is not None:
+        add("dataset = ?", flt.dataset)
     return (" WHERE " + " AND ".join(conds) if conds else ""), params
 
 
@@ -222,7 +253,8 @@ def search_columns(attrs: Mapping[str, Any]) -> tuple:
     return (attrs.get(v.MODE), query, query.casefold() if isinstance(query, str) else None, attrs.get(v.RUN_ID),
             attrs.get(v.QUERY_ID), attrs.get(v.TOP_K), attrs.get(v.BEST_SCORE),
             None if no_confident is None else int(bool(no_confident)), f",{','.join(degraded)}," if degraded else "",
-            bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE))
+            bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE), attrs.get(v.SOURCE),
+            attrs.get(v.DATASET))
 
 
 def summary(row: Sequence[Any]) -> TraceSummary:

@@ -73,6 +73,12 @@ def _floats(values: Scores) -> list[float]:
     return np.asarray(values, dtype=np.float64).tolist()
 
 
+def origin(source: str, dataset: str) -> dict[str, AttributeValue]:
+    """Root-span attributes saying who called (a :class:`~searchtrace.traces.vocabulary.Source` value) and
+    which dataset was searched (its folder name)."""
+    return {v.SOURCE: source, v.DATASET: dataset}
+
+
 def request(query: str, mode: str, top_k: int, candidates_: int, depth: int, capture: CaptureConfig) -> dict[str, AttributeValue]:
     """Root-span attributes describing the request."""
     out: dict[str, AttributeValue] = {

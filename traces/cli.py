@@ -26,11 +26,9 @@ if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to i
     from searchtrace.traces.records import TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.store import TraceStore
 
-_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 MIN_PREFIX = 8
 """Fewest hex digits of a trace id ``traces show`` takes."""
 _TRACE_ID = re.compile(rf"[0-9a-f]{{{MIN_PREFIX},32}}")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -294,16 +292,12 @@ def _open(args: argparse.Namespace) -> TraceStore | None:
 
 
 def _when(text: str) -> datetime:
-    from datetime import datetime, timedelta
+    from searchtrace.traces.records import parse_when
 
-    relative = _RELATIVE.match(text.strip())
-    if relative:
-        return datetime.now().astimezone() - timedelta(**{_UNITS[relative[2]]: float(relative[1])})
     try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None
+        return parse_when(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _non_negative(kind: type) -> Callable[[str], Any]:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Mapping
 
 from searchtrace.names import Band
+from searchtrace.traces.vocabulary import Source
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
 @dataclass(frozen=True)
@@ -20,11 +24,14 @@ class TraceFilter:
         until: latest root start (exclusive).
         mode: search mode (fast or graph).
         band: traces with at least one result in this band (high, medium or low).
+        best_band: traces whose best result is in this band (no result in a higher one).
         no_confident: the search's ``noConfidentResults`` flag.
         degraded: True for any degraded stage, False for none, or a stage name.
         min_latency_ms: only traces at least this slow.
         run_id: eval run id.
         query_text: case-insensitive substring of the query text (no wildcards).
+        sources: searches that came through one of these surfaces (``searchtrace.source``); empty: any.
+        dataset: searches of this dataset (its folder name, ``searchtrace.dataset``).
         limit: most traces returned (None: all).
         offset: traces skipped first.
     """
@@ -33,17 +40,24 @@ class TraceFilter:
     until: datetime | int | None = None
     mode: str | None = None
     band: str | None = None
+    best_band: str | None = None
     no_confident: bool | None = None
     degraded: bool | str | None = None
     min_latency_ms: float | None = None
     run_id: str | None = None
     query_text: str | None = None
+    sources: tuple[str, ...] = ()
+    dataset: str | None = None
     limit: int | None = 50
     offset: int = 0
 
     def __post_init__(self) -> None:
-        if self.band is not None and self.band not in {b.value for b in Band}:
-            raise ValueError(f"band must be one of {', '.join(b.value for b in Band)}, got {self.band!r}")
+        for name, band in (("band", self.band), ("best_band", self.best_band)):
+            if band is not None and band not in {b.value for b in Band}:
+                raise ValueError(f"{name} must be one of {', '.join(b.value for b in Band)}, got {band!r}")
+        unknown = [s for s in self.sources if s not in {x.value for x in Source}]
+        if unknown:
+            raise ValueError(f"sources must be among {', '.join(x.value for x in Source)}, got {unknown[0]!r}")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
 
@@ -130,3 +144,15 @@ def to_ns(value: datetime | int) -> int:
         aware = value if value.tzinfo else value.astimezone()
         return (aware - EPOCH) // timedelta(microseconds=1) * 1000
     return int(value)
+
+
+def parse_when(text: str) -> datetime:
+    """A time a filter takes: an ISO date/time (local unless it has an offset) or an age before now
+    (``30m``, ``2h``, ``7d``). Raises ValueError saying what it expects."""
+    age = _AGE.match(text.strip())
+    if age:
+        return datetime.now().astimezone() - timedelta(**{_AGE_UNITS[age[2]]: float(age[1])})
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None

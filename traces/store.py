@@ -29,7 +29,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
@@ -126,6 +126,23 @@ class TraceStore:
         rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
 
+    def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
+        """Trace summaries matching ``flt``, oldest first, ``batch`` at a time (for progress over many).
+
+        One statement reads them all, so they come from one snapshot of the store
+        whatever is written meanwhile; the filter's limit and offset apply.
+        """
+        where, params = sql.where(flt)
+        query = f"SELECT {sql.SUMMARY_COLUMNS} FROM traces{where} ORDER BY start_ns, trace_id LIMIT ? OFFSET ?"
+        cursor = self._execute(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
+        if cursor is None:
+            return
+        try:
+            while rows := cursor.fetchmany(batch):
+                yield [sql.summary(r) for r in rows]
+        finally:
+            cursor.close()
+
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
         where, params = sql.where(flt) if flt else ("", [])
@@ -205,8 +222,10 @@ class TraceStore:
         """Insert rows read from another store of this schema (see ``traces.repair``); existing rows are kept."""
         conn = self._writer()
         with sql.write_transaction(conn):
-            if traces:
-                conn.executemany(f"INSERT OR IGNORE INTO traces VALUES ({','.join('?' * len(traces[0]))})", traces)
+            if traces:  # a store of an older schema has fewer columns: the first ones, in the same order
+                names = ",".join(sql.traces_columns(conn)[:len(traces[0])])
+                conn.executemany(f"INSERT OR IGNORE INTO traces ({names}) VALUES ({','.join('?' * len(traces[0]))})",
+                                 traces)
             if spans:
                 conn.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
 
@@ -303,13 +322,22 @@ class TraceStore:
             set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced")
 
     def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
-        """Rows of a read; a store no writer has set up yet reads as empty."""
+        """Rows of a read (see :meth:`_execute`)."""
+        cursor = self._execute(query, params)
+        return cursor.fetchall() if cursor is not None else []
+
+    def _execute(self, query: str, params: Sequence[object]) -> sqlite3.Cursor | None:
+        """The cursor of a read; None (no rows) in a store no writer has set up yet, and for a filter on a
+        column a store of an older schema lacks (none of its traces recorded it)."""
         try:
-            return self._conn().execute(query, params).fetchall()
+            return self._conn().execute(query, params)
         except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return []
+            if "no such table" in str(exc) or ("no such column" in str(exc) and self._older_schema()):
+                return None
             raise
+
+    def _older_schema(self) -> bool:
+        return int(self._conn().execute("PRAGMA user_version").fetchone()[0]) < sql.SCHEMA_VERSION
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

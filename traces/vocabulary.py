@@ -223,7 +223,8 @@ SOURCE = "searchtrace.source"
 """Who called: a :class:`Source` value (http, mcp, cli, eval, python); on the search span and the server span."""
 
 DATASET = "searchtrace.dataset"
-"""The dataset a served request searched (its folder name), on the server span."""
+"""The dataset a search searched: its folder name (the index's ``dataset``), on the search span. The
+trace store keeps it in a column, by which ``searchtrace queries from-traces --dataset`` picks traces."""
 
 
 class Source(str, enum.Enum):

@@ -246,6 +246,21 @@ def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOut
 
 
 def load_for_run(settings: EvalSettings) -> tuple[Dataset, list[Query]]:
-    """The dataset and the queries of the run's split."""
+    """The dataset and the queries of the run's split.
+
+    Raises:
+        ValidationError: no query is labelled (no qrels at all, as in a query set made from traffic, or qrels
+            naming none of the queries): there is nothing to score.
+    """
     dataset = load_dataset(Path(settings.dataset), split=settings.split)
-    return dataset, list(dataset.queries_for_split())
+    queries = list(dataset.queries_for_split())
+    if not queries:
+        raise ValidationError(_nothing_to_score(dataset), field="dataset")
+    return dataset, queries
+
+
+def _nothing_to_score(dataset: Dataset) -> str:
+    if dataset.split is None:
+        return (f"{dataset.root} has {len(dataset.queries)} queries and no qrels/<split>.tsv: eval needs "
+                "labels to score them against")
+    return f"{dataset.root}: qrels/{dataset.split}.tsv labels none of its {len(dataset.queries)} queries: nothing to score"

@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--deeper", type=int, default=0, metavar="N",
                    help="add N random documents per query from below the depth (default: 0)")
     c.add_argument("--seed", type=int, default=0, help="the shuffle's and the deeper sample's seed (default: 0)")
-    c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME or "
-                   "~/.searchtrace)")
+    c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME, else the "
+                   "default home)")
     c.set_defaults(func=cmd_pool)
 
     c = commands.add_parser("status", help="judged pairs, relevant pairs and judges per query, and totals")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from searchtrace.retriever.config.model import RetrieverConfig
-from searchtrace.retriever.data.beir import dataset_fingerprint
+from searchtrace.retriever.data.beir import dataset_fingerprint, dataset_name
 
 __all__ = ["SCHEMA_VERSION", "IndexLocation", "index_key", "locate"]
 
@@ -56,5 +56,5 @@ def locate(dataset_dir: Path, config: RetrieverConfig, model_id: str) -> IndexLo
     """The index of ``dataset_dir`` under ``config`` and the model ``model_id``."""
     fingerprint = dataset_fingerprint(dataset_dir)
     key = index_key(fingerprint, model_id, config)
-    name = Path(dataset_dir).resolve().name
+    name = dataset_name(dataset_dir)
     return IndexLocation(config.home.index(name, key), key, fingerprint, name)

@@ -173,7 +173,8 @@ class Retriever:
                 run_id: str | None, query_id: str | None, with_detail: bool,
                 source: v.Source | None = None) -> tuple[SearchResponse, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
-        opening = {**attrs.span_kind(v.SEARCH_SPAN), v.SOURCE: (source or self.source).value}
+        opening = {**attrs.span_kind(v.SEARCH_SPAN),
+                   **attrs.origin((source or self.source).value, self.index.manifest.dataset)}
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=opening,
                                                record_exception=False, set_status_on_exception=False) as root:
             record(root, attrs.eval_context, run_id, query_id)

@@ -13,7 +13,7 @@ readers and field checks they share are in ``_lines`` and ``_fields``.
 """
 
 from searchtrace.retriever.data.beir.corpus import load_corpus
-from searchtrace.retriever.data.beir.dataset import SPLIT_NAME, Dataset, load_dataset
+from searchtrace.retriever.data.beir.dataset import SPLIT_NAME, Dataset, dataset_name, load_dataset
 from searchtrace.retriever.data.beir.hashing import dataset_fingerprint
 from searchtrace.retriever.data.beir.qrels import QRELS_HEADER, load_qrels
 from searchtrace.retriever.data.beir.queries import Query, load_queries
@@ -29,6 +29,7 @@ __all__ = [
     "QrelsIssue",
     "QrelsReport",
     "dataset_fingerprint",
+    "dataset_name",
     "load_corpus",
     "load_dataset",
     "load_qrels",

@@ -14,7 +14,7 @@ from searchtrace.retriever.data.beir.report import QrelsReport
 from searchtrace.retriever.data.beir.triples import load_triples
 from searchtrace.retriever.types import Document, Triple
 
-__all__ = ["SPLIT_NAME", "Dataset", "load_dataset"]
+__all__ = ["SPLIT_NAME", "Dataset", "dataset_name", "load_dataset"]
 
 SPLIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 """What a qrels split may be called: its file is ``qrels/<split>.tsv``."""
@@ -52,6 +52,11 @@ class Dataset:
         )
 
 
+def dataset_name(root: str | Path) -> str:
+    """What a dataset folder is called: its name, symlinks resolved (its index, runs and traces say it)."""
+    return Path(root).resolve().name
+
+
 def load_dataset(root: str | Path, split: str | None = None, *, need_queries: bool = True) -> Dataset:
     """Load a BEIR-layout folder (``triples.jsonl`` and ``qrels/`` optional).
 
@@ -80,7 +85,7 @@ def load_dataset(root: str | Path, split: str | None = None, *, need_queries: bo
     if (root / "triples.jsonl").exists():
         triples, aliases = load_triples(root / "triples.jsonl", doc_ids)
     return Dataset(
-        root, root.resolve().name, tuple(docs), tuple(queries), qrels, chosen, tuple(triples), aliases, report
+        root, dataset_name(root), tuple(docs), tuple(queries), qrels, chosen, tuple(triples), aliases, report
     )
 
 
