@@ -88,7 +88,16 @@ def _cost_lines(summary: RunSummary) -> list[str]:
 
 
 def print_summary(folder: Path, summary: RunSummary) -> None:
-    """The run's headline figures, for a terminal: the run's id and scope on lines of their own, then the metrics."""
+    """The run's headline figures, for a terminal: the run's id and scope on lines of their own, then the metrics
+    (a run of a dataset without labels yet: what it is for)."""
+    if summary.dataset.split is None:
+        console = _console()
+        for line in (f"run {summary.run_id}", f"name: {summary.name}",
+                     f"{summary.dataset.name}: no labels yet; {summary.dataset.queries} queries ranked",
+                     "pool them to judge: searchtrace judge pool DATASET --runs RUN ..."):
+            console.print(fit(line, width()), markup=False, highlight=False)
+        console.print(f"run folder: {folder}", markup=False, highlight=False, soft_wrap=True)
+        return
     metric_table([f"run {summary.run_id}", fit(f"name: {summary.name}", width()),
                   f"{summary.dataset.name} / {summary.dataset.split}: "
                   f"{summary.evaluated_queries} judged of {summary.dataset.queries} queries"], summary.metrics)

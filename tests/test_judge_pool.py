@@ -149,3 +149,36 @@ def test_a_simulated_judge_on_a_depth_10_pool_recovers_the_systems_order(pooled,
     assert order(pooled_qrels) == order(full)
     ours = evaluate(Qrels.from_dict(pooled_qrels), read_run(RunFolder(runs["hybrid"]).run_file), ["judged@10"])
     assert ours.mean("judged@10") == pytest.approx(1.0)  # every pooled top 10 is judged now
+
+
+def test_labels_judged_here_calibrate_the_bands(pooled, tmp_path, sample_dataset, sample_config, model):
+    """Issue 25, part 6: a judged query set of one's own corpus fits the relevance model, so the bands mean what
+    they say there (fitted on the first half of the queries, checked on the other half)."""
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.calibration import calibrate
+    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.judgments.session import JudgingSession
+    from searchtrace.retriever.search.confidence import load_calibration
+    from searchtrace.traces import TraceSettings
+
+    dataset, runs, _ = pooled
+    own = tmp_path / "own"
+    shutil.copytree(dataset, own)
+    session = JudgingSession.open(own)
+    pool = pairs_of(build_pool(JudgingFolder.at(own), list(runs.values()), 10).pairs)
+    for query_id, doc_id in pool:
+        session.record(query_id, doc_id, sample_dataset.qrels.get(query_id, {}).get(doc_id, 0), "oracle")
+    queries = sorted({q for q, _ in pool})
+    halves = {"dev": queries[: len(queries) // 2], "heldout": queries[len(queries) // 2:]}
+    made = {}
+    for split, chosen in halves.items():
+        assert main(["judge", "export", str(own), "--split", split]) == 0
+        path = own / "qrels" / f"{split}.tsv"
+        head, *rows = path.read_text().splitlines()
+        path.write_text("\n".join([head, *(r for r in rows if r.split("\t")[0] in chosen)]) + "\n")
+        made[split] = run_eval(EvalSettings(dataset=str(own), split=split, mode="fast"), sample_config,
+                               out=tmp_path / split, embedder=model, progress=False,
+                               trace_settings=TraceSettings.resolve(environ={}, store=False)).path
+    report = calibrate(made["dev"], tmp_path / "calibration.json", method="isotonic", eval_run=made["heldout"])
+    assert report["held_out"] and load_calibration(tmp_path / "calibration.json").name == "isotonic"
+    assert report["after"]["ece"] < report["before"]["ece"]  # the default ramp, tuned elsewhere, is recalibrated

@@ -248,11 +248,15 @@ def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOut
 def load_for_run(settings: EvalSettings) -> tuple[Dataset, list[Query]]:
     """The dataset and the queries of the run's split.
 
+    A dataset without any qrels (a query set made from traffic) runs every query: its run ranks them for
+    ``judge pool``, and its metrics stay empty until labels exist.
+
     Raises:
-        ValidationError: no query is labelled (no qrels at all, as in a query set made from traffic, or qrels
-            naming none of the queries): there is nothing to score.
+        ValidationError: qrels that label none of the queries (a split that cannot be scored).
     """
     dataset = load_dataset(Path(settings.dataset), split=settings.split)
+    if dataset.split is None and dataset.queries:  # no labels yet: rank every query, for pooling
+        return dataset, list(dataset.queries)
     queries = list(dataset.queries_for_split())
     if not queries:
         raise ValidationError(_nothing_to_score(dataset), field="dataset")
