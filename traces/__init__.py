@@ -15,6 +15,7 @@ from searchtrace._lazy import exports
 if TYPE_CHECKING:
     from searchtrace.traces import attributes, vocabulary
     from searchtrace.traces.attributes import CaptureConfig
+    from searchtrace.traces.cli import add_search_flags
     from searchtrace.traces.commits import StoreCommits
     from searchtrace.traces.damage import is_damaged, set_aside
     from searchtrace.traces.deferred import DeferredAttributes

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
-from searchtrace.names import Band
+from searchtrace.names import Band, Mode
 from searchtrace.terminal import width
 from searchtrace.traces.listing import SHORT_ID
 
@@ -237,16 +237,22 @@ def _print_tree(detail: TraceDetail, columns: int | None) -> None:
 # -- arguments -------------------------------------------------------------------
 
 
-def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
+def add_search_flags(p: argparse.ArgumentParser) -> None:
+    """``--since``, ``--until``, ``--mode`` and ``--no-confident``/``--confident``: which stored searches, by when,
+    how and what they found (``traces list`` and ``queries from-traces`` take the same)."""
     p.add_argument("--since", type=_when, help="ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d")
     p.add_argument("--until", type=_when, help="as --since; exclusive")
-    p.add_argument("--mode", choices=["fast", "graph"], help="only searches in this mode (default: any)")
-    p.add_argument("--band", choices=[b.value for b in Band], help="traces with a result in this confidence band")
+    p.add_argument("--mode", choices=[m.value for m in Mode], help="only searches in this mode (default: any)")
     confident = p.add_mutually_exclusive_group()
     confident.add_argument("--no-confident", dest="no_confident", action="store_const", const=True,
                            help="only searches that found no confident result")
     confident.add_argument("--confident", dest="no_confident", action="store_const", const=False,
                            help="only searches that found a confident result")
+
+
+def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
+    add_search_flags(p)
+    p.add_argument("--band", choices=[b.value for b in Band], help="traces with a result in this confidence band")
     p.add_argument("--degraded", nargs="?", const=True, metavar="STAGE",
                    help="only degraded searches (any stage, or the one named)")
     p.add_argument("--min-latency-ms", type=_non_negative(float), metavar="MS",

@@ -10,9 +10,9 @@ from searchtrace.evals.querysets.options import TRAFFIC_SOURCES, Sampling
 from searchtrace.home import add_home_argument
 from searchtrace.names import Band, Mode
 from searchtrace.terminal import fit, width
+from searchtrace.traces import add_search_flags
 
 if TYPE_CHECKING:
-    from datetime import datetime
 
     from searchtrace.evals.querysets.build import QuerySet
 
@@ -34,15 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", required=True, metavar="DATASET", help="the dataset folder the traces searched")
     p.add_argument("--source", action="append", choices=_TRAFFIC, metavar="SOURCE",
                    help=f"searches through this surface: {', '.join(_TRAFFIC)} (repeatable; default: all four)")
-    p.add_argument("--since", type=_when, help="ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d")
-    p.add_argument("--until", type=_when, help="as --since; exclusive")
-    p.add_argument("--mode", choices=[m.value for m in Mode], help="only searches in this mode (default: any)")
+    add_search_flags(p)
     p.add_argument("--band", choices=[b.value for b in Band], help="only searches whose best result is in this band")
-    confident = p.add_mutually_exclusive_group()
-    confident.add_argument("--no-confident", dest="no_confident", action="store_const", const=True,
-                           help="only searches that found no confident result")
-    confident.add_argument("--confident", dest="no_confident", action="store_const", const=False,
-                           help="only searches that found a confident result")
     p.add_argument("--sample", choices=[s.value for s in Sampling], default="all",
                    help="all (default); random: N uniformly; frequency: N weighted by how often each was asked; "
                         "top: the N most asked")
@@ -86,10 +79,3 @@ def summary_lines(made: QuerySet) -> list[str]:
     return lines
 
 
-def _when(text: str) -> datetime:
-    from searchtrace.traces import parse_when
-
-    try:
-        return parse_when(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
