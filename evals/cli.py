@@ -233,7 +233,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = compare(base, candidate, compared, untested=verdict.depth_bound(compared))
     coverage = {str(m): (base.mean(m), candidate.mean(m)) for m in shared if is_coverage(m)}
     notes = [*verdict.notes, *filter(None, [verdict.depth_note(compared)])]
-    judged_lines = [f"{m}: base {b:.2f}, candidate {c:.2f} (share of the top k judged)" for m, (b, c) in coverage.items()]
+    judged_lines = [f"{m}: base {b:.2f}, candidate {c:.2f}" for m, (b, c) in coverage.items()]
     if args.json:
         print(json.dumps({**to_json(comparison), "notes": notes,
                           "coverage": {m: {"base": b, "candidate": c} for m, (b, c) in coverage.items()}}, indent=2))

@@ -19,7 +19,7 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.average_precision import average_precision
-from searchtrace.evals.metrics.judged import bpref, judged
+from searchtrace.evals.metrics.judged import bpref, judged, ndcg_max
 from searchtrace.evals.metrics.ndcg import ndcg
 from searchtrace.evals.metrics.precision import precision, r_precision
 from searchtrace.evals.metrics.ranking import Ranking
@@ -43,6 +43,7 @@ class MetricName(str, enum.Enum):
     HIT = "hit"
     RPREC = "rprec"
     JUDGED = "judged"
+    NDCG_MAX = "ndcg_max"
     BPREF = "bpref"
 
 
@@ -74,6 +75,7 @@ REGISTRY = MappingProxyType(
         MetricName.HIT: MetricSpec(hit, Cutoff.REQUIRED, "success_{k}"),
         MetricName.RPREC: MetricSpec(r_precision, Cutoff.NONE, "", "Rprec"),
         MetricName.JUDGED: MetricSpec(judged, Cutoff.REQUIRED, ""),
+        MetricName.NDCG_MAX: MetricSpec(ndcg_max, Cutoff.REQUIRED, ""),
         MetricName.BPREF: MetricSpec(bpref, Cutoff.NONE, "", "bpref"),
     }
 )
@@ -163,12 +165,14 @@ COVERAGE_K = 10
 
 def coverage_metrics(metrics: Iterable[str | Metric]) -> tuple[Metric, ...]:
     """``judged@k`` for :data:`COVERAGE_K` and for each cutoff of ``metrics`` (ascending): how much of each
-    reported top k rests on judged documents."""
-    ks = {COVERAGE_K} | {m.k for m in parse_metrics(metrics) if m.k is not None and m.name is not MetricName.JUDGED}
-    return tuple(Metric(MetricName.JUDGED, k) for k in sorted(ks))
+    reported top k rests on judged documents; and ``ndcg_max@k`` for each ``ndcg@k``, its upper bound."""
+    parsed = [m for m in parse_metrics(metrics) if not is_coverage(m)]
+    ks = {COVERAGE_K} | {m.k for m in parsed if m.k is not None}
+    upper = sorted({m.k for m in parsed if m.name is MetricName.NDCG and m.k is not None})
+    return (*(Metric(MetricName.JUDGED, k) for k in sorted(ks)), *(Metric(MetricName.NDCG_MAX, k) for k in upper))
 
 
 def is_coverage(metric: str | Metric) -> bool:
-    """Whether ``metric`` measures the labels' reach (``judged@k``), not the ranking: shown beside the quality
-    metrics, never compared or gated as one."""
-    return Metric.parse(metric).name is MetricName.JUDGED
+    """Whether ``metric`` measures the labels' reach (``judged@k``, ``ndcg_max@k``), not the ranking: shown beside
+    the quality metrics, never compared or gated as one."""
+    return Metric.parse(metric).name in (MetricName.JUDGED, MetricName.NDCG_MAX)
