@@ -81,8 +81,7 @@ class JudgingSession:
         tally = self.tally.refresh()  # inside the transaction: no judgment can land between this read and the hold
 
         def is_open(pair: Pair) -> bool:
-            judges = tally.human_judges(pair)
-            return judge not in judges and len(judges) < per_pair and held.get(pair, judge) == judge
+            return held.get(pair, judge) == judge and not tally.settled([pair], judge, per_pair)[0]
 
         own = next((p for p, who in held.items() if who == judge), None)
         if own is not None and own in set(candidates) and is_open(own):

@@ -21,6 +21,8 @@ from searchtrace.evals.judgments.store import JudgmentStore
 
 __all__ = ["Tally"]
 
+_NONE: frozenset[str] = frozenset()
+
 
 class Tally:
     """The standing judgments of ``store`` as of the last :meth:`refresh` (nothing is read before it)."""
@@ -60,6 +62,16 @@ class Tally:
         """The judges whose human label of ``pair`` stands."""
         with self._lock:
             return frozenset(self._human.get(pair, ()))
+
+    def settled(self, pairs: Iterable[Pair], judge: str, per_pair: int = 1) -> list[bool]:
+        """For each pair: ``judge`` has labelled it, or ``per_pair`` judges have (it is no longer ``judge``'s to judge)."""
+        with self._lock:
+            return [judge in (judges := self._human.get(pair, _NONE)) or len(judges) >= per_pair for pair in pairs]
+
+    def labelled_by(self, pairs: Iterable[Pair], judge: str) -> list[bool]:
+        """For each pair: ``judge``'s human label of it stands."""
+        with self._lock:
+            return [judge in self._human.get(pair, _NONE) for pair in pairs]
 
     def label(self, pair: Pair, judge: str) -> Judgment | None:
         """``judge``'s standing judgment of ``pair`` (any kind), or None."""
