@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from searchtrace.dashboard.data.judging import PairView, Progress, disagreements, pair_view, progress, queue
 from searchtrace.dashboard.ui import cached, context, judging
@@ -84,22 +85,27 @@ def _buttons(session: JudgingSession, dataset: str, pair: Pair, judge: str) -> N
                       on_click=judging.grade, args=(session, dataset, pair, value, judge, "judge-note"))
     columns[-2].button("Skip", key="judge-skip", shortcut=SHORTCUTS["skip"], width="stretch",
                        on_click=judging.skip, args=(dataset, pair))
-    columns[-1].button("Undo", key="judge-undo", shortcut=SHORTCUTS["undo"], width="stretch",
-                       on_click=judging.undo, args=(session, dataset, judge),
-                       disabled=not judging.queue_state(dataset).judged)
+    _undo(columns[-1], session, dataset, judge)
     st.text_input("Note (optional, saved with the grade)", key="judge-note")
 
 
-def _query_done(dataset: str, state: judging.QueueState, p: Progress) -> None:
+def _undo(where: DeltaGenerator, session: JudgingSession, dataset: str, judge: str) -> None:
+    where.button("Undo", key="judge-undo", shortcut=SHORTCUTS["undo"], width="stretch", on_click=judging.undo,
+                 args=(session, dataset, judge), disabled=not judging.queue_state(dataset).judged,
+                 help="retract your last judgment made here and show its pair again")
+
+
+def _query_done(session: JudgingSession, dataset: str, judge: str, state: judging.QueueState, p: Progress) -> None:
     skipped = sum(pair[0] == state.query for pair in state.skipped)
     held = p.query_total - p.query_done - skipped
     if held > 0:
         st.info(f"Other judges hold the {held} other pairs of query {md(state.query)} left.")
     else:
         st.success(f"Every pair of query {md(state.query)} is done" + (f" but {skipped} skipped." if skipped else "."))
-    left, right, _ = st.columns([1, 1, 3])
+    left, middle, right, _ = st.columns([1, 1, 1, 2])
     left.button("Next query", key="judge-next-query", type="primary", shortcut=SHORTCUTS["next"],
                 on_click=judging.next_query, args=(dataset,))
+    _undo(middle, session, dataset, judge)
     if skipped:
         right.button("Back to the skipped", key="judge-revisit", on_click=judging.revisit_skipped, args=(dataset,))
 
@@ -118,8 +124,9 @@ def show_queue(session: JudgingSession, dataset: str, judge: str) -> None:
     if pair is None:
         if state.query is None:
             st.success("Nothing left to judge in this pool for you (pairs others hold come back when their hold ends).")
+            _undo(st.columns(4)[0], session, dataset, judge)
         else:
-            _query_done(dataset, state, done)
+            _query_done(session, dataset, judge, state, done)
         return
     _buttons(session, dataset, pair, judge)
     show_pair(context.load(pair_view, dataset, pair))

@@ -314,3 +314,47 @@ def test_query_terms_are_highlighted_and_the_text_stays_text():
     shown = _markdown(PairView("q", "d", "", "", pieces, (), True))
     assert shown == ("**Herons** nest\\. The **heron**\\'s \\[**sigil**\\]\\(https\\:\u2060\\/\\/evil\\.example\\) "
                      "\\<b\\>x\\<\\/b\\>\n\nWhat of it\\?")
+
+
+# -- the page's process killed mid-stream --------------------------------------------------------
+
+
+def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dataset):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    from searchtrace.evals.judgments import JudgingFolder, read_pool
+
+    docs = [json.loads(line)["_id"] for line in (dataset / "corpus.jsonl").read_text().splitlines() if line.strip()]
+    write_pool(dataset, [("test-001", d) for d in docs[:150]])
+    code = textwrap.dedent("""
+        import sys
+        from streamlit.testing.v1 import AppTest
+        at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
+        at.switch_page("views/judge.py").run()
+        at.text_input(key="judge-dataset-path").input(sys.argv[2]).run()
+        at.text_input(key="judge-name-input").input("ana").run()
+        at.button(key="judge-name-start").click().run()
+        for i in range(150):
+            at.button(key="judge-grade-1").click().run()
+            print(i, flush=True)
+        """)
+    env = {**os.environ, "SEARCHTRACE_HOME": str(home), "PYTHONPATH": str(APP.parents[1])}
+    child = subprocess.Popen([sys.executable, "-c", code, str(APP), str(dataset)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+    assert child.stdout is not None
+    acked = [child.stdout.readline() for _ in range(25)]
+    child.send_signal(signal.SIGKILL)
+    acked += child.stdout.readlines()
+    assert child.wait(30) == -signal.SIGKILL and len(acked) < 150
+    judged = [j.pair for j in stored(dataset)]  # reads: no damaged line
+    pool = [(p.query_id, p.doc_id) for p in read_pool(JudgingFolder.at(dataset))]
+    assert len(acked) <= len(judged) <= len(acked) + 1  # at most the click in flight is lost
+    assert judged == pool[: len(judged)]
+    session = JudgingSession.open(dataset)  # the killed process's lock does not block the next judge
+    held = session.reservations.holds()  # the pair shown when it was killed stays held until its TTL ends
+    assert set(held.values()) <= {"ana"} and set(held) <= set(pool[len(judged):])
+    assert session.next_pair("bo", pool) == next(p for p in pool[len(judged):] if p not in held)
