@@ -358,3 +358,14 @@ def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dat
     held = session.reservations.holds()  # the pair shown when it was killed stays held until its TTL ends
     assert set(held.values()) <= {"ana"} and set(held) <= set(pool[len(judged):])
     assert session.next_pair("bo", pool) == next(p for p in pool[len(judged):] if p not in held)
+
+
+def test_a_bad_folder_or_a_missing_pool_is_one_line_naming_it(home, dataset, tmp_path, monkeypatch):
+    at = open_judge(home, tmp_path / "nowhere", monkeypatch, name=None)
+    assert [e.value.replace("\\", "") for e in at.error] == [f"no dataset folder {tmp_path / 'nowhere'}"]
+    (dataset / "pool.jsonl").unlink()
+    at.text_input(key="judge-dataset-path").input(str(dataset)).run()
+    at.text_input(key="judge-name-input").input("ana").run()
+    at.button(key="judge-name-start").click().run()
+    [error] = [e.value.replace("\\", "") for e in at.error]
+    assert error == f"no pool in {dataset}: run `searchtrace judge pool {dataset} --runs RUN ...`"
