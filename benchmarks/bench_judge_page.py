@@ -30,7 +30,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from searchtrace.dashboard.data import pair_view, progress, queue
 from searchtrace.evals.judgments import JudgingFolder, JudgingSession, Judgment, PooledPair, standing
@@ -38,6 +40,7 @@ from searchtrace.evals.judgments.pool import Pool, write_pool
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "sample"
+T = TypeVar("T")
 JUDGES = ("bo", "cy", "di", "ed", "fa")
 JUDGED = 24_000  # pairs of the pool judged before the benchmark
 
@@ -69,7 +72,7 @@ def ms(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms"
 
 
-def timed(fn, *args, **kw) -> tuple[float, object]:
+def timed(fn: Callable[..., T], *args: Any, **kw: Any) -> tuple[float, T]:
     t0 = time.perf_counter()
     out = fn(*args, **kw)
     return time.perf_counter() - t0, out
