@@ -24,6 +24,7 @@ pages = [
     st.Page(context.TRACES, title="Traces", url_path="traces"),
     st.Page(context.CALIBRATION, title="Calibration", url_path="calibration"),
     st.Page(context.LATENCY, title="Latency", url_path="latency"),
+    st.Page(context.JUDGE, title="Judge", url_path="judge"),
 ]
 st.sidebar.caption(f"home: {md(context.home())}")
 st.navigation(pages).run()

@@ -16,7 +16,23 @@ if TYPE_CHECKING:
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
-    from searchtrace.evals.judgments import JsonlStore, JudgingSession, Judgment, JudgmentStore, Kind, Scale
+    from searchtrace.evals.judgments import (
+        ADJUDICATION,
+        DEFAULT_TTL_S,
+        JsonlStore,
+        JudgingFolder,
+        JudgingSession,
+        Judgment,
+        JudgmentStore,
+        Kind,
+        PairLabels,
+        PooledPair,
+        Scale,
+        Tally,
+        adjudicates,
+        pairs_of,
+        read_pool,
+    )
     from searchtrace.evals.metrics import (
         DEFAULT_METRICS,
         Evaluation,
@@ -35,6 +51,7 @@ if TYPE_CHECKING:
         Sampling,
         TrafficFilter,
         queries_from_traces,
+        query_id,
         read_info,
     )
     from searchtrace.evals.rankings import Qrels, Run

@@ -287,3 +287,37 @@ def test_judging_is_timed_in_utc(dataset):
     before = time.time()
     judged = JudgingSession.open(dataset).record(Q1, D1, 1, "ana")
     assert judged.time.utcoffset().total_seconds() == 0 and before <= judged.time.timestamp() <= time.time()
+
+
+# -- the session's tally: the store read incrementally, never stale -------------------------
+
+
+def test_the_tally_follows_appends_retractions_and_other_processes(dataset):
+    from searchtrace.evals.judgments.tally import Tally
+
+    session = JudgingSession.open(dataset)
+    tally = Tally(session.store).refresh()
+    assert len(tally) == 0
+    record(session, (Q1, D1, 2, "ana"), (Q1, D1, 0, "bo"), (Q1, D2, 1, "ana"))
+    tally.refresh()
+    assert tally.human_judges((Q1, D1)) == {"ana", "bo"}
+    assert [(p.pair, p.grades) for p in tally.shared()] == [((Q1, D1), (("ana", 2), ("bo", 0)))]
+    other = JudgingSession.open(dataset)  # another process's session
+    other.record(Q1, D1, None, "bo")
+    other.store.append([Judgment(Q1, D2, 2, "qrels", Kind.IMPORTED)])
+    tally.refresh()
+    assert tally.human_judges((Q1, D1)) == {"ana"} and tally.label((Q1, D1), "bo") is None
+    assert tally.human_judges((Q1, D2)) == {"ana"} and tally.label((Q1, D2), "qrels").grade == 2
+    assert sorted(j.pair for j in tally.standing()) == sorted(j.pair for j in standing(session.store.read()).values())
+
+
+def test_next_pair_sees_a_store_replaced_under_a_running_session(dataset):
+    session = JudgingSession.open(dataset)
+    pool = [(Q1, D1), (Q1, D2)]
+    record(session, (Q1, D1, 1, "ana"))
+    assert session.next_pair("ana", pool) == (Q1, D2)
+    session.reservations.release("ana")
+    replacement = dataset / "restored.jsonl"  # judgments.jsonl restored from a copy that lacks ana's judgment
+    replacement.write_text(json.dumps(Judgment(Q1, D2, 0, "ana").to_json()) + "\n")
+    replacement.rename(dataset / "judgments.jsonl")
+    assert session.next_pair("ana", pool) == (Q1, D1)

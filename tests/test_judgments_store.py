@@ -61,6 +61,21 @@ def test_appending_nothing_writes_nothing(make_store):
     assert store.read() == ()
 
 
+def test_read_after_gives_what_was_appended_since_the_cursor(make_store):
+    store = make_store()
+    first = store.read_after(None)
+    assert first.judgments == () and first.restarted
+    store.append([judgment("d1"), judgment("d2")])
+    second = store.read_after(first.cursor)
+    assert [j.doc_id for j in second.judgments] == ["d1", "d2"]
+    other = make_store()  # another process's handle on the same store appends
+    other.append([judgment("d3")])
+    third = store.read_after(second.cursor)
+    assert [j.doc_id for j in third.judgments] == ["d3"] and not third.restarted
+    assert store.read_after(third.cursor).judgments == ()
+    assert [j.doc_id for j in store.read_after(None).judgments] == ["d1", "d2", "d3"]
+
+
 def _append_many(factory, judge: str, count: int, start) -> None:
     store = factory()
     start.wait()
@@ -131,6 +146,52 @@ def test_a_torn_last_line_is_not_read_and_is_cut_by_the_next_append(tmp_path):
     assert [j.doc_id for j in store.read()] == ["d0", "d1"]
     store.append([judgment("d9")])
     assert path.read_bytes() == _lines(2) + json.dumps(judgment("d9").to_json(), separators=(",", ":")).encode() + b"\n"
+
+
+def test_read_after_stops_before_a_torn_line_and_reads_it_once_completed(tmp_path):
+    path = tmp_path / "judgments.jsonl"
+    line = json.dumps(judgment("d2").to_json()).encode() + b"\n"
+    path.write_bytes(_lines(1) + line[:20])
+    store = JsonlStore(path)
+    first = store.read_after(None)
+    assert [j.doc_id for j in first.judgments] == ["d0"]
+    with path.open("ab") as fh:  # the rest of the line arrives
+        fh.write(line[20:])
+    assert [j.doc_id for j in store.read_after(first.cursor).judgments] == ["d2"]
+
+
+@pytest.mark.parametrize("change", ["replaced", "truncated", "rewritten"])
+def test_read_after_reads_a_replaced_or_cut_file_whole(tmp_path, change):
+    path = tmp_path / "judgments.jsonl"
+    path.write_bytes(_lines(3))
+    store = JsonlStore(path)
+    cursor = store.read_after(None).cursor
+    fresh = b"".join(json.dumps(judgment(f"e{i}").to_json()).encode() + b"\n" for i in range(4))
+    if change == "replaced":  # another file renamed over it (a restore from a backup)
+        (tmp_path / "new").write_bytes(fresh)
+        (tmp_path / "new").rename(path)
+    elif change == "truncated":
+        with path.open("r+b") as fh:
+            fh.truncate(len(_lines(1)))
+    else:  # cut and written again past the old end, same inode, same size or more
+        with path.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(fresh)
+    again = store.read_after(cursor)
+    assert again.restarted
+    assert again.judgments == store.read()
+    assert [j.doc_id for j in again.judgments] == (["d0"] if change == "truncated" else [f"e{i}" for i in range(4)])
+
+
+def test_read_after_names_the_right_line_of_a_damaged_append(tmp_path):
+    path = tmp_path / "judgments.jsonl"
+    path.write_bytes(_lines(3))
+    store = JsonlStore(path)
+    cursor = store.read_after(None).cursor
+    with path.open("ab") as fh:
+        fh.write(b"\n{not json\n")
+    with pytest.raises(DataError, match=f"^{path}:5: damaged line: not JSON"):
+        store.read_after(cursor)
 
 
 def test_a_torn_first_line_is_cut_whole(tmp_path):

@@ -7,6 +7,17 @@ pages only lay out and tests need no browser.
 from searchtrace.dashboard.data.calibration import Calibration, calibration
 from searchtrace.dashboard.data.compare import RunComparison, compare_runs
 from searchtrace.dashboard.data.documents import documents, find_queries, query_texts
+from searchtrace.dashboard.data.judging import (
+    PairView,
+    Progress,
+    Queue,
+    dataset_folders,
+    disagreements,
+    highlight,
+    pair_view,
+    progress,
+    queue,
+)
 from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
 from searchtrace.dashboard.data.query import QueryRun, SideBySide, query_across_runs, query_run, side_by_side
 from searchtrace.dashboard.data.runs import (
@@ -32,6 +43,9 @@ from searchtrace.dashboard.data.traces import (
 __all__ = [
     "SCAN_LIMIT",
     "Calibration",
+    "PairView",
+    "Progress",
+    "Queue",
     "QueryRun",
     "RunComparison",
     "SideBySide",
@@ -40,17 +54,23 @@ __all__ = [
     "compare_runs",
     "count_traces",
     "damaged_runs",
+    "dataset_folders",
+    "disagreements",
     "differing_settings",
     "documents",
     "find_queries",
+    "highlight",
     "latency_by_run",
     "list_runs",
     "list_traces",
     "load_run",
     "metric_names",
+    "pair_view",
+    "progress",
     "per_query",
     "query_across_runs",
     "query_run",
+    "queue",
     "query_texts",
     "settings_table",
     "side_by_side",

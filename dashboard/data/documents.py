@@ -1,4 +1,4 @@
-"""Document titles and texts from a dataset's ``corpus.jsonl``, and query texts from its ``queries.jsonl``."""
+"""Document titles, texts and metadata from a dataset's ``corpus.jsonl``, and query texts from its ``queries.jsonl``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Mapping
 
 import pandas as pd
 
-__all__ = ["MAX_DATASET_FILE", "SNIPPET", "documents", "find_queries", "query_texts", "snippet"]
+__all__ = ["MAX_DATASET_FILE", "SNIPPET", "documents", "find_queries", "metadata", "query_texts", "snippet"]
 
 MAX_DATASET_FILE = 64 * 2**20  # larger corpus or queries files are not read for display
 SNIPPET = 160  # characters of a document's text shown beside its title
@@ -48,6 +48,28 @@ def documents(dataset_path: str | None) -> Mapping[str, tuple[str, str]]:
     """Each document's (title, text), by id; empty when the dataset is gone or too large to read for display."""
     path = _file(dataset_path, "corpus.jsonl")
     return _corpus(str(path), path.stat().st_mtime_ns) if path else {}
+
+
+@functools.lru_cache(maxsize=4)
+def _metadata(path: str, mtime_ns: int) -> dict[str, tuple[tuple[str, str], ...]]:
+    out = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+                out[str(row.get("_id"))] = tuple((str(k), _value(v)) for k, v in sorted(meta.items()))
+    return out
+
+
+def _value(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def metadata(dataset_path: str | None) -> Mapping[str, tuple[tuple[str, str], ...]]:
+    """Each document's metadata as (key, text) pairs, by id (empty when the corpus is gone or too large)."""
+    path = _file(dataset_path, "corpus.jsonl")
+    return _metadata(str(path), path.stat().st_mtime_ns) if path else {}
 
 
 def query_texts(dataset_path: str | None) -> Mapping[str, str]:

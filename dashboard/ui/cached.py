@@ -6,7 +6,7 @@ import streamlit as st
 
 from searchtrace.dashboard import data
 
-__all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "latency_by_run", "list_runs", "list_traces",
+__all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "dataset_folders", "latency_by_run", "list_runs", "list_traces",
            "load_run", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "trend",
            "waterfall"]
 
@@ -16,6 +16,7 @@ _cached = st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=128)
 calibration = _cached(data.calibration)
 compare_runs = _cached(data.compare_runs)
 count_traces = _cached(data.count_traces)
+dataset_folders = _cached(data.dataset_folders)
 latency_by_run = _cached(data.latency_by_run)
 list_runs = _cached(data.list_runs)
 list_traces = _cached(data.list_traces)

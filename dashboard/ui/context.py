@@ -16,7 +16,7 @@ from searchtrace.errors import SearchtraceError
 
 T = TypeVar("T")
 
-__all__ = ["CALIBRATION", "COMPARE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
+__all__ = ["CALIBRATION", "COMPARE", "JUDGE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
            "run_names", "runs_page", "select_run"]
 
 # Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
@@ -27,6 +27,7 @@ QUERY = "views/query.py"
 TRACES = "views/traces.py"
 CALIBRATION = "views/calibration.py"
 LATENCY = "views/latency.py"
+JUDGE = "views/judge.py"
 
 
 def home() -> Path:

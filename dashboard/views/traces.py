@@ -6,6 +6,7 @@ from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.text import MEDIUM
 from searchtrace.dashboard.ui.trace_filters import trace_filters
+from searchtrace.dashboard.ui.trace_judging import show_trace_judging
 from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 
 st.title("Traces")
@@ -49,6 +50,7 @@ if view is None:
     st.warning("That trace is not in the store (pruned?).")
     st.stop()
 show_trace_header(view)
+show_trace_judging(home, view)
 left, right = st.columns(2)
 with left:
     st.subheader("Spans")

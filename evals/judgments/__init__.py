@@ -5,8 +5,10 @@ label given on one configuration's ranking counts for every other. Modules:
 ``records`` (the :class:`Judgment` record and its JSON line), ``store`` (the
 store protocol) and ``jsonl`` (``judgments.jsonl``, appended under ``flock``),
 ``scale`` (``judging.toml``), ``labels`` (who stands by which grade, one grade
-per pair), ``agreement`` (between judges), ``reservations`` and ``session``
-(pairs handed out to concurrent judges, judgments recorded), ``folder`` (the
+per pair, adjudications), ``tally`` (the standing labels kept up to date by
+reading only what was appended), ``agreement`` (between judges), ``reservations`` and ``session``
+(pairs handed out to concurrent judges, judgments recorded), ``pool`` (the
+pairs to judge), ``folder`` (the
 files in a dataset folder), ``qrels_import`` and ``qrels_export`` (TREC and BEIR
 qrels in and out), ``status``, ``text`` (both for a terminal) and ``cli``.
 
@@ -24,13 +26,22 @@ if TYPE_CHECKING:
     from searchtrace.evals.judgments.agreement import Agreement, measure_agreement
     from searchtrace.evals.judgments.folder import JUDGMENTS_FILE, RESERVATIONS_FILE, JudgingFolder
     from searchtrace.evals.judgments.jsonl import JsonlStore
-    from searchtrace.evals.judgments.labels import PairLabels, majority, pair_labels, standing
+    from searchtrace.evals.judgments.labels import (
+        ADJUDICATION,
+        PairLabels,
+        adjudicates,
+        majority,
+        pair_labels,
+        standing,
+    )
+    from searchtrace.evals.judgments.pool import PooledPair, pairs_of, read_pool
     from searchtrace.evals.judgments.qrels_export import Export, export_qrels
     from searchtrace.evals.judgments.qrels_import import import_qrels
     from searchtrace.evals.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair
     from searchtrace.evals.judgments.scale import DEFAULT_SCALE, SCALE_FILE, Scale
     from searchtrace.evals.judgments.session import DEFAULT_TTL_S, JudgingSession
     from searchtrace.evals.judgments.status import QueryStatus, Status, judging_status
-    from searchtrace.evals.judgments.store import JudgmentStore
+    from searchtrace.evals.judgments.store import Appended, JudgmentStore
+    from searchtrace.evals.judgments.tally import Tally
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)

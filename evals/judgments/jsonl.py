@@ -4,7 +4,11 @@ Appends are safe from several processes at once: each takes an exclusive
 ``flock`` on the file, cuts a torn last line (a writer killed mid-write left a
 line without its newline), writes its lines in one ``write`` on an
 ``O_APPEND`` descriptor and fsyncs before it lets go. A reader takes a shared
-lock and never uses a last line without its newline. Every other line must be
+lock and never uses a last line without its newline. :meth:`JsonlStore.read_after`
+reads only the bytes past a cursor (the file's device and inode, the offset
+after its last complete line read, and the bytes just before that offset): a
+file replaced (another inode), cut short (smaller than the offset) or cut and
+written again (other bytes in the last 4 KiB before the offset) is read whole. Every other line must be
 a judgment: one that is not is a :class:`~searchtrace.errors.DataError` naming
 the file and line, and the file is left as it is for a person to look at.
 Locks are POSIX ``flock``: a local file system, not Windows.
@@ -16,15 +20,35 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from searchtrace.durable import fsync_dir, naming
 from searchtrace.errors import DataError
 from searchtrace.evals.judgments.records import Judgment, record_from_json
+from searchtrace.evals.judgments.store import Appended
 
 __all__ = ["JsonlStore"]
 
 _CHUNK = 1 << 16
+_TAIL = 4096  # bytes before a cursor's offset it keeps (the last lines read, their times to the microsecond), to tell its
+# file from one cut and written again
+
+
+@dataclass(frozen=True)
+class _Cursor:
+    """Where a read of the file stopped: its identity, the bytes and lines read, and the last bytes read."""
+
+    device: int
+    inode: int
+    offset: int
+    lines: int
+    tail: bytes
+
+    def fits(self, fd: int, stat: os.stat_result) -> bool:
+        """The file open on ``fd`` is the one this cursor read, grown or not, never cut."""
+        return ((stat.st_dev, stat.st_ino) == (self.device, self.inode) and stat.st_size >= self.offset
+                and os.pread(fd, len(self.tail), self.offset - len(self.tail)) == self.tail)
 
 
 class JsonlStore:
@@ -57,15 +81,28 @@ class JsonlStore:
 
     def read(self) -> tuple[Judgment, ...]:
         """Every judgment, in file order; a torn last line is left out."""
+        return self.read_after(None).judgments
+
+    def read_after(self, cursor: object | None) -> Appended:
+        """The judgments past ``cursor`` (see the module docstring for when it reads the whole file)."""
         try:
             handle = self.path.open("rb")
         except FileNotFoundError:
-            return ()
+            return Appended((), None, restarted=True)
         with handle:
             fcntl.flock(handle, fcntl.LOCK_SH)
+            stat = os.fstat(handle.fileno())
+            resume = cursor if isinstance(cursor, _Cursor) and cursor.fits(handle.fileno(), stat) else None
+            start, lines = (resume.offset, resume.lines) if resume else (0, 0)
+            handle.seek(start)
             data = handle.read()
-        return tuple(record_from_json(_decode(self.path, number, raw), str(self.path), number)
-                     for number, raw in _complete_lines(data))
+            complete = data[: data.rfind(b"\n") + 1]
+            end = start + len(complete)
+            tail = os.pread(handle.fileno(), min(end, _TAIL), end - min(end, _TAIL))
+        judgments = tuple(record_from_json(_decode(self.path, number, raw), str(self.path), number)
+                          for number, raw in _complete_lines(complete, lines))
+        after = _Cursor(stat.st_dev, stat.st_ino, end, lines + complete.count(b"\n"), tail)
+        return Appended(judgments, after, restarted=resume is None)
 
 
 def _line(judgment: Judgment) -> bytes:
@@ -95,10 +132,10 @@ def _cut_torn_tail(fd: int) -> None:
     os.ftruncate(fd, 0)
 
 
-def _complete_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """(1-based number, line) of every non-blank line that ends in a newline."""
+def _complete_lines(data: bytes, before: int = 0) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, counting ``before`` lines ahead of ``data``, line) of every non-blank line ending in a newline."""
     lines = data.split(b"\n")
-    for number, raw in enumerate(lines[:-1], start=1):  # the last piece has no newline: empty, or torn
+    for number, raw in enumerate(lines[:-1], start=before + 1):  # the last piece has no newline: empty, or torn
         if raw.strip():
             yield number, raw
 

@@ -4,6 +4,11 @@ A judge's later judgment of a pair supersedes their earlier one, by the order
 of the store (not by the clocks of the machines that wrote them); one without
 a grade retracts it, leaving the judge no label of the pair. Several judges'
 labels of a pair make one grade by majority, a tie going to the lower grade.
+
+An adjudication settles a pair its judges disagree on: a human judgment whose
+note starts with :data:`ADJUDICATION`, by whoever adjudicates. It is one more
+label of the pair (for two judges who disagree, the deciding one); the
+dashboard's Disagreements view lists a pair as adjudicated once it has one.
 """
 
 from __future__ import annotations
@@ -14,7 +19,16 @@ from dataclasses import dataclass
 
 from searchtrace.evals.judgments.records import Judgment, Kind, Pair
 
-__all__ = ["PairLabels", "majority", "pair_labels", "standing"]
+__all__ = ["ADJUDICATION", "PairLabels", "adjudicates", "majority", "pair_labels", "standing"]
+
+ADJUDICATION = "adjudication"
+"""How the note of an adjudicating judgment starts."""
+
+
+def adjudicates(judgment: Judgment) -> bool:
+    """``judgment`` settles a disagreement (a human grade whose note starts with :data:`ADJUDICATION`)."""
+    return (judgment.kind is Kind.HUMAN and judgment.grade is not None
+            and (judgment.note or "").startswith(ADJUDICATION))
 
 
 def standing(judgments: Iterable[Judgment]) -> dict[tuple[Pair, str], Judgment]:

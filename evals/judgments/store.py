@@ -11,11 +11,28 @@ suite on every implementation.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from searchtrace.evals.judgments.records import Judgment
 
-__all__ = ["JudgmentStore"]
+__all__ = ["Appended", "JudgmentStore"]
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What a store holds past a reader's cursor.
+
+    Attributes:
+        judgments: the judgments after the cursor, in store order (all of them when ``restarted``).
+        cursor: where this read stopped, for the next (opaque: only the store that gave it reads it).
+        restarted: the read began at the start: there was no cursor, or the store was replaced or cut
+            short since it was taken, so what was read before must be dropped.
+    """
+
+    judgments: tuple[Judgment, ...]
+    cursor: object
+    restarted: bool
 
 
 class JudgmentStore(Protocol):
@@ -32,6 +49,17 @@ class JudgmentStore(Protocol):
 
     def read(self) -> tuple[Judgment, ...]:
         """Every judgment stored, in the order they were appended.
+
+        Raises:
+            DataError: a damaged record, naming where it is.
+        """
+        ...
+
+    def read_after(self, cursor: object | None) -> Appended:
+        """The judgments appended since ``cursor`` (None: all), and the cursor to pass next time.
+
+        A cursor the store no longer matches (its file replaced or truncated) reads everything again,
+        with ``restarted`` set: a reader never keeps a state the store has dropped.
 
         Raises:
             DataError: a damaged record, naming where it is.

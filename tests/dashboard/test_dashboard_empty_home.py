@@ -8,7 +8,8 @@ import pytest
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 PAGES = [("views/runs.py", "Runs"), ("views/compare.py", "Compare"), ("views/query.py", "Query"),
-         ("views/traces.py", "Traces"), ("views/calibration.py", "Calibration"), ("views/latency.py", "Latency")]
+         ("views/traces.py", "Traces"), ("views/calibration.py", "Calibration"), ("views/latency.py", "Latency"),
+         ("views/judge.py", "Judge")]
 
 
 @pytest.mark.parametrize(("script", "heading"), PAGES)

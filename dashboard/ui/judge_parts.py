@@ -1,0 +1,155 @@
+"""Sections of the Judge page: the dataset picker, the queue of pairs, the pair shown, and the disagreements."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from searchtrace.dashboard.data.judging import PairView, Progress, disagreements, pair_view, progress, queue
+from searchtrace.dashboard.ui import cached, context, judging
+from searchtrace.dashboard.ui.text import MEDIUM, md
+from searchtrace.evals import DEFAULT_TTL_S, JudgingFolder, JudgingSession
+
+__all__ = ["pick_dataset", "show_disagreements", "show_pair", "show_queue"]
+
+Pair = tuple[str, str]
+SHORTCUTS = {"skip": "S", "undo": "U", "next": "N"}  # grades are their digits
+_BLANK = re.compile(r"\n\s*\n")
+
+
+def pick_dataset(home: Path) -> str:
+    """A dataset folder: one the home's runs scored, or a path typed (which wins); the page stops until one is valid."""
+    known = cached.dataset_folders(home)
+    chosen = st.selectbox("Dataset", known, key="judge-dataset", index=0 if known else None,
+                          placeholder="no run scored a dataset folder still here: type its path below")
+    typed = st.text_input("Or a dataset folder's path", key="judge-dataset-path", value=context.param("dataset") or "")
+    folder = typed.strip() or chosen
+    if not folder:
+        st.info("Pick a dataset, or type the path of a dataset folder (its pool.jsonl is the queue).")
+        st.stop()
+    path = context.load(JudgingFolder.at, folder).root.resolve()
+    return str(path)
+
+
+def _markdown(view: PairView) -> str:
+    """The document's text as Markdown: escaped, the query's terms in bold, paragraphs kept."""
+    out = []
+    for piece, term in view.text:
+        out.append(f"**{md(piece)}**" if term else _escaped(piece))
+    return "".join(out)
+
+
+def _escaped(piece: str) -> str:
+    """``piece`` escaped (:func:`md`), a blank line kept as a paragraph break, a space at either end kept."""
+    return "\n\n".join(_inline(part) for part in _BLANK.split(piece))
+
+
+def _inline(text: str) -> str:
+    core = md(text)
+    if not core:
+        return " " if text else ""
+    return (" " if text[:1].isspace() else "") + core + (" " if text[-1:].isspace() else "")
+
+
+def show_pair(view: PairView) -> None:
+    """The query, then the document: title, whole text with the query's terms in bold, metadata."""
+    st.markdown(f"#### Query: {md(view.query or view.query_id)}")
+    st.caption(f"query {md(view.query_id)} · document {md(view.doc_id)}")
+    with st.container(border=True, key="judge-document"):
+        st.markdown(f"##### {md(view.title or '(untitled)')}")
+        if view.found:
+            st.markdown(_markdown(view) or "*(no text)*")
+        else:
+            st.warning("This document is not in the dataset's corpus.jsonl (or the file is too large to show).")
+        if view.metadata:
+            st.caption(" · ".join(f"{md(k)}: {md(v)}" for k, v in view.metadata))
+
+
+def _progress(p: Progress, judge: str) -> None:
+    st.progress(p.done / p.total if p.total else 1.0,
+                text=f"{p.done:,} of {p.total:,} pairs done · {p.queries_done:,} of {p.queries:,} queries · "
+                     f"{p.mine:,} judged by {md(judge)}")
+    if p.query_total:
+        st.caption(f"This query: {p.query_done} of {p.query_total} pairs done")
+
+
+def _buttons(session: JudgingSession, dataset: str, pair: Pair, judge: str) -> None:
+    scale = session.scale
+    columns = st.columns(len(scale.grades) + 2)
+    for column, (value, _) in zip(columns, scale.grades):
+        column.button(judging.grade_label(scale, value), key=f"judge-grade-{value}", type="primary",
+                      shortcut=str(value) if 0 <= value <= 9 else None, width="stretch",
+                      on_click=judging.grade, args=(session, dataset, pair, value, judge, "judge-note"))
+    columns[-2].button("Skip", key="judge-skip", shortcut=SHORTCUTS["skip"], width="stretch",
+                       on_click=judging.skip, args=(dataset, pair))
+    _undo(columns[-1], session, dataset, judge)
+    st.text_input("Note (optional, saved with the grade)", key="judge-note")
+
+
+def _undo(where: DeltaGenerator, session: JudgingSession, dataset: str, judge: str) -> None:
+    where.button("Undo", key="judge-undo", shortcut=SHORTCUTS["undo"], width="stretch", on_click=judging.undo,
+                 args=(session, dataset, judge), disabled=not judging.queue_state(dataset).judged,
+                 help="retract your last judgment made here and show its pair again")
+
+
+def _query_done(session: JudgingSession, dataset: str, judge: str, state: judging.QueueState, p: Progress) -> None:
+    skipped = sum(pair[0] == state.query for pair in state.skipped)
+    held = p.query_total - p.query_done - skipped
+    if held > 0:
+        st.info(f"Other judges hold the {held} other pairs of query {md(state.query)} left.")
+    else:
+        st.success(f"Every pair of query {md(state.query)} is done" + (f" but {skipped} skipped." if skipped else "."))
+    left, middle, right, _ = st.columns([1, 1, 1, 2])
+    left.button("Next query", key="judge-next-query", type="primary", shortcut=SHORTCUTS["next"],
+                on_click=judging.next_query, args=(dataset,))
+    _undo(middle, session, dataset, judge)
+    if skipped:
+        right.button("Back to the skipped", key="judge-revisit", on_click=judging.revisit_skipped, args=(dataset,))
+
+
+def show_queue(session: JudgingSession, dataset: str, judge: str) -> None:
+    """The next pair of the pool for ``judge`` (held for them), its grade buttons, and progress."""
+    pool = context.load(queue, dataset)
+    state = judging.queue_state(dataset)
+    per_pair = int(st.number_input("Judges per pair", 1, 10, 1, key="judge-per-pair",
+                                   help="2 or more hands each pair to that many judges, for their agreement"))
+    pair = session.next_pair(judge, pool.candidates(state.query, state.skipped, state.first), DEFAULT_TTL_S, per_pair)
+    if pair is not None and state.query is None:
+        state.query = pair[0]
+    done = progress(session.tally, pool, judge, per_pair, state.query)
+    _progress(done, judge)
+    if pair is None:
+        if state.query is None:
+            st.success("Nothing left to judge in this pool for you (pairs others hold come back when their hold ends).")
+            _undo(st.columns(4)[0], session, dataset, judge)
+        else:
+            _query_done(session, dataset, judge, state, done)
+        return
+    _buttons(session, dataset, pair, judge)
+    show_pair(context.load(pair_view, dataset, pair))
+
+
+def show_disagreements(session: JudgingSession, dataset: str, judge: str) -> None:
+    """Pairs judged differently, each judge's grade and note, and grade buttons that record an adjudication."""
+    pending = st.toggle("Only pairs not adjudicated yet", value=True, key="judge-disputes-pending")
+    table = disagreements(session.tally.refresh(), dataset, pending_only=pending)
+    st.caption(f"{len(table)} pairs whose judges gave different grades"
+               " · an adjudication is a grade recorded with a note starting 'adjudication'")
+    if table.empty:
+        return
+    st.dataframe(table, hide_index=True, key="judge-disputes", column_config={
+        "query": st.column_config.TextColumn("query", width=MEDIUM),
+        "title": st.column_config.TextColumn("title", width=MEDIUM),
+        "notes": st.column_config.TextColumn("notes", width="large")})
+    labels = {f"{r.query_id} · {r.doc_id}": (r.query_id, r.doc_id) for r in table.itertuples()}
+    picked = st.selectbox("Adjudicate", list(labels), key="judge-dispute-pick")
+    pair = labels[picked]
+    st.text_input("Adjudication note (optional)", key="judge-adjudication-note")
+    columns = st.columns(len(session.scale.grades))
+    for column, (value, _) in zip(columns, session.scale.grades):
+        column.button(judging.grade_label(session.scale, value), key=f"judge-adjudicate-{value}", width="stretch",
+                      on_click=judging.adjudicate, args=(session, pair, value, judge, "judge-adjudication-note"))
+    show_pair(context.load(pair_view, dataset, pair))

@@ -1,0 +1,26 @@
+"""Judge: the pool's pairs one at a time for a named judge (blind: no score, rank, band or system), and the
+pairs judges disagree on, to adjudicate."""
+
+import streamlit as st
+
+from searchtrace.dashboard.ui import context, judging
+from searchtrace.dashboard.ui.judge_parts import pick_dataset, show_disagreements, show_queue
+from searchtrace.dashboard.ui.text import md
+
+st.title("Judge")
+dataset = pick_dataset(context.home())
+judge = judging.ask_judge_name("judge")
+if judge is None:
+    st.stop()
+session = context.load(judging.judging_session, dataset)
+left, right = st.columns([3, 1])
+view = left.segmented_control("View", ["Pairs", "Disagreements"], default="Pairs", key="judge-view",
+                              label_visibility="collapsed")
+right.caption(f"judging as **{md(judge)}**")
+if right.button("Not you?", key="judge-forget-name", type="tertiary"):
+    del st.session_state[judging.JUDGE_KEY]
+    st.rerun()
+if view == "Disagreements":
+    show_disagreements(session, dataset, judge)
+else:
+    show_queue(session, dataset, judge)
