@@ -55,8 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-l", "--relevance-level", type=int, metavar="N", default=1,
                    help="the lowest relevant grade (default 1)")
     t.add_argument("--unjudged", choices=["nonrelevant", "condensed"], default="nonrelevant",
-                   help="with --run: unjudged documents count as not relevant (default), or are removed before "
-                        "ranking: condensed lists, nDCG' and AP' (trec_eval -J)")
+                   help="unjudged documents count as not relevant (default), or are removed before ranking: "
+                        "condensed lists, nDCG' and AP' (trec_eval -J)")
     p.add_argument("--name", help="what to call the run in the dashboard (default: dataset, mode and the "
                    "settings that differ from the defaults, e.g. 'sample · graph · fusion=rrf')")
     p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable; default none)")
@@ -118,9 +118,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
-    if args.unjudged != "nonrelevant":
-        print("error: --unjudged condensed goes with --run (score a run file's condensed lists)", file=sys.stderr)
-        return ExitCode.INVALID
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
     from searchtrace.evals.naming import RunLabel
@@ -130,7 +127,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
     settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, depth=args.depth,
                             metrics=_metrics(args), corrective=args.corrective,
-                            batch_size=args.batch_size)
+                            batch_size=args.batch_size, unjudged=args.unjudged)
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
                       progress=show_progress(args), target=args.target, label=label)
     summary = folder.summary()

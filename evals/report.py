@@ -9,7 +9,7 @@ import numpy as np
 from searchtrace.evals import stats
 from searchtrace.evals.attribution import summarize
 from searchtrace.evals.latency import percentiles
-from searchtrace.evals.metrics import Evaluation, coverage_metrics, evaluate
+from searchtrace.evals.metrics import Evaluation, QueryRules, coverage_metrics, evaluate
 from searchtrace.evals.rankings import Qrels, Run
 from searchtrace.evals.runfolder import (
     Abstention,
@@ -37,10 +37,10 @@ def run_of(outcomes: Sequence[QueryOutcome]) -> Run:
 
 
 def evaluation(outcomes: Sequence[QueryOutcome], qrels: Mapping[str, Mapping[str, int]],
-               metrics: Sequence[str]) -> Evaluation:
+               metrics: Sequence[str], rules: QueryRules | None = None) -> Evaluation:
     """The metrics of the outcomes' rankings over the queries with judgments, and Judged@k for their cutoffs."""
     judged = {q: docs for q, docs in qrels.items() if docs}
-    return evaluate(Qrels.from_dict(judged), run_of(outcomes), [*metrics, *coverage_metrics(metrics)])
+    return evaluate(Qrels.from_dict(judged), run_of(outcomes), [*metrics, *coverage_metrics(metrics)], rules)
 
 
 def band_precision(bands: Sequence[Band], labels: Sequence[int]) -> tuple[dict[Band, BandPrecision], bool]:

@@ -171,5 +171,3 @@ def test_condensed_lists_score_as_trec_eval_minus_j(files, capsys):
     assert condensed["ndcg@10"] == pytest.approx(sum(v["ndcg_cut_10"] for v in want.values()) / 12)
     assert condensed["map"] == pytest.approx(sum(v["map"] for v in want.values()) / 12)
     assert condensed["ndcg@10"] > plain["ndcg@10"] and plain["judged@10"] == pytest.approx(1 / 3)
-    assert main(["eval", "datasets/sample", "--unjudged", "condensed"]) == 2
-    assert "--unjudged condensed goes with --run" in capsys.readouterr().err

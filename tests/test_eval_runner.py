@@ -168,3 +168,25 @@ def test_killed_eval_resumes_without_losing_completed_queries(tmp_path, sample_c
     finally:
         store.close()
     assert set(per_query["query_id"]) <= traced
+
+
+def test_a_local_eval_scores_condensed_lists_when_asked(tmp_path, sample_config, model):
+    """``--unjudged condensed``: the run's own ranking, its unjudged documents removed before scoring."""
+    from searchtrace.evals import EvalSettings, RunFolder
+    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.metrics import QueryRules, evaluate
+    from searchtrace.evals.rankings import Qrels
+    from searchtrace.evals.trec import read_run
+    from searchtrace.retriever.data.beir import load_dataset
+    from searchtrace.traces import TraceSettings
+
+    settings = EvalSettings(dataset=str(SAMPLE), mode="fast", unjudged="condensed")
+    folder = run_eval(settings, sample_config, out=tmp_path / "c", embedder=model, progress=False,
+                      trace_settings=TraceSettings.resolve(environ={}, store=False))
+    qrels = {q: d for q, d in load_dataset(SAMPLE).qrels.items() if d}
+    want = evaluate(Qrels.from_dict(qrels), read_run(folder.run_file), ["ndcg@10"], QueryRules(judged_only=True))
+    assert folder.summary().metrics["ndcg@10"] == pytest.approx(want.mean("ndcg@10"), abs=1e-6)
+    assert json.loads(folder.settings_file.read_text())["unjudged"] == "condensed"
+    assert RunFolder(folder.path).settings() == settings.__class__.from_json(
+        json.loads(folder.settings_file.read_text()), "settings.json")
+    assert "unjudged" not in EvalSettings(dataset="x").to_json()  # the default is not written

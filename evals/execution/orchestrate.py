@@ -196,7 +196,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
     records = folder.records()
     order = {q.id: i for i, q in enumerate(dataset.queries)}
     outcomes = sorted(folder.outcomes(), key=lambda o: order.get(o.query_id, len(order)))
-    ev = report.evaluation(outcomes, dataset.qrels, settings.metrics)
+    ev = report.evaluation(outcomes, dataset.qrels, settings.metrics, settings.rules)
     folder.write_run_file(report.run_of(outcomes), tag=folder.run_id)
     folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))
     corrective = None

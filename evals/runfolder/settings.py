@@ -9,6 +9,7 @@ from typing import Any
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics.metric import DEFAULT_METRICS
+from searchtrace.evals.metrics.rules import QueryRules
 from searchtrace.evals.runfolder._fields import FORMAT_VERSION, Fields, check_version
 from searchtrace.names import Mode
 from searchtrace.retriever import DEFAULT_CANDIDATES, MAX_CANDIDATES
@@ -34,6 +35,8 @@ class EvalSettings:
         results_per_query: ranked results kept per query for calibration.
         retriever: fingerprint of the retriever's search settings (filled by
             ``run_eval``), so a run never resumes under other settings.
+        unjudged: how unjudged documents count: ``nonrelevant``, or ``condensed`` (removed before ranking,
+            trec_eval ``-J``). Written only when not the default, so older runs' settings read the same.
     """
 
     dataset: str
@@ -46,6 +49,7 @@ class EvalSettings:
     attribution_k: int = 10
     results_per_query: int = 20
     retriever: str = ""
+    unjudged: str = "nonrelevant"
 
     def __post_init__(self) -> None:
         if not 1 <= self.depth <= MAX_CANDIDATES:
@@ -54,6 +58,13 @@ class EvalSettings:
             raise ValidationError(f"mode must be fast or graph, got {self.mode!r}", field="mode")
         if self.batch_size < 1:
             raise ValidationError(f"batch_size must be >= 1, got {self.batch_size}", field="batch_size")
+        if self.unjudged not in ("nonrelevant", "condensed"):
+            raise ValidationError(f"unjudged must be nonrelevant or condensed, got {self.unjudged!r}", field="unjudged")
+
+    @property
+    def rules(self) -> QueryRules:
+        """The query rules the run is scored under."""
+        return QueryRules(judged_only=self.unjudged == "condensed")
 
     def key(self) -> str:
         """A short hash of the settings (the last part of a default run id)."""
@@ -62,6 +73,8 @@ class EvalSettings:
     def _fields(self) -> dict[str, Any]:
         """The settings under their names in ``settings.json`` (``depth`` is ``top_k`` there)."""
         fields = asdict(self)
+        if self.unjudged == "nonrelevant":
+            del fields["unjudged"]
         return {("top_k" if k == "depth" else k): v for k, v in fields.items()}
 
     def to_json(self) -> dict[str, Any]:
@@ -81,4 +94,4 @@ class EvalSettings:
         return cls(dataset=f.text("dataset"), split=f.opt_text("split"), mode=f.opt_text("mode"), depth=f.integer("top_k"),
                    metrics=f.strings("metrics"), corrective=f.flag("corrective"), batch_size=f.integer("batch_size"),
                    attribution_k=f.integer("attribution_k"), results_per_query=f.integer("results_per_query"),
-                   retriever=f.text("retriever", ""))
+                   retriever=f.text("retriever", ""), unjudged=f.text("unjudged", "nonrelevant"))
