@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -150,7 +151,7 @@ def _judge_until_done(dataset: Path, judge: str, pool: list[tuple[str, str]], st
 
 
 def test_two_processes_judging_through_reservations_never_share_a_pair_and_lose_none(dataset):
-    pool = [(f"q{i // 20}", f"d{i}") for i in range(300)]
+    pool = [(f"q{i // 20}", f"d{i}") for i in range(1000)]  # about 500 judgments each (issue 25's figure)
     start = FORK.Event()
     workers = [FORK.Process(target=_judge_until_done, args=(dataset, judge, pool, start)) for judge in ("ana", "bo")]
     for w in workers:
@@ -161,7 +162,8 @@ def test_two_processes_judging_through_reservations_never_share_a_pair_and_lose_
         assert w.exitcode == 0
     stored = JudgingSession.open(dataset).store.read()
     assert sorted(j.pair for j in stored) == sorted(pool)  # every pair judged, and judged once: never held by both
-    assert {j.judge for j in stored} == {"ana", "bo"}
+    by_judge = Counter(j.judge for j in stored)
+    assert set(by_judge) == {"ana", "bo"} and min(by_judge.values()) >= 250, by_judge  # both judged at once
 
 
 def test_next_pair_refuses_a_bad_ttl(dataset):
