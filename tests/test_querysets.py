@@ -300,3 +300,30 @@ def test_a_bad_source_or_time_is_said_by_the_parser(traffic_home, tmp_path, caps
             from_traces(tmp_path / "out", traffic_home, *options)
         assert stopped.value.code == 2
     assert "expected an ISO date/time or an age like 30m, 2h, 7d; got 'yesterday'" in capsys.readouterr().err
+
+
+def test_judgments_carry_over_and_force_never_loses_one(traffic_home, tmp_path, capsys):
+    """Labels are keyed by (query id, doc id): those made on the source dataset for the set's queries (judging
+    live traffic on the Traces page) are carried into the query set; ``--force`` keeps the set's own."""
+    import shutil
+    from datetime import UTC, datetime
+
+    from searchtrace.evals.judgments import JsonlStore, Judgment, Kind
+    from searchtrace.evals.querysets import query_id
+
+    judged_at = datetime(2026, 11, 25, tzinfo=UTC)
+    source = tmp_path / "src" / "sample"  # the traces searched a dataset named sample
+    shutil.copytree(SAMPLE, source)
+    asked = query_id("http graph high")
+    on_source = [Judgment(asked, "d1", 2, "ana", Kind.HUMAN, judged_at, None, None),
+                 Judgment(query_id("never asked"), "d1", 1, "ana", Kind.HUMAN, judged_at, None, None)]
+    JsonlStore(source / "judgments.jsonl").append(on_source)
+    out = tmp_path / "set"
+    argv = ["queries", "from-traces", str(out), "--dataset", str(source), "--home", str(traffic_home), "--no-progress"]
+    assert main(argv) == 0
+    assert JsonlStore(out / "judgments.jsonl").read() == (on_source[0],)  # only the set's queries
+    own = Judgment(asked, "d2", 0, "bo", Kind.HUMAN, judged_at, None, None)
+    JsonlStore(out / "judgments.jsonl").append([own])
+    assert main([*argv, "--force"]) == 0
+    assert JsonlStore(out / "judgments.jsonl").read() == (on_source[0], own)  # kept, and nothing twice
+    capsys.readouterr()

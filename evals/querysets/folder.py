@@ -114,7 +114,7 @@ def write_folder(out: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, 
     building.mkdir(parents=True)
     try:
         with naming(building):
-            _fill(building, dataset, chosen, info)
+            _fill(building, dataset, chosen, info, out if out.is_dir() else None)
             fsync_tree(building)
         _replace(out, building)
     except BaseException:
@@ -122,14 +122,35 @@ def write_folder(out: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, 
         raise
 
 
-def _fill(folder: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo) -> None:
+def _fill(folder: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo,
+          replaced: Path | None = None) -> None:
     for name in LINKED:
         if (dataset / name).exists():
             (folder / name).symlink_to((dataset / name).resolve())
+    chosen = list(chosen)
     with (folder / QUERIES_FILE).open("w", encoding="utf-8") as handle:
         handle.writelines(query_line(q, p) + "\n" for q, p in chosen)
     (folder / INFO_FILE).write_text(json.dumps(info.to_json(), indent=2, ensure_ascii=False) + "\n",
                                     encoding="utf-8")
+    _carry_judgments(folder, dataset, {q.id for q, _ in chosen}, replaced)
+
+
+def _carry_judgments(folder: Path, dataset: Path, ids: set[str], replaced: Path | None) -> None:
+    """The query set's judgments: those of the folder it replaces, whole (a label is never lost to ``--force``),
+    then the source dataset's judgments of its queries not already there (labels are keyed by query id and doc
+    id, so those made on the source, e.g. judging live traffic on the Traces page, count here too)."""
+    from searchtrace.evals.judgments import JUDGMENTS_FILE, JsonlStore
+
+    target = folder / JUDGMENTS_FILE
+    kept: set = set()
+    if replaced is not None and (replaced / JUDGMENTS_FILE).is_file():
+        shutil.copyfile(replaced / JUDGMENTS_FILE, target)
+        kept = set(JsonlStore(target).read())
+    source = dataset / JUDGMENTS_FILE
+    if source.is_file():
+        carried = [j for j in JsonlStore(source).read() if j.query_id in ids and j not in kept]
+        if carried:
+            JsonlStore(target).append(carried)
 
 
 def _replace(out: Path, building: Path) -> None:
