@@ -151,7 +151,9 @@ def _judge_until_done(dataset: Path, judge: str, pool: list[tuple[str, str]], st
 
 
 def test_two_processes_judging_through_reservations_never_share_a_pair_and_lose_none(dataset):
-    pool = [(f"q{i // 20}", f"d{i}") for i in range(1000)]  # about 500 judgments each (issue 25's figure)
+    docs = [json.loads(line)["_id"] for line in (dataset / "corpus.jsonl").read_text().splitlines()][:200]
+    pool = [(f"q{i}", d) for i in range(5) for d in docs]  # 1,000 pairs: about 500 judgments each (issue 25)
+    assert len(pool) == 1000
     start = FORK.Event()
     workers = [FORK.Process(target=_judge_until_done, args=(dataset, judge, pool, start)) for judge in ("ana", "bo")]
     for w in workers:
@@ -323,3 +325,12 @@ def test_next_pair_sees_a_store_replaced_under_a_running_session(dataset):
     replacement.write_text(json.dumps(Judgment(Q1, D2, 0, "ana").to_json()) + "\n")
     replacement.rename(dataset / "judgments.jsonl")
     assert session.next_pair("ana", pool) == (Q1, D1)
+
+
+def test_a_judgment_of_a_document_the_dataset_lacks_is_refused_and_nothing_written(dataset):
+    """Issue 25, bad input: the document is named; a query id may be live traffic's, not in queries.jsonl."""
+    session = JudgingSession.open(dataset)
+    with pytest.raises(ValidationError, match="unknown document 'nowhere'"):
+        session.record(Q1, "nowhere", 1, "ada")
+    assert session.store.read() == ()
+    assert session.record("q0123456789abcdef", D1, 1, "ada").grade == 1  # a traffic query's id

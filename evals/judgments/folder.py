@@ -75,6 +75,10 @@ class JudgingFolder:
     def scale(self) -> Scale:
         return Scale.load(self.root)
 
+    def doc_ids(self) -> frozenset[str]:
+        """The dataset's document ids (``corpus.jsonl``)."""
+        return frozenset(d.id for d in load_corpus(self.root / "corpus.jsonl"))
+
     def ids(self) -> tuple[frozenset[str], frozenset[str]]:
         """The dataset's query ids and doc ids (``queries.jsonl``, ``corpus.jsonl``)."""
         queries = load_queries(self.root / "queries.jsonl")

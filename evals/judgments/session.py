@@ -37,23 +37,36 @@ DEFAULT_TTL_S = 600.0
 class JudgingSession:
     """One dataset's judging: its scale, its store and the pairs judges hold."""
 
-    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Reservations) -> None:
+    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Reservations,
+                 documents: Callable[[], frozenset[str]] | None = None) -> None:
         self.store, self.scale, self.reservations = store, scale, reservations
         self.tally = Tally(store)
+        self._documents = documents
+        self._known: frozenset[str] | None = None
 
     @classmethod
     def open(cls, dataset: str | Path, clock: Callable[[], float] = time.time) -> JudgingSession:
         """The session of the dataset folder ``dataset`` (its ``judgments.jsonl``, ``judging.toml``)."""
         folder = JudgingFolder.at(dataset)
-        return cls(folder.store(), folder.scale(), Reservations(folder.reservations, clock))
+        return cls(folder.store(), folder.scale(), Reservations(folder.reservations, clock), folder.doc_ids)
 
     def record(self, query_id: str, doc_id: str, grade: int | None, judge: str, *, kind: Kind = Kind.HUMAN,
                note: str | None = None, trace_id: str | None = None) -> Judgment:
         """Append one judgment (``grade`` None retracts the judge's earlier one) and free the pair.
 
+        The document must be one of the dataset's (its corpus is read once, at the first judgment); the query id
+        may be one the dataset's ``queries.jsonl`` lacks: live traffic judged on the Traces page is labelled under
+        the id a query set made later gives it.
+
         Raises:
-            ValidationError: a grade off the scale, or an empty id or judge.
+            ValidationError: a grade off the scale, an empty id or judge, or a document the dataset lacks.
         """
+        if self._documents is not None:
+            if self._known is None:
+                self._known = self._documents()
+            if doc_id not in self._known:
+                raise ValidationError(f"unknown document {doc_id!r}: not in the dataset's corpus.jsonl",
+                                      field="doc_id")
         judgment = Judgment(query_id, doc_id, self.scale.check(grade), judge, kind, now(), note, trace_id)
         self.store.append([judgment])
         self.reservations.release(judge, judgment.pair)
