@@ -197,8 +197,10 @@ def test_judge_import_export_and_status_fit(capsys, tmp_path):
     dataset = tmp_path / "sample"
     shutil.copytree(SAMPLE, dataset)
     fits(run(capsys, "judge", "import", dataset, SAMPLE / "qrels" / "dev.tsv"), dataset / "judgments.jsonl")
-    session = JudgingSession.open(dataset)
     long_query, long_doc = "q-" + "long-query-id-" * 8, "d-" + "a-very-long-document-id-" * 5
+    with open(dataset / "corpus.jsonl", "a", encoding="utf-8") as fh:  # record() takes the corpus's documents
+        fh.write(json.dumps({"_id": long_doc, "title": "Long", "text": "a document with a long id"}) + "\n")
+    session = JudgingSession.open(dataset)
     judges = ("ana", "bo", "cy-" + "with-a-long-name-" * 5)
     for i, judge in enumerate(judges):
         session.record("test-001", "bio-orsolya-venn", i % 3, judge)
