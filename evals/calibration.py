@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
+from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals import report, stats
 from searchtrace.evals.runfolder import RunFolder, feature_column
@@ -147,8 +148,8 @@ def calibrate(run: Path, out: Path, *, method: str = "logistic", eval_run: Path 
     fit_table = fitted_on.results()
     x, y = _xy(fitted_on, fit_table)
     model = fit_logistic(x, y) if method == "logistic" else fit_isotonic(x, y, feature=Feature.DENSE.value)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(model, indent=2), encoding="utf-8")
+    payload = json.dumps(model, indent=2).encode("utf-8")
+    write_atomic(out, lambda tmp: tmp.write_bytes(payload))  # a crash leaves the old file, never half a model
     target = RunFolder.completed(eval_run) if eval_run is not None else fitted_on
     table = target.results()
     ex, ey = _xy(target, table)

@@ -9,7 +9,7 @@ seeded random sample of ``N`` documents per query from ranks below ``K``, so the
 labels also say something about what the pool's depth missed.
 
 The pool is written to ``pool.jsonl`` in the dataset folder, a line per pair, in
-the order a judge is shown them: queries in the dataset's order, the pairs of
+the order a judge is shown them: queries by id, the pairs of
 each shuffled by a seed. What a judge is shown is blind: no score, rank, band or
 system (those stay in the file, for analysis after judging).
 """
