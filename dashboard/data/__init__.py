@@ -19,7 +19,14 @@ from searchtrace.dashboard.data.judging import (
     queue,
 )
 from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
-from searchtrace.dashboard.data.query import QueryRun, SideBySide, query_across_runs, query_run, side_by_side
+from searchtrace.dashboard.data.query import (
+    QueryRun,
+    SideBySide,
+    gold_ranks_across,
+    query_across_runs,
+    query_run,
+    side_by_side,
+)
 from searchtrace.dashboard.data.runs import (
     damaged_runs,
     differing_settings,
@@ -59,6 +66,7 @@ __all__ = [
     "differing_settings",
     "documents",
     "find_queries",
+    "gold_ranks_across",
     "highlight",
     "latency_by_run",
     "list_runs",

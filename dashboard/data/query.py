@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -15,7 +15,7 @@ from searchtrace.evals import BEST_SCORE, NO_CONFIDENT, QueryOutcome
 from searchtrace.names import FUSED_STAGES
 from searchtrace.retriever import RetryHints
 
-__all__ = ["STAGES", "QueryRun", "SideBySide", "query_across_runs", "query_run", "side_by_side"]
+__all__ = ["STAGES", "QueryRun", "SideBySide", "gold_ranks_across", "query_across_runs", "query_run", "side_by_side"]
 
 #: Retrieval stages a gold document can be found by, in funnel order.
 STAGES = tuple(s.value for s in FUSED_STAGES)
@@ -62,6 +62,31 @@ def query_across_runs(home: str | Path, query_id: str, metrics: tuple[str, ...] 
     rows = per_query_rows(home, runs["run_id"].tolist(), query_id, [*metrics, *values])
     info = runs[["run_id", "dataset", "mode", "created_at"]]
     return info.merge(rows, on="run_id", how="inner").reset_index(drop=True)
+
+
+GOLD_RANK_COLUMNS = ("run_id", "doc_id", "title", "grade", "rank", "depth")
+
+
+def gold_ranks_across(home: str | Path, query_id: str, run_ids: Sequence[str]) -> pd.DataFrame:
+    """Where each gold document of the query ranked in each of ``run_ids`` (in the order given).
+
+    One row per (run, gold document of that run's labels): ``rank`` is the document's position in the
+    run's ranking (None when the run did not rank it within ``depth``, the length of the ranking it kept).
+    A run without a record of the query has no rows.
+    """
+    rows: list[dict[str, object]] = []
+    for run_id in run_ids:
+        outcome = run_folder(home, run_id).query(query_id)
+        if outcome is None:
+            continue
+        docs = documents(run_folder(home, run_id).summary().dataset.path)
+        ranking = tuple(doc for doc, _ in outcome.ranking)
+        for t in sorted(outcome.attribution, key=lambda t: (-t.grade, t.doc_id)):
+            rows.append({"run_id": run_id, "doc_id": t.doc_id, "title": docs.get(t.doc_id, ("", ""))[0],
+                         "grade": t.grade, "rank": _rank_in(ranking, t.doc_id), "depth": len(ranking)})
+    frame = pd.DataFrame(rows, columns=list(GOLD_RANK_COLUMNS))
+    frame["rank"] = frame["rank"].astype("Int64")
+    return frame
 
 
 def _gold(outcome: QueryOutcome) -> pd.DataFrame:

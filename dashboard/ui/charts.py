@@ -9,7 +9,7 @@ import pandas as pd
 
 from searchtrace.names import Band
 
-__all__ = ["PICK", "band_precision", "best_vs_ndcg", "funnel", "latency_boxes", "latency_trend", "pair_scatter",
+__all__ = ["PICK", "band_precision", "best_vs_ndcg", "funnel", "gold_ranks", "latency_boxes", "latency_trend", "pair_scatter",
            "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
@@ -40,6 +40,22 @@ def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
                                                                             columns=2)),
         tooltip=[alt.Tooltip("name:N", title="run"), alt.Tooltip(f"{color}:N", title="settings"),
                  alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M"), alt.Tooltip("value:Q", format=".3f")])
+
+
+def gold_ranks(frame: pd.DataFrame) -> alt.Chart:
+    """Each gold document's rank in each chosen run (x: the runs in the order given, y: rank, best at the
+    top); a run that did not rank the document is drawn at its depth + 1 with a hollow mark."""
+    order = list(dict.fromkeys(frame["run"]))
+    shown = frame.assign(placed=frame["rank"].astype("Float64").fillna(frame["depth"] + 1).astype(float),
+                         ranked=frame["rank"].notna().map({True: "ranked", False: "not ranked"}))
+    return alt.Chart(shown).mark_line(point=alt.OverlayMarkDef(size=60, filled=True)).encode(
+        x=alt.X("run:N", sort=order, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=220)),
+        y=alt.Y("placed:Q", title="rank (1 = top)", scale=alt.Scale(reverse=True, zero=False)),
+        color=alt.Color("doc_id:N", title="gold document", legend=alt.Legend(orient="bottom", columns=3)),
+        shape=alt.Shape("ranked:N", title=None, scale=alt.Scale(domain=["ranked", "not ranked"],
+                                                                range=["circle", "triangle-down"])),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("doc_id:N"), alt.Tooltip("title:N"), alt.Tooltip("grade:Q"),
+                 alt.Tooltip("rank:Q")]).properties(height=260)
 
 
 PICK = "pick"  # the scatter's point selection (st.altair_chart on_select)

@@ -71,3 +71,26 @@ if len(across) > 1 and "ndcg@10" in across:
     groups = runs.set_index("run_id")["group"]
     points = across.rename(columns={"ndcg@10": "value"}).assign(group=across["run_id"].map(groups))
     st.altair_chart(charts.trend(points, "ndcg@10"), width="stretch")
+
+st.subheader("Gold documents across runs")
+same = runs[runs["dataset"] == runs.set_index("run_id").at[cand, "dataset"]]["run_id"].tolist()
+chosen = st.multiselect("Runs", same, default=[r for r in dict.fromkeys([base, cand]) if r in same],
+                        format_func=context.run_label(runs), key="query-gold-runs",
+                        help="Runs of this query's dataset, in the order picked: where each gold document "
+                             "ranked in each.")
+ranks = cached.gold_ranks_across(home, query_id, tuple(chosen))
+if not chosen:
+    st.caption("Pick runs to see where the query's gold documents ranked in each.")
+elif ranks.empty:
+    st.caption("The chosen runs have no gold documents for this query (no labels, or none relevant).")
+else:
+    label = context.run_label(runs)
+    labels = {r: label(r) for r in chosen}
+    repeated = {x for x in labels.values() if list(labels.values()).count(x) > 1}
+    ranks = ranks.assign(run=ranks["run_id"].map(lambda r: f"{labels[r]} {r}" if labels[r] in repeated else labels[r]))
+    table = ranks.set_index(["doc_id", "title", "grade", "run"])["rank"].unstack("run")
+    table = table.reindex(columns=list(dict.fromkeys(ranks["run"])))
+    st.caption("Rank of each gold document in each run (1 = top; empty: not ranked within the run's depth, "
+               f"{int(ranks['depth'].max())} at most).")
+    st.dataframe(table.reset_index(), hide_index=True, key="query-gold-ranks")
+    st.altair_chart(charts.gold_ranks(ranks), width="stretch")

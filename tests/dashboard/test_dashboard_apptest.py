@@ -81,8 +81,16 @@ def test_query_page_side_by_side(app, run_ids, sample_dataset):
     at = page(app, "views/query.py", query="test-001", run=run_ids["base"], base=run_ids["fast"])
     ok(at, "Query")
     assert at.selectbox(key="query-base").value == run_ids["fast"]
-    base_results, cand_results, gold, kg, across = frames(at)
+    base_results, cand_results, gold, kg, across, gold_across = frames(at)
     assert len(base_results) == len(cand_results) == 20 and len(across) == 4
+    # the gold documents' ranks in the two runs picked by default (baseline first), a column per run, agreeing
+    # with the side-by-side's gold moves (computed from the two rankings apart from this table)
+    assert at.multiselect(key="query-gold-runs").value == [run_ids["fast"], run_ids["base"]]
+    assert len(gold_across.columns) == 5
+    ranks = gold_across.set_index("doc_id").iloc[:, 2:].astype("Float64")
+    moves = gold.set_index("doc_id")[["base_rank", "candidate_rank"]].astype("Float64")
+    assert ranks.loc[moves.index].fillna(-1).to_numpy().tolist() == moves.fillna(-1).to_numpy().tolist()
+    assert sorted(gold_across["doc_id"]) == sorted(gold["doc_id"])
     assert base_results["title"].str.len().gt(0).all() and set(cand_results["moved"]) - {"="}
     assert len(gold) == sum(g > 0 for g in sample_dataset.qrels["test-001"].values())
     assert {"base_rank", "candidate_rank", "move"} <= set(gold.columns)

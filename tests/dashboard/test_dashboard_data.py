@@ -15,6 +15,7 @@ from searchtrace.dashboard.data import (
     calibration,
     compare_runs,
     count_traces,
+    gold_ranks_across,
     list_runs,
     list_traces,
     load_run,
@@ -235,3 +236,22 @@ def test_latency_matches_run_json(dashboard_home, run_ids):
         assert table.loc[stage, "n"] == p.n
         for q in ("p50", "p95", "p99"):
             assert math.isclose(table.loc[stage, q], getattr(p, q), abs_tol=6e-4)
+
+
+def test_gold_ranks_across_runs_in_the_order_given(dashboard_home, run_ids, sample_dataset):
+    base, top20 = run_ids["base"], run_ids["top20"]
+    ranks = gold_ranks_across(dashboard_home, "test-001", [top20, base])
+    gold = {d for d, g in sample_dataset.qrels["test-001"].items() if g > 0}
+    assert list(dict.fromkeys(ranks["run_id"])) == [top20, base]
+    for run_id, depth in ((top20, 20), (base, 100)):
+        rows = ranks[ranks["run_id"] == run_id]
+        ranking = [d for d, _ in RunFolder.completed(dashboard_home / "runs" / run_id).query("test-001").ranking]
+        assert set(rows["doc_id"]) == gold and set(rows["depth"]) == {depth} == {len(ranking)}
+        for doc, rank in zip(rows["doc_id"], rows["rank"]):
+            assert (ranking.index(doc) + 1 if doc in ranking else None) == (None if pd.isna(rank) else rank)
+    # a gold document base ranks below 20 is not ranked in top20 (the same retriever scored to depth 20)
+    deep = next((o.query_id, t.doc_id) for o in RunFolder.completed(dashboard_home / "runs" / base).outcomes()
+                for t in o.attribution if t.final_rank is not None and t.final_rank > 20)
+    both = gold_ranks_across(dashboard_home, deep[0], [base, top20]).set_index(["run_id", "doc_id"])["rank"]
+    assert both[(base, deep[1])] > 20 and pd.isna(both[(top20, deep[1])])
+    assert gold_ranks_across(dashboard_home, "no-such-query", [base]).empty
