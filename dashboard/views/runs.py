@@ -4,7 +4,9 @@ import streamlit as st
 
 from searchtrace.dashboard.data import damaged_runs, differing_settings, metric_names
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
+from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
 
 st.title("Runs")
 home = context.home()
@@ -23,9 +25,10 @@ tags = sorted({t.strip() for value in runs["tags"] for t in str(value).split(","
 varying = differing_settings(settings, runs["run_id"].tolist())
 choices = [f"{c}={v}" for c in varying for v in sorted(settings[c].dropna().unique())]
 left, middle, right = st.columns([1, 1, 2])
-dataset = left.selectbox("Dataset", ["all", *datasets], key="runs-dataset")
-tag = middle.selectbox("Tag", ["all", *tags], key="runs-tag")
-wanted = right.multiselect("Settings", choices, key="runs-settings", placeholder="any settings")
+dataset = url_selectbox(left, "Dataset", ["all", *datasets], key="runs-dataset", param="dataset")
+tag = url_selectbox(middle, "Tag", ["all", *tags], key="runs-tag", param="tag")
+wanted = url_multiselect(right, "Settings", choices, key="runs-settings", param="settings",
+                         placeholder="any settings")
 
 shown = runs
 if dataset != "all":
@@ -47,8 +50,8 @@ table = table.reset_index(drop=True)
 st.caption(f"{len(shown)} of {len(runs)} runs, newest first. Columns after the date: the settings that differ "
            "between these runs. Select a row to open its comparison with the previous run of its dataset.")
 number = st.column_config.NumberColumn
-event = st.dataframe(
-    table, hide_index=True, key="runs-table", on_select="rerun", selection_mode="single-row",
+picked_id = pick_row(
+    table, shown["run_id"].tolist(), key="runs-table", param="pick", what="run", hide_index=True,
     height=min(50 + 35 * len(table), 560),
     column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
                    "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
@@ -57,9 +60,8 @@ event = st.dataframe(
                    "compare": st.column_config.LinkColumn("compare", display_text="vs previous"),
                    "queries view": st.column_config.LinkColumn("queries", display_text="queries")})
 
-rows = event.selection.rows if event is not None else []
-if rows:
-    picked = shown.iloc[rows[0]]
+if picked_id is not None:
+    picked = shown.set_index("run_id", drop=False).loc[picked_id]
     st.markdown(f"**{md(picked['name'])}**" + (f": {md(picked['note'])}" if picked["note"] else ""))
     buttons = st.columns(3)
     previous = picked["previous"]

@@ -57,6 +57,31 @@ def test_runs_page(app, run_ids):
     assert table["run_id"].tolist() == [run_ids["fast"]] and "mode" not in table  # one run: nothing differs
 
 
+def test_runs_page_holds_a_pick_by_its_id_through_filters(app, run_ids):
+    fast, nodense = run_ids["fast"], run_ids["nodense"]
+    at = page(app, "views/runs.py", pick=fast, tag="all")
+    ok(at, "Runs")
+    assert at.button(key="runs-open-compare") and at.query_params["pick"] == fast
+    assert any(m.value.startswith("**sample · fast**") for m in at.markdown)
+    # a filter that keeps the picked run: still picked, by id, wherever its row now stands
+    at.multiselect(key="runs-settings").set_value(["mode=fast"]).run()
+    ok(at, "Runs")
+    assert at.query_params["settings"] in ("mode=fast", ["mode=fast"]) and at.query_params["pick"] == fast
+    assert any(m.value.startswith("**sample · fast**") for m in at.markdown)
+    # a filter that hides it: the pick is cleared with a notice, and no button acts on another run
+    at.multiselect(key="runs-settings").set_value([]).run()
+    at.selectbox(key="runs-tag").set_value("ablation").run()
+    ok(at, "Runs")
+    assert [i.value for i in at.info if "not among the rows shown" in i.value]
+    assert "pick" not in at.query_params and not [b for b in at.button if b.key == "runs-open-compare"]
+    # the filter is in the URL too: a link with both reopens the filtered table with its pick (clicks on
+    # rows are in the browser test; AppTest cannot click a table row)
+    assert at.query_params["tag"] == "ablation"
+    fresh = page(app, "views/runs.py", pick=nodense, tag="ablation")
+    assert fresh.selectbox(key="runs-tag").value == "ablation" and frames(fresh)[0]["run_id"].tolist() == [nodense]
+    assert any(m.value.startswith("**no dense\\, rrf**") for m in fresh.markdown)  # md() escapes the comma
+
+
 def test_compare_page_says_what_changed(app, dashboard_home, run_ids):
     base, nodense = run_ids["base"], run_ids["nodense"]
     at = page(app, "views/compare.py", base=base, cand=nodense)

@@ -79,6 +79,7 @@ def test_every_page_renders_in_chromium(server, browser, shots, run_ids):
         assert text in state["text"], (name, state["text"][:2000])
 
 
+RUNS_TABLE = "[class*=st-key-runs-table-]"  # the key carries a digest of the rows shown (dashboard.ui.picks)
 IDLE = "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'"
 CELLS = """JSON.stringify(Array.from(document.querySelectorAll('%s [role=row]')).map(
   r => Array.from(r.querySelectorAll('[role=gridcell],[role=columnheader]')).map(c => c.innerText)))"""
@@ -112,7 +113,7 @@ def test_triage_flow_runs_compare_query_trace_documents(server, browser, shots, 
     browser.open(f"{server}/")
     settle(browser, "Runs")
     row = list_runs(dashboard_home)["run_id"].tolist().index(fast)
-    browser.click_row(".st-key-runs-table", row)
+    browser.click_row(RUNS_TABLE, row)
     browser.wait_for("document.querySelector('.st-key-runs-open-compare button') !== null")
     browser.screenshot(shots / "triage-1-runs.png")
     browser.click(".st-key-runs-open-compare button")
@@ -169,3 +170,49 @@ def test_server_listens_on_loopback_only(server):
     listening = [line.split()[1] for line in table.read_text().splitlines()[1:]
                  if line.split()[3] == "0A" and int(line.split()[1].split(":")[1], 16) == port]
     assert listening == [f"0100007F:{port:04X}"]
+
+
+def choose(browser, key: str, text: str) -> None:
+    """Pick ``text`` in the selectbox or multiselect ``key`` as a user does: type it and press Enter."""
+    browser.click(f".st-key-{key} input")
+    browser.call("Input.insertText", text=text)
+    for kind in ("keyDown", "keyUp"):
+        browser.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13)
+
+
+def picked_name(browser) -> str | None:
+    """The bold name the Runs page shows for its picked run (None without a pick)."""
+    return browser.evaluate("""(() => { const b = document.querySelector('[data-testid=stMarkdown] strong');
+        return document.querySelector('.st-key-runs-open-compare') && b ? b.innerText : null; })()""")
+
+
+def test_runs_pick_then_filter_keeps_the_run_by_id_or_clears_it(server, browser, run_ids, dashboard_home):
+    from searchtrace.dashboard.data import list_runs
+
+    listed = list_runs(dashboard_home)["run_id"].tolist()
+    fast, nodense = run_ids["fast"], run_ids["nodense"]
+    browser.open(f"{server}/")
+    settle(browser, "Runs")
+    browser.click_row(RUNS_TABLE, listed.index(fast))  # third of four rows
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare') !== null")
+    assert picked_name(browser) == "sample · fast" and f"pick={fast}" in browser.evaluate("location.search")
+    choose(browser, "runs-settings", "mode=fast")  # keeps it, now the only row: picked by id, not position
+    state = settle(browser, "Runs", "1 of 4 runs")
+    assert state["exceptions"] == 0 and picked_name(browser) == "sample · fast"
+    browser.open(f"{server}/?tag=ablation&pick={fast}")  # a filter that hides the pick
+    state = settle(browser, "Runs", "1 of 4 runs")
+    assert state["exceptions"] == 0 and "not among the rows shown" in state["text"]
+    assert picked_name(browser) is None and "pick=" not in browser.evaluate("location.search")
+    browser.open(f"{server}/")
+    settle(browser, "Runs", "4 of 4 runs")
+    browser.click_row(RUNS_TABLE, listed.index(fast))
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare') !== null")
+    choose(browser, "runs-tag", "ablation")  # today: an IndexError, or the buttons act on the run now at row 2
+    state = settle(browser, "Runs", "1 of 4 runs")
+    assert state["exceptions"] == 0, state["text"][:2000]
+    assert "not among the rows shown" in state["text"] and picked_name(browser) is None
+    browser.click_row(RUNS_TABLE, 0)
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare') !== null")
+    assert picked_name(browser) == "no dense, rrf"
+    search = browser.evaluate("location.search")
+    assert f"pick={nodense}" in search and "tag=ablation" in search

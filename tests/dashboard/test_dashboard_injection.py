@@ -128,7 +128,8 @@ def test_planted_and_reflected_probes_render_as_text(probe_server, browser, run_
              ("query-url", f"query?run={base}&query={quote(PROBE)}", "Query"),
              ("traces-url", f"traces?trace={quote(PROBE)}&run={quote(PROBE)}", "Traces"),
              ("calibration-url", f"calibration?run={quote(PROBE)}", "Calibration"),
-             ("compare-url", f"compare?base={quote(PROBE)}&cand={quote(PROBE)}", "Compare")]
+             ("compare-url", f"compare?base={quote(PROBE)}&cand={quote(PROBE)}", "Compare"),
+             ("runs-url", f"?pick={quote(PROBE)}&tag={quote(PROBE)}&settings={quote(PROBE)}", "Runs")]
     shown = {}
     for name, path, heading in pages:
         state = visit(browser, f"{probe_server}/{path}", heading)
@@ -136,10 +137,11 @@ def test_planted_and_reflected_probes_render_as_text(probe_server, browser, run_
         shown[name] = "[Click to re-login](https://evil.example/login)" in state["text"].replace("\u2060", "")
     # Where the probe is laid out as Markdown, it is shown character for character.
     assert shown["compare"] and shown["query"] and shown["traces"] and shown["query-url"], shown
+    assert shown["runs-url"], shown  # the notice that the picked run is not shown names it as text
 
     browser.open(f"{probe_server}/")
-    browser.wait_for(IDLE + " && document.querySelector('.st-key-runs-table') !== null")
-    browser.click_row(".st-key-runs-table", 0)  # the probe run is the newest
+    browser.wait_for(IDLE + " && document.querySelector('[class*=st-key-runs-table-]') !== null")
+    browser.click_row("[class*=st-key-runs-table-]", 0)  # the probe run is the newest
     browser.wait_for("document.querySelector('.st-key-runs-open-compare button') !== null")
     state = json.loads(browser.evaluate(OUTSIDE))
     inert(state, "runs-selected")
