@@ -63,13 +63,16 @@ def run_names(runs: pd.DataFrame) -> dict[str, str]:
 
 
 def select_run(runs: pd.DataFrame, label: str, key: str, url_param: str = "run", default: int = 0) -> str:
-    """A run picker that starts on the URL's ``url_param`` and writes its choice back to the URL."""
+    """A run picker showing the URL's ``url_param`` (the source of truth: a link, a reload or Back reopens
+    it); a choice is written back to the URL. Without the parameter it starts on run ``default``."""
+    from searchtrace.dashboard.ui.url_state import url_selectbox
+
     options = runs["run_id"].tolist()
-    wanted = param(url_param)
-    index = options.index(wanted) if wanted in options else min(default, len(options) - 1)
-    chosen = st.selectbox(label, options, index=index, format_func=run_label(runs), key=key)
-    if chosen != wanted:
-        st.query_params[url_param] = chosen
+    fallback = options[min(default, len(options) - 1)]
+    chosen = url_selectbox(st, label, options, key=key, param=url_param, default=fallback,
+                           format_func=run_label(runs))
+    if st.query_params.get(url_param) != chosen:
+        st.query_params[url_param] = chosen  # the pair shown is always in the URL, a default one too
     return chosen
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import MEDIUM, band_style, md
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, plain_heading
 from searchtrace.retriever import RetryHints
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
@@ -20,7 +20,7 @@ HINTS = (("detected_entities", "Detected entities"), ("related_terms", "Related 
 
 def show_header(view: QueryRun) -> None:
     """The query text and its id."""
-    st.markdown(f"### {md(view.text or '(query text not recorded)')}")
+    st.html(plain_heading(view.text or "(query text not recorded)"))
     st.caption(f"query {md(view.query_id)}")
 
 
@@ -55,7 +55,7 @@ def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Map
     if view is None:
         st.info(f"The {side} run has no record of this query.")
         return
-    st.subheader(f"{side.capitalize()}: {md(names.get(view.run_id, view.run_id))}")
+    st.html(plain_heading(f"{side.capitalize()}: {names.get(view.run_id, view.run_id)}"))
     ndcg = "n/a" if metric_value is None or metric_value != metric_value else f"{metric_value:.3f}"
     st.markdown(f"nDCG@10 **{ndcg}** · bestScore **{view.best_score:.3f}** · "
                 f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode")

@@ -18,7 +18,8 @@ from urllib.parse import urlencode
 
 from searchtrace.names import Band
 
-__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms"]
+__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms",
+           "plain_heading"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
@@ -37,6 +38,15 @@ def md(value: object, limit: int | None = None) -> str:
         text = text[: limit - 1] + "…"
     broken = _AUTOLINK.sub(lambda m: ":" + JOINER + "//" if m.group(1) == "://" else m.group(1) + JOINER, text)
     return _PUNCTUATION.sub(r"\\\1", broken)
+
+
+def plain_heading(value: object, level: int = 3) -> str:
+    """HTML for a heading showing ``value`` exactly (for ``st.html``): escaped, so no tag, link or image can
+    start, and not Markdown, so nothing becomes an autolink and no word joiner is needed: copying it gives
+    back the text."""
+    import html
+
+    return f"<h{level}>{html.escape(' '.join(str(value).split()))}</h{level}>"
 
 
 def app_url(page: str, **params: object) -> str:

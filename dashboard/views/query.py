@@ -25,20 +25,34 @@ options = pairs["query_id"].tolist()
 dataset_path = context.load(cached.load_run, home, cand).dataset.path
 find, pick = st.columns([1, 2])
 needle = find.text_input("Find a query by its text", key="query-find", placeholder="words of the query, or its id")
+wanted = context.param("query") or (options[0] if options else None)
 if needle.strip():
     found = find_queries(dataset_path, options, needle)
     find.caption(f"{len(found)} matching queries" + (" (first 50)" if len(found) == 50 else ""))
-    options = found["query_id"].tolist() or options
-wanted = context.param("query")
-if wanted and wanted not in options:
-    options = [wanted, *options]
-if not options:
+    options = found["query_id"].tolist()
+if wanted is None:
     st.info("This run has no queries.")
     st.stop()
+    raise SystemExit  # not reached: st.stop() raises
 texts = cached.query_texts(dataset_path)
-query_id = pick.selectbox("Query", options, index=options.index(wanted) if wanted in options else 0, key="query-id",
-                        format_func=lambda q: f"{q}  {texts.get(q, '')[:90]}")
-if query_id != wanted:
+# the URL's query is the one shown; the box shows it only when it is among the options (a search that does
+# not match it lists the matches and leaves the box empty until one is picked)
+shown = wanted if wanted in options else None
+if st.session_state.get("query-id") != shown:
+    st.session_state["query-id"] = shown
+
+
+def _pick_query() -> None:
+    if st.session_state["query-id"] is not None:
+        st.query_params["query"] = st.session_state["query-id"]
+
+
+pick.selectbox("Query", options, key="query-id", on_change=_pick_query, format_func=lambda q: f"{q}  {texts.get(q, '')[:90]}",
+               placeholder=f"{len(options)} matching queries: pick one" if options else "no query matches")
+query_id = str(wanted)
+if shown is None and needle.strip():
+    pick.caption(f"Showing {query_id}, which does not match the search.")
+if context.param("query") != query_id:
     st.query_params["query"] = query_id
 
 pair = context.load(cached.side_by_side, home, base, cand, query_id)

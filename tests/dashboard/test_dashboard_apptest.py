@@ -124,6 +124,18 @@ def test_query_page_side_by_side(app, run_ids, sample_dataset):
     assert any("Related terms" in m.value for m in at.markdown)
     at.text_input(key="query-find").input("Orsolya").run()
     assert all("Orsolya" in o or "orsolya" in o.lower() for o in at.selectbox(key="query-id").options)
+    # a search that does not match the query shown lists the matches and says the one shown does not match
+    texts = {q.id: q.text for q in sample_dataset.queries}
+    word = next(w for q, t in texts.items() for w in t.split() if len(w) > 6 and w.isalpha()
+                and w.lower() not in texts["test-001"].lower())
+    at.text_input(key="query-find").input(word).run()
+    assert at.selectbox(key="query-id").value is None and at.query_params["query"] == "test-001"
+    assert all(word.lower() in o.lower() for o in at.selectbox(key="query-id").options)
+    assert any("which does not match the search" in c.value for c in at.caption)
+    other = at.selectbox(key="query-id").options[0].split()[0]
+    at.selectbox(key="query-id").set_value(other).run()
+    assert at.query_params["query"] == other and at.selectbox(key="query-id").value == other
+    at.text_input(key="query-find").input("Orsolya").run()
     at.button(key="query-open-trace-candidate").click().run()
     ok(at, "Traces")
     assert at.query_params["trace"]

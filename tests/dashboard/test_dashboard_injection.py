@@ -135,6 +135,10 @@ def test_planted_and_reflected_probes_render_as_text(probe_server, browser, run_
         state = visit(browser, f"{probe_server}/{path}", heading)
         inert(state, name)
         shown[name] = "[Click to re-login](https://evil.example/login)" in state["text"].replace("\u2060", "")
+        if name == "query":  # the run's heading copies as its name: no invisible word joiners
+            headings = json.loads(browser.evaluate("JSON.stringify(Array.from(document.querySelectorAll('h3'))"
+                                                   ".map(h => h.innerText))"))
+            assert f"Candidate: {' '.join(PROBE.split())}" in headings, headings
     # Where the probe is laid out as Markdown, it is shown character for character.
     assert shown["compare"] and shown["query"] and shown["traces"] and shown["query-url"], shown
     assert shown["runs-url"], shown  # the notice that the picked run is not shown names it as text

@@ -46,3 +46,13 @@ def test_app_links_are_relative_and_encoded():
 def test_number_formats():
     assert metric(0.12345) == "0.123" and metric(None) == "n/a" and metric(float("nan")) == "n/a"
     assert ms(3.14159) == "3.1 ms" and ms(12_345.0) == "12.3 s" and ms(None) == "n/a"
+
+
+def test_plain_heading_is_escaped_html_with_the_text_unchanged():
+    from searchtrace.dashboard.ui.text import JOINER, plain_heading
+
+    probe = "<img src=x onerror=alert(1)> [a](https://x.example) www.x.example a@b.example  two\nlines"
+    out = plain_heading(probe)
+    assert out == ("<h3>&lt;img src=x onerror=alert(1)&gt; [a](https://x.example) www.x.example a@b.example "
+                   "two lines</h3>")
+    assert JOINER not in out and plain_heading("q", level=2) == "<h2>q</h2>"
