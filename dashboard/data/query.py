@@ -30,7 +30,8 @@ class QueryRun:
         gold: one row per gold document: doc_id, grade, one bool per stage, fused_rank,
             filtered, final_rank, lost_at.
         funnel: stage, documents (candidates the stage produced), gold (gold documents it holds),
-            skipped (why the stage did not run; empty when it ran).
+            skipped (why the stage did not run; empty when it ran); its last stage, ``in top <k>``, names
+            the cutoff the run's attribution used.
         kg: subject, relation, object, doc_id of the graph context (see :func:`query_run`).
         trace: what the run's trace recorded (None when the store lacks it).
     """
@@ -96,7 +97,7 @@ def _gold(outcome: QueryOutcome) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["doc_id", "grade", *STAGES, "fused_rank", "filtered", "final_rank", "lost_at"])
 
 
-def _funnel(gold: pd.DataFrame, trace: TraceContext | None) -> pd.DataFrame:
+def _funnel(gold: pd.DataFrame, trace: TraceContext | None, k: int) -> pd.DataFrame:
     counts = trace.candidate_counts if trace else {}
     skipped = trace.skipped if trace else {}
     rows = [{"stage": s, "documents": counts.get(s), "gold": int(gold[s].sum()), "skipped": skipped.get(s, "")}
@@ -105,7 +106,7 @@ def _funnel(gold: pd.DataFrame, trace: TraceContext | None) -> pd.DataFrame:
                  "skipped": ""})
     kept = gold["fused_rank"].notna() & ~gold["filtered"].astype(bool)
     rows.append({"stage": "kept by filter", "documents": None, "gold": int(kept.sum()), "skipped": ""})
-    rows.append({"stage": "in top k", "documents": None, "gold": int((gold["lost_at"] == "found").sum()),
+    rows.append({"stage": f"in top {k}", "documents": None, "gold": int((gold["lost_at"] == "found").sum()),
                  "skipped": ""})
     return pd.DataFrame(rows, columns=["stage", "documents", "gold", "skipped"])
 
@@ -142,7 +143,8 @@ def query_run(home: str | Path, run_id: str, query_id: str) -> QueryRun | None:
         run_id=run_id, query_id=query_id,
         text=(trace.text if trace and trace.text else None) or query_text(summary.dataset.path, query_id),
         mode=summary.retriever.mode, best_score=outcome.best_score, no_confident=outcome.no_confident,
-        trace_id=outcome.trace_id or None, results=results, gold=gold, funnel=_funnel(gold, trace), kg=kg,
+        trace_id=outcome.trace_id or None, results=results, gold=gold,
+        funnel=_funnel(gold, trace, folder.settings().attribution_k), kg=kg,
         retry_hints=hints, degraded=outcome.degraded, trace=trace, error=outcome.error,
         ranking=tuple(doc for doc, _ in outcome.ranking), dataset_path=summary.dataset.path)
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, plain_heading
+from searchtrace.dashboard.ui.text import band_style, md, plain_heading
 from searchtrace.retriever import RetryHints
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
@@ -33,20 +33,36 @@ def _moved(rank: Any, other: Any, side: str) -> str:
     return f"→ {other} {arrow}" if side == "baseline" else f"from {other} {arrow}"
 
 
+GOLD_BACKGROUND = "#fff8e1"  # a gold document's row: its rank, gold and title cells
+
+
+def _gold_style(data: pd.DataFrame) -> pd.DataFrame:
+    marked = data["gold"] != ""
+    return pd.DataFrame({c: [f"background-color: {GOLD_BACKGROUND}" if m else "" for m in marked]
+                         if c in ("rank", "gold", "title") else "" for c in data.columns}, index=data.index)
+
+
 def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
     data = results.assign(gold=["★" * int(g) if g else "" for g in results["grade"]],
                           moved=[_moved(r, o, side) for r, o in zip(results["rank"], results["other_rank"])]
                           if "other_rank" in results else "")
-    data = data[["rank", "moved", "gold", "band", "title", "relevance", "snippet", "doc_id"]]
-    styled = data.style.map(band_style, subset=["band"]).format({"relevance": "{:.3f}"})
+    data = data[["rank", "gold", "title", "snippet", "relevance", "band", "moved", "doc_id"]]
+    styled = (data.style.map(band_style, subset=["band"]).apply(_gold_style, axis=None)
+              .format({"relevance": "{:.3f}"}))
+    st.caption("Ranked best first. Relevance is the calibrated relevance, shown as a running minimum down the "
+               "ranking (a result never shows more than the one above it); gold documents are shaded.")
     st.container(key=f"{key}-box").dataframe(styled, hide_index=True,
-                 key=key, height=38 + 35 * min(len(data), 12), column_config={
+                 key=key, height=38 + 35 * min(len(data), 12), placeholder="", column_config={
+                     "rank": st.column_config.NumberColumn("rank", width=40),
+                     "gold": st.column_config.TextColumn("gold", width=40, help="gold grade (★ per grade point)"),
+                     "title": st.column_config.TextColumn("title", width=120),
+                     "snippet": st.column_config.TextColumn("snippet", width=210),
+                     "relevance": st.column_config.NumberColumn(
+                         "relevance (calibrated)", help="the calibrated relevance, as a running minimum in rank "
+                                                        "order"),
                      "moved": st.column_config.TextColumn(
                          "in candidate" if side == "baseline" else "vs baseline",
-                         help="rank in the other run; ▲ moved up from baseline to candidate, ▼ down"),
-                     "title": st.column_config.TextColumn("title", width=MEDIUM),
-                     "snippet": st.column_config.TextColumn("snippet", width="large"),
-                     "gold": st.column_config.TextColumn("gold", help="gold grade (★ per grade point)")})
+                         help="rank in the other run; ▲ moved up from baseline to candidate, ▼ down")})
 
 
 def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Mapping[str, str],
@@ -82,7 +98,7 @@ def show_gold_moves(pair: SideBySide) -> None:
         return
     gold = pair.gold.assign(grade=["★" * int(g) for g in pair.gold["grade"]])
     st.container(key="query-gold-box").dataframe(gold, hide_index=True,
-                 key="query-gold", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
+                 key="query-gold", placeholder="", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
                                                    "base_rank": "base rank", "candidate_rank": "cand. rank"})
 
 

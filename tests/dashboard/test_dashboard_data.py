@@ -165,7 +165,8 @@ def test_query_across_runs_and_in_one_run(dashboard_home, run_ids, sample_datase
     funnel = view.funnel.set_index("stage")["gold"]
     for stage in ("dense", "keyword", "graph"):
         assert funnel[stage] == sum(stage in t.stages for t in record.attribution)
-    assert funnel["in top k"] == sum(t.lost_at.value == "found" for t in record.attribution)
+    k = run_folder(dashboard_home, base).settings().attribution_k  # the funnel names the cutoff it used
+    assert funnel.index[-1] == f"in top {k}" and funnel[f"in top {k}"] == sum(t.lost_at.value == "found" for t in record.attribution)
     assert view.retry_hints == record.retry_hints
     assert query_run(dashboard_home, base, "no-such-query") is None
 
