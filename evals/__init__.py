@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from searchtrace.evals.judgments import (
         ADJUDICATION,
         DEFAULT_TTL_S,
+        IMPLICIT_JUDGE,
+        ClickThresholds,
+        ImplicitReport,
         JsonlStore,
         JudgingFolder,
         JudgingSession,
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
         Scale,
         Tally,
         adjudicates,
+        implicit_judgments,
         pairs_of,
         read_pool,
     )
