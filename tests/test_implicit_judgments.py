@@ -224,7 +224,7 @@ def test_judge_implicit_writes_graded_pairs_and_reruns_change_only_what_changed(
     out = capsys.readouterr().out
     assert all(len(line) <= 80 for line in out.splitlines()[:-2]), out  # but the store's path, whole
     unknown_line = next(line for line in out.splitlines() if "unknown trace" in line)
-    assert unknown_line == "  unknown trace  2 fetches naming 1 trace the store does not hold: ffffffffffff"
+    assert unknown_line == "  unknown trace  2 fetches naming 1 trace not in the store: ffffffffffff"
     assert out.splitlines()[-1] == "dry run: nothing written"
     assert "reference \\ implicit" in out and "Cohen's kappa" in out
 

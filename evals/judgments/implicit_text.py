@@ -26,7 +26,8 @@ def _number(value: float | None) -> str:
 
 
 def _named(fetches: int, ids: int, examples: tuple[str, ...], what: str) -> str:
-    """``2 fetches naming 1 trace <what>: 0123456789ab`` (the first ids, cut to 12 digits)."""
+    """``2 fetches naming 1 trace <what>: 0123456789ab`` (the first ids, cut to 12 digits; the line is cut to the
+    width, so as many as fit show)."""
     shown = ", ".join(t[:_SHORT] for t in examples) + (", …" if ids > len(examples) else "")
     return (f"{_n(fetches, 'fetch', 'fetches')} naming {_n(ids, 'trace')} {what}" + (f": {shown}" if examples else "")
             if fetches else f"no fetch naming a trace {what}")
@@ -39,11 +40,10 @@ def link_lines(name: str, c: LinkCounts, uncaptured: int) -> list[str]:
             f"  fetches        {c.fetches:,}, of {_n(c.fetched, 'document')}",
             f"  clicks         {c.clicks:,} ({c.by_trace_id:,} by traceId, {c.clicks - c.by_trace_id:,} by session)"
             + (f"; {c.repeats:,} repeats not counted" if c.repeats else ""),
-            "  unknown trace  " + _named(c.unknown_traces, c.unknown_ids, c.unknown_examples,
-                                         "the store does not hold")]
+            "  unknown trace  " + _named(c.unknown_traces, c.unknown_ids, c.unknown_examples, "not in the store")]
     if c.not_searches:
         rows.append("  not a search   " + _named(c.not_searches, c.not_search_ids, c.not_search_examples,
-                                                 f"that is no search of {name} read"))
+                                                 f"that no search of {name} read holds"))
     if c.not_shown:
         rows.append(f"  not shown      {_n(c.not_shown, 'document')} the named search did not show")
     rows.append(f"  unattributed   {_n(c.unattributed, 'document')} no search led to (no traceId, no session's)")
