@@ -30,10 +30,12 @@ if TYPE_CHECKING:
         Kind,
         PairLabels,
         PooledPair,
+        ReferenceAgreement,
         Scale,
         Tally,
         adjudicates,
         implicit_judgments,
+        judging_status,
         pairs_of,
         read_pool,
     )
