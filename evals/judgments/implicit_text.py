@@ -69,7 +69,7 @@ def ctr_lines(ctr: PositionCtr, width: int) -> list[str]:
 def agreement_lines(a: ReferenceAgreement | None) -> list[str]:
     """The agreement's statistics and its confusion of grades."""
     if a is None:
-        return ["agreement: no pair judged here has a reference grade (human or imported labels, or --qrels)"]
+        return ["agreement: no pair judged has a human or imported label (or one --qrels gives)"]
     rows = [f"agreement on {_n(a.pairs, 'pair')} with the {a.reference}:",
             f"  Cohen's kappa {_number(a.cohen)} (grades), {_number(a.binary)} (relevant or not)",
             f"  Krippendorff's alpha {_number(a.alpha)} (ordinal)",
