@@ -27,7 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import orjson
@@ -35,6 +37,7 @@ import orjson
 from searchtrace.evals import implicit_judgments
 from searchtrace.traces import InteractionFilter, TraceStore, is_damaged
 
+T = TypeVar("T")
 DOCS = 5_000
 SHOWN = 10
 T0 = 1_760_000_000_000_000_000
@@ -120,7 +123,7 @@ def fill(store: TraceStore, searches: int, distinct: int, fetch_share: float, sp
     return total
 
 
-def timed(fn, *args, **kwargs) -> tuple[float, object]:
+def timed(fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[float, T]:
     started = time.perf_counter()
     out = fn(*args, **kwargs)
     return time.perf_counter() - started, out
