@@ -25,6 +25,7 @@ pages = [
     st.Page(context.CALIBRATION, title="Calibration", url_path="calibration"),
     st.Page(context.LATENCY, title="Latency", url_path="latency"),
     st.Page(context.JUDGE, title="Judge", url_path="judge"),
+    st.Page(context.IMPLICIT, title="Implicit", url_path="implicit"),
 ]
 st.sidebar.caption(f"home: {md(context.home())}")
 st.navigation(pages).run()

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from searchtrace.evals.judgments import (
         ADJUDICATION,
         DEFAULT_TTL_S,
+        IMPLICIT_JUDGE,
+        ClickThresholds,
+        ImplicitReport,
         JsonlStore,
         JudgingFolder,
         JudgingSession,
@@ -27,9 +30,12 @@ if TYPE_CHECKING:
         Kind,
         PairLabels,
         PooledPair,
+        ReferenceAgreement,
         Scale,
         Tally,
         adjudicates,
+        implicit_judgments,
+        judging_status,
         pairs_of,
         read_pool,
     )

@@ -213,6 +213,35 @@ def test_judge_import_export_and_status_fit(capsys, tmp_path):
     assert "disagreements: 2 pairs" in out and sum("…" in line for line in lines) >= 2
 
 
+def test_judge_implicit_fits(capsys, tmp_path):
+    import shutil
+
+    from trace_fixtures import Served, record_served
+
+    from searchtrace.evals.judgments import JudgingSession
+
+    dataset = tmp_path / "sample"
+    shutil.copytree(SAMPLE, dataset, ignore=shutil.ignore_patterns("qrels"))
+    queries = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines()]
+    docs = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:30]]
+    store = TraceStore(Home(tmp_path).traces)
+    for n, query in enumerate(queries[:40]):
+        t = T0 + n * 10_000 * MS
+        spans, (search,) = record_served(Served(t, shown=tuple(docs[n % 10:n % 10 + 20]), query=query["text"],
+                                                session=f"s{n}"))
+        store.write(spans)
+        store.write(record_served(Served(t + MS * 10, fetched=(docs[n % 10 + n % 3],), follows=search),
+                                  Served(t + MS * 20, fetched=(docs[29],), session=f"s{n}"),
+                                  Served(t + MS * 30, fetched=(docs[0],), follows=f"{n:032x}"))[0])
+    store.close()
+    JudgingSession.open(dataset).record(queries[0]["_id"], docs[0], 2, "ana")
+    out = run(capsys, "judge", "implicit", dataset, "--home", tmp_path)
+    lines = fits(out, Home(tmp_path).traces, dataset / "judgments.jsonl")
+    assert "  unknown trace  40 fetches naming 40 traces not in the store: 000000000000, 00…" in lines
+    assert any(line.startswith("   1  ") and "█" in line for line in lines)
+    assert lines[-1].endswith(str(dataset / "judgments.jsonl"))
+
+
 # -- the retriever and a real eval (the model) ---------------------------------------
 
 

@@ -8,6 +8,7 @@ unknown id back as tool errors carrying the error object, and joins a caller's
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -150,6 +151,7 @@ def test_mcp_over_stdio(sample_index_path, sample_config, sample_dataset):
         async with Client(params, read_timeout_seconds=120) as client:
             return await exercise(client, sample_dataset)
 
+    started = time.time_ns()
     out = anyio.run(main)
     check(out, sample_dataset)
     store = TraceStore(home / "traces.sqlite")
@@ -160,4 +162,10 @@ def test_mcp_over_stdio(sample_index_path, sample_config, sample_dataset):
     names = {s.name: s for s in trace.spans}
     assert names["tools/call search"].attributes["searchtrace.source"] == "mcp"
     assert names["search"].parent_id == names["tools/call search"].span_id
+    session = names["tools/call search"].attributes["mcp.session.id"]  # one pipe, one session: every call's
+    conn = sqlite3.connect(home / "traces.sqlite")
+    calls = conn.execute("SELECT DISTINCT session_id FROM traces WHERE root_name LIKE 'tools/call %' AND start_ns >= ?",
+                         (started,)).fetchall()
+    conn.close()
+    assert len(session) == 32 and calls == [(session,)]
     store.close()

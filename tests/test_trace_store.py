@@ -207,12 +207,23 @@ def test_bad_filters_are_rejected():
 
 
 def _as_first_schema(path):
-    """The store as a version without the source and dataset columns left it."""
+    """The store as a version without the source and dataset columns (nor any later one) left it."""
+    _as_second_schema(path)
     conn = sqlite3.connect(path)
     conn.execute("DROP INDEX traces_dataset")
     conn.execute("ALTER TABLE traces DROP COLUMN source")
     conn.execute("ALTER TABLE traces DROP COLUMN dataset")
     conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+
+
+def _as_second_schema(path):
+    """The store as schema 2 left it: without the impression and fetch columns."""
+    conn = sqlite3.connect(path)
+    for column in ("session_id", "result_ids", "fetched_ids", "fetch_of"):
+        conn.execute(f"ALTER TABLE traces DROP COLUMN {column}")
+    conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()
 
@@ -235,7 +246,7 @@ def test_a_store_of_the_first_schema_is_read_then_brought_up_to_date(tmp_path):
     assert writer.count() == 2
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (2,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
     conn.close()
 
 
@@ -376,3 +387,65 @@ def test_encoding_matches_the_stdlib_json():
     assert json.loads(sql.dump(value)) == json.loads(json.dumps(value))  # 2**70 falls back to the stdlib
     assert sql.unpack(sql.pack({"x": list(range(1000))})) == {"x": list(range(1000))}  # compressed
     assert sql.pack({"x": 1}) == '{"x":1}'  # small: plain text
+
+
+# -- impressions and fetches (schema 3) -------------------------------------------------
+
+
+def test_impressions_and_fetches_are_read_from_columns_oldest_first(store):
+    from trace_fixtures import Served, record_served
+
+    from searchtrace.traces import Fetch, Impression, InteractionFilter
+
+    spans, (mcp, http, cli, other) = record_served(
+        Served(T0, shown=("d1", "d2", "d3"), session="s1"),
+        Served(T0 + S, shown=("d3", "d1"), source="http", query=None),
+        Served(T0 + 2 * S, shown=("d1",), source="cli"),  # not served: never an impression
+        Served(T0 + 3 * S, shown=("d1",), dataset="other"))
+    store.write(spans)
+    spans, (fetch, named, _) = record_served(
+        Served(T0 + 4 * S, fetched=("d2", "d9"), session="s1"),
+        Served(T0 + 5 * S, fetched=("d1",), follows=http, source="http"),
+        Served(T0 + 6 * S, fetched=("d1",), failed=True))  # answered an error: fetched nothing
+    store.write(spans)
+    flt = InteractionFilter("sample")
+    read = [x for batch in store.interactions(flt, batch=2) for x in batch]
+    assert read == [Impression(mcp, T0, "s1", "Which river runs past the harbour town?", None, ("d1", "d2", "d3")),
+                    Impression(http, T0 + S, None, None, None, ("d3", "d1")),
+                    Fetch(fetch, T0 + 4 * S, "s1", None, ("d2", "d9")),
+                    Fetch(named, T0 + 5 * S, None, http, ("d1",))]
+    assert store.count_interactions(flt) == 4
+    assert [x.trace_id for b in store.interactions(InteractionFilter("sample", since=T0 + S, until=T0 + 5 * S))
+            for x in b] == [http, fetch]
+    assert [x.trace_id for b in store.interactions(InteractionFilter("sample", sources=("cli",))) for x in b] == [
+        cli, fetch, named]
+    assert [x.trace_id for b in store.interactions(InteractionFilter("other")) for x in b] == [other]
+    row = sqlite3.connect(store.path).execute(
+        "SELECT session_id, result_ids, fetched_ids, fetch_of, dataset FROM traces WHERE trace_id = ?",
+        (named,)).fetchone()
+    assert row == (None, None, '["d1"]', http, "sample")
+
+
+def test_a_second_schema_store_gains_the_impression_columns(tmp_path):
+    from trace_fixtures import Served, record_served
+
+    from searchtrace.traces import InteractionFilter
+
+    path = tmp_path / "traces.sqlite"
+    first = TraceStore(path)
+    first.write(record_served(Served(T0, shown=("d1",)))[0])
+    first.close()
+    _as_second_schema(path)
+    reader = TraceStore(path)
+    assert list(reader.interactions(InteractionFilter("sample"))) == []  # no column yet: nothing recorded it
+    assert reader.count_interactions(InteractionFilter("sample")) == 0
+    reader.close()
+    writer = TraceStore(path)
+    spans, (newer,) = record_served(Served(T0 + S, shown=("d2",), session="s"))
+    writer.write(spans)
+    read = [x for b in writer.interactions(InteractionFilter("sample")) for x in b]
+    assert [(x.trace_id, x.shown, x.session_id) for x in read] == [(newer, ("d2",), "s")]
+    writer.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+    conn.close()

@@ -115,3 +115,58 @@ def record(*searches: FakeSearch, capture: CaptureConfig = CaptureConfig(),
     ids = [emulate_search(tracer, s, capture) for s in searches]
     provider.shutdown()
     return list(exporter.get_finished_spans()), ids
+
+
+# -- served traffic: searches and the fetches that follow them (implicit judgments) --------
+
+
+@dataclass(frozen=True)
+class Served:
+    """A served search (``shown`` its results in order) or, with ``fetched``, a served fetch, as
+    ``searchtrace serve`` records them: a SERVER span, over a ``search`` span for a search."""
+
+    start_ns: int
+    shown: tuple[str, ...] = ()
+    query: str | None = "Which river runs past the harbour town?"
+    fetched: tuple[str, ...] = ()
+    follows: str | None = None
+    session: str | None = None
+    source: str = "mcp"
+    dataset: str = "sample"
+    failed: bool = False
+
+
+def emulate_served(tracer: trace.Tracer, s: Served) -> str:
+    """Record one served request's spans; returns its trace id."""
+    from opentelemetry.trace import SpanKind
+
+    tool = "get_docs" if s.fetched else "search"
+    name = f"tools/call {tool}" if s.source == "mcp" else ("GET /v1/docs" if s.fetched else "POST /v1/search")
+    root = tracer.start_span(name, kind=SpanKind.SERVER, start_time=s.start_ns,
+                             attributes={v.SOURCE: s.source, **attrs.session(s.session)})
+    if s.failed:
+        root.set_status(Status(StatusCode.ERROR, "failed"))
+        root.set_attribute(v.ERROR_CODE, "NOT_FOUND")
+    elif s.fetched:
+        root.set_attributes(attrs.fetch(s.dataset, s.fetched, s.follows))
+    else:
+        search = tracer.start_span(v.SEARCH_SPAN, context=trace.set_span_in_context(root), start_time=s.start_ns + 10)
+        search.set_attributes(attrs.origin(s.source, s.dataset))
+        if s.query is not None:
+            search.set_attribute(v.INPUT_VALUE, s.query)
+        search.set_attributes(attrs.outcome(list(s.shown), ["high"] * len(s.shown), [0.5] * len(s.shown), 0.5,
+                                            False, [], None))
+        search.end(end_time=s.start_ns + MS)
+    root.end(end_time=s.start_ns + 2 * MS)
+    return format(root.get_span_context().trace_id, "032x")
+
+
+def record_served(*requests: Served) -> tuple[list[ReadableSpan], list[str]]:
+    """Finished spans of the given served requests and their trace ids."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("searchtrace")
+    ids = [emulate_served(tracer, r) for r in requests]
+    provider.shutdown()
+    return list(exporter.get_finished_spans()), ids

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.records import (
         EventRecord,
+        Fetch,
+        Impression,
+        InteractionFilter,
         SpanRecord,
         TraceDetail,
         TraceFilter,

@@ -8,7 +8,12 @@ zlib-compressed.
 ``source`` and ``dataset`` (schema version 2) say where a search came from and
 which dataset it searched; a store made before them gains the two columns (empty
 for its older traces) when a writer first opens it, and a read that filters on
-them finds nothing in a store no writer has brought up to date yet.
+them finds nothing in a store no writer has brought up to date yet. Version 3
+adds, the same way, what implicit judgments read without unpacking a span:
+``session_id`` (the root span's ``mcp.session.id``), ``result_ids`` (the
+search span's shown ids, a JSON list), and for a served fetch ``fetched_ids``
+(a JSON list) and ``fetch_of`` (the search trace it names), its ``dataset``
+coming from its server span.
 
 Listing is newest first, so ``traces_recent`` orders by (start_ns, trace_id)
 and carries every filter column: a filter that matches few traces (a rare
@@ -37,10 +42,20 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.names import Band
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.records import EventRecord, SpanRecord, TraceFilter, TraceSummary, to_ns
+from searchtrace.traces.records import (
+    EventRecord,
+    Fetch,
+    Impression,
+    InteractionFilter,
+    SpanRecord,
+    TraceFilter,
+    TraceSummary,
+    to_ns,
+)
 
-SCHEMA_VERSION = 2
-"""1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span."""
+SCHEMA_VERSION = 3
+"""1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:
+``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches)."""
 BAND_FLAG = {b.value: 1 << i for i, b in enumerate(Band)}  # high 1, medium 2, low 4: stored, never reorder
 PACK_ABOVE = 1024
 
@@ -51,7 +66,8 @@ CREATE TABLE IF NOT EXISTS traces (
     status TEXT, mode TEXT, query TEXT, query_fold TEXT, run_id TEXT, query_id TEXT,
     top_k INTEGER, best_score REAL, no_confident INTEGER, degraded TEXT NOT NULL DEFAULT '',
     bands INTEGER NOT NULL DEFAULT 0, n_results INTEGER, error_code TEXT,
-    n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT, source TEXT, dataset TEXT);
+    n_spans INTEGER NOT NULL DEFAULT 0, resource TEXT, source TEXT, dataset TEXT, session_id TEXT,
+    result_ids TEXT, fetched_ids TEXT, fetch_of TEXT);
 CREATE INDEX IF NOT EXISTS traces_recent ON traces (start_ns, trace_id, mode, bands, no_confident, degraded,
     duration_ms, run_id, query_fold);
 CREATE INDEX IF NOT EXISTS traces_mode ON traces (mode, start_ns);
@@ -64,7 +80,8 @@ CREATE TABLE IF NOT EXISTS spans (
     status_message TEXT, scope TEXT, attributes NOT NULL, events NOT NULL,
     PRIMARY KEY (trace_id, span_id))
 """
-ADDED_COLUMNS = {"source": "TEXT", "dataset": "TEXT"}
+ADDED_COLUMNS = {"source": "TEXT", "dataset": "TEXT", "session_id": "TEXT", "result_ids": "TEXT",
+                 "fetched_ids": "TEXT", "fetch_of": "TEXT"}
 """Columns of ``traces`` newer than the first schema: added to an older store by its first writer."""
 ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS traces_dataset ON traces (dataset, start_ns)"
 
@@ -76,13 +93,17 @@ ON CONFLICT (trace_id) DO UPDATE SET start_ns = min(start_ns, excluded.start_ns)
     duration_ms = (max(end_ns, excluded.end_ns) - min(start_ns, excluded.start_ns)) / 1e6,
     resource = coalesce(resource, excluded.resource)
 WHERE has_root = 0"""
-UPSERT_ROOT = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status)
-VALUES (?,?,?,?,?,1,?,?)
+# The root also says the MCP session and, for a served fetch, what it fetched and in which dataset (a search's
+# dataset comes from its search span, which may be stored before or after its root).
+UPSERT_ROOT = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status,
+    session_id, fetched_ids, fetch_of, dataset)
+VALUES (?,?,?,?,?,1,?,?,?,?,?,?)
 ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
     duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = 1,
-    root_name = excluded.root_name, status = excluded.status"""
+    root_name = excluded.root_name, status = excluded.status, session_id = excluded.session_id,
+    fetched_ids = excluded.fetched_ids, fetch_of = excluded.fetch_of, dataset = coalesce(dataset, excluded.dataset)"""
 SEARCH_COLUMNS = ("mode", "query", "query_fold", "run_id", "query_id", "top_k", "best_score", "no_confident",
-                  "degraded", "bands", "n_results", "error_code", "source", "dataset")
+                  "degraded", "bands", "n_results", "error_code", "source", "dataset", "result_ids")
 UPDATE_SEARCH = f"UPDATE traces SET {', '.join(c + ' = ?' for c in SEARCH_COLUMNS)} WHERE trace_id = ?"
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 SUMMARY_COLUMNS = ("trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, "
@@ -111,7 +132,8 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
             resources[id(span.resource)] = dump(dict(span.resource.attributes)) if span.resource else None
         resource = resources[id(span.resource)]
         if span.parent is None or span.parent.is_remote:
-            roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7]))
+            roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7],
+                          *root_columns(span.attributes or {})))
         else:
             seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
@@ -199,6 +221,37 @@ def where(flt: TraceFilter) -> tuple[str, list]:
     return (" WHERE " + " AND ".join(conds) if conds else ""), params
 
 
+INTERACTION_COLUMNS = "trace_id, start_ns, session_id, query, query_id, result_ids, fetched_ids, fetch_of, source"
+
+
+def interactions_where(flt: InteractionFilter) -> tuple[str, list]:
+    """The WHERE clause (and parameters) of a dataset's impressions and fetches: along the (dataset, start_ns)
+    index, searches that answered through ``flt.sources`` and fetches that answered."""
+    marks = ",".join("?" * len(flt.sources)) or "NULL"
+    conds = ["dataset = ?", "coalesce(status, '') != 'ERROR'",
+             f"(fetched_ids IS NOT NULL OR (result_ids IS NOT NULL AND source IN ({marks})))"]
+    params: list[Any] = [flt.dataset, *flt.sources]
+    if flt.since is not None:
+        conds.append("start_ns >= ?")
+        params.append(to_ns(flt.since))
+    if flt.until is not None:
+        conds.append("start_ns < ?")
+        params.append(to_ns(flt.until))
+    return " WHERE " + " AND ".join(conds), params
+
+
+def interactions(rows: Sequence[Sequence[Any]], sources: frozenset[str]) -> list[Impression | Fetch]:
+    """The impressions and fetches of rows read by :data:`INTERACTION_COLUMNS` (a trace that is both, as a
+    caller's one trace over a search and a fetch may be, gives both, the search first)."""
+    out: list[Impression | Fetch] = []
+    for trace_id, start_ns, session_id, query, query_id, shown, fetched, fetch_of, source in rows:
+        if shown is not None and source in sources:
+            out.append(Impression(trace_id, start_ns, session_id, query, query_id, tuple(orjson.loads(shown))))
+        if fetched is not None:
+            out.append(Fetch(trace_id, start_ns, session_id, fetch_of, tuple(orjson.loads(fetched))))
+    return out
+
+
 _ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 
@@ -254,6 +307,14 @@ def search_columns(attrs: Mapping[str, Any]) -> tuple:
             attrs.get(v.QUERY_ID), attrs.get(v.TOP_K), attrs.get(v.BEST_SCORE),
             None if no_confident is None else int(bool(no_confident)), f",{','.join(degraded)}," if degraded else "",
             bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE), attrs.get(v.SOURCE),
+            attrs.get(v.DATASET), None if ids is None else dump(list(ids)))
+
+
+def root_columns(attrs: Mapping[str, Any]) -> tuple:
+    """The ``traces`` columns a root span fills beside its timing: session_id, fetched_ids, fetch_of, dataset
+    (a served fetch's; a search's own comes from its search span)."""
+    fetched = attrs.get(v.FETCH_IDS)
+    return (attrs.get(v.MCP_SESSION_ID), None if fetched is None else dump(list(fetched)), attrs.get(v.FETCH_OF),
             attrs.get(v.DATASET))
 
 

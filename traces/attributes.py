@@ -154,3 +154,17 @@ def eval_context(run_id: str | None, query_id: str | None) -> dict[str, Attribut
     if query_id:
         out[v.QUERY_ID] = query_id
     return out
+
+
+def fetch(dataset: str, ids: Sequence[str], follows: str | None) -> dict[str, AttributeValue]:
+    """A served fetch's server-span attributes: the dataset read, the ids fetched in order, and the trace id
+    of the search it follows when the caller named one."""
+    out: dict[str, AttributeValue] = {v.DATASET: dataset, v.FETCH_IDS: [str(i) for i in ids]}
+    if follows:
+        out[v.FETCH_OF] = follows
+    return out
+
+
+def session(session_id: str | None) -> dict[str, AttributeValue]:
+    """An MCP tool call's session attribute (nothing when the call has no session)."""
+    return {v.MCP_SESSION_ID: session_id} if session_id else {}

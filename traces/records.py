@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from searchtrace.names import Band
 from searchtrace.traces.vocabulary import Source
@@ -98,6 +98,50 @@ class TraceSummary:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out.update(start=self.start.isoformat(), degraded=list(self.degraded), bands=list(self.bands))
         return out
+
+
+@dataclass(frozen=True)
+class InteractionFilter:
+    """Which stored searches and fetches of one dataset :meth:`TraceStore.interactions` reads.
+
+    Attributes:
+        dataset: the dataset's name (``searchtrace.dataset``).
+        since, until: the trace's start, from (inclusive) and to (exclusive); a datetime or epoch ns.
+        sources: the surfaces whose searches count as impressions (fetches are served, so always HTTP or MCP).
+    """
+
+    dataset: str
+    since: datetime | int | None = None
+    until: datetime | int | None = None
+    sources: tuple[str, ...] = (Source.HTTP.value, Source.MCP.value)
+
+
+class Impression(NamedTuple):
+    """A stored search that answered: the results it showed, in their order.
+
+    ``query`` is None when the query text was not captured; ``query_id`` is an eval run's query id (None
+    for traffic); ``session_id`` the MCP session it was made in, if any.
+    """
+
+    trace_id: str
+    start_ns: int
+    session_id: str | None
+    query: str | None
+    query_id: str | None
+    shown: tuple[str, ...]
+
+
+class Fetch(NamedTuple):
+    """A stored fetch that answered (``get_docs``, ``/v1/docs``, ...): the ids it fetched, in order.
+
+    ``follows`` is the trace id of the search the caller named (``traceId``), if any.
+    """
+
+    trace_id: str
+    start_ns: int
+    session_id: str | None
+    follows: str | None
+    ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,21 @@ from typing import Iterator, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces import _sqlite as sql
-from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary, to_ns
+from searchtrace.traces.records import (
+    EventRecord,
+    Fetch,
+    Impression,
+    InteractionFilter,
+    SpanRecord,
+    TraceDetail,
+    TraceFilter,
+    TraceSummary,
+    to_ns,
+)
 from searchtrace.traces.writers import WriterMark, register
 
-__all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "SpanRecord", "TraceDetail", "TraceFilter", "TraceStore",
-           "TraceSummary", "to_ns"]
+__all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "Fetch", "Impression", "InteractionFilter", "SpanRecord", "TraceDetail",
+           "TraceFilter", "TraceStore", "TraceSummary", "to_ns"]
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +156,31 @@ class TraceStore:
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
         where, params = sql.where(flt) if flt else ("", [])
+        rows = self._read(f"SELECT count(*) FROM traces{where}", params)
+        return int(rows[0][0]) if rows else 0
+
+    def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
+        """A dataset's impressions (searches that answered, with the ids they showed) and fetches (with the ids
+        they fetched), oldest first, ``batch`` traces at a time, from one snapshot of the store.
+
+        Read from the ``traces`` table's columns alone, along its (dataset, start_ns) index: no span is unpacked.
+        A store no writer has brought to schema 3 yet holds none.
+        """
+        where, params = sql.interactions_where(flt)
+        cursor = self._execute(f"SELECT {sql.INTERACTION_COLUMNS} FROM traces{where} ORDER BY start_ns, trace_id",
+                               params)
+        if cursor is None:
+            return
+        sources = frozenset(flt.sources)
+        try:
+            while rows := cursor.fetchmany(batch):
+                yield sql.interactions(rows, sources)
+        finally:
+            cursor.close()
+
+    def count_interactions(self, flt: InteractionFilter) -> int:
+        """How many traces :meth:`interactions` reads for ``flt`` (for progress)."""
+        where, params = sql.interactions_where(flt)
         rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
 

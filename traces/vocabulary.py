@@ -223,8 +223,18 @@ SOURCE = "searchtrace.source"
 """Who called: a :class:`Source` value (http, mcp, cli, eval, python); on the search span and the server span."""
 
 DATASET = "searchtrace.dataset"
-"""The dataset a search searched: its folder name (the index's ``dataset``), on the search span. The
-trace store keeps it in a column, by which ``searchtrace queries from-traces --dataset`` picks traces."""
+"""The dataset a search searched: its folder name (the index's ``dataset``), on the search span; and the
+dataset a served fetch (``get_docs``, ``/v1/docs``) read, on its server span. The trace store keeps it in a
+column, by which ``searchtrace queries from-traces --dataset`` and ``judge implicit`` pick traces."""
+
+FETCH_IDS = "searchtrace.fetch.ids"
+"""On a served fetch's server span (``get_docs``/``get_chunks``, ``/v1/docs``/``/v1/chunks``): the ids it
+fetched, in the order asked; recorded when the fetch answered. ``judge implicit`` reads each as a click on
+that document where the search the fetch follows showed it."""
+
+FETCH_OF = "searchtrace.fetch.of"
+"""On a served fetch's server span: the trace id (32 lowercase hex) of the search whose results the fetch
+follows, as the caller named it (the request's ``traceId``)."""
 
 
 class Source(str, enum.Enum):
@@ -253,6 +263,12 @@ MCP_METHOD_NAME = "mcp.method.name"
 
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
 """GenAI semantic convention: the MCP tool called."""
+
+MCP_SESSION_ID = "mcp.session.id"
+"""MCP semantic convention: the session a tool call belongs to. Over streamable HTTP, the ``Mcp-Session-Id``
+a handshake-era client (protocol 2025-11-25 and before) sends back, which the server mints when a POST has
+none (``retriever.serve.sessions``); over stdio, one id per server process (its one client's pipe). A client
+of protocol 2026-07-28, which has no sessions, has none: it names the search it follows by ``traceId``."""
 
 TIMED_OUT = "searchtrace.timed_out"
 """True on a server span whose search passed the request's time limit (answered 504)."""

@@ -9,8 +9,8 @@ import pandas as pd
 
 from searchtrace.names import Band
 
-__all__ = ["PICK", "band_precision", "best_vs_ndcg", "funnel", "gold_ranks", "latency_boxes", "latency_trend", "pair_scatter",
-           "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
+__all__ = ["PICK", "band_precision", "best_vs_ndcg", "ctr_by_position", "funnel", "gold_ranks", "latency_boxes",
+           "latency_trend", "pair_scatter", "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
@@ -173,3 +173,14 @@ def latency_trend(frame: pd.DataFrame, percentile: str) -> alt.LayerChart:
                         title="stage"),
         tooltip=["name", "stage", "state", alt.Tooltip(f"{percentile}:Q", format=".1f")])
     return line + points
+
+
+def ctr_by_position(frame: pd.DataFrame) -> alt.Chart:
+    """Click-through rate by shown position (``dashboard.data.implicit.ctr_table``): the smoothed rate the
+    expected clicks use as bars (pooled positions lighter), the raw one in the tooltip."""
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("position:O", title="shown position"),
+        y=alt.Y("ctr:Q", title="click-through rate"),
+        opacity=alt.condition("datum.pooled", alt.value(0.45), alt.value(1.0)),
+        tooltip=["position", "impressions", "clicks", alt.Tooltip("raw:Q", format=".3f", title="clicks / impressions"),
+                 alt.Tooltip("ctr:Q", format=".3f", title="rate used (smoothed)"), "pooled"]).properties(height=260)

@@ -16,8 +16,8 @@ from searchtrace.errors import SearchtraceError
 
 T = TypeVar("T")
 
-__all__ = ["CALIBRATION", "COMPARE", "JUDGE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "run_label",
-           "run_names", "runs_page", "select_run"]
+__all__ = ["CALIBRATION", "COMPARE", "IMPLICIT", "JUDGE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param",
+           "run_label", "run_names", "runs_page", "select_run"]
 
 # Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
 # Streamlit would also list that folder as pages of its own before st.navigation runs.
@@ -28,6 +28,7 @@ TRACES = "views/traces.py"
 CALIBRATION = "views/calibration.py"
 LATENCY = "views/latency.py"
 JUDGE = "views/judge.py"
+IMPLICIT = "views/implicit.py"
 
 
 def home() -> Path:

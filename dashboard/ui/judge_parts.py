@@ -20,15 +20,20 @@ SHORTCUTS = {"skip": "S", "undo": "U", "next": "N"}  # grades are their digits
 _BLANK = re.compile(r"\n\s*\n")
 
 
-def pick_dataset(home: Path) -> str:
-    """A dataset folder: one the home's runs scored, or a path typed (which wins); the page stops until one is valid."""
+def pick_dataset(home: Path, page: str = "judge", hint: str = "its pool.jsonl is the queue") -> str:
+    """A dataset folder: one the home's runs scored, or a path typed (which wins); the page stops until one is valid.
+
+    Args:
+        page: the widgets' key prefix (``judge-dataset``, ``judge-dataset-path``).
+        hint: what the note asking for a dataset says of it.
+    """
     known = cached.dataset_folders(home)
-    chosen = st.selectbox("Dataset", known, key="judge-dataset", index=0 if known else None,
+    chosen = st.selectbox("Dataset", known, key=f"{page}-dataset", index=0 if known else None,
                           placeholder="no run scored a dataset folder still here: type its path below")
-    typed = st.text_input("Or a dataset folder's path", key="judge-dataset-path", value=context.param("dataset") or "")
+    typed = st.text_input("Or a dataset folder's path", key=f"{page}-dataset-path", value=context.param("dataset") or "")
     folder = typed.strip() or chosen
     if not folder:
-        st.info("Pick a dataset, or type the path of a dataset folder (its pool.jsonl is the queue).")
+        st.info(f"Pick a dataset, or type the path of a dataset folder ({hint}).")
         st.stop()
     path = context.load(JudgingFolder.at, folder).root.resolve()
     return str(path)

@@ -11,6 +11,11 @@ reading only what was appended), ``agreement`` (between judges), ``reservations`
 pairs to judge), ``folder`` (the
 files in a dataset folder), ``qrels_import`` and ``qrels_export`` (TREC and BEIR
 qrels in and out), ``status``, ``text`` (both for a terminal) and ``cli``.
+Implicit judgments from agents' fetches: ``clicks`` (fetches linked to the
+searches they follow), ``coec`` (clicks over expected clicks by position),
+``click_grades`` (the thresholds), ``reference`` (agreement with the human
+labels or a qrels file), ``implicit`` (``judge implicit``, composed) and
+``implicit_text``.
 
 Names load their module on first use (``searchtrace --help`` registers the
 ``judge`` commands without numpy).
@@ -24,7 +29,9 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.evals.judgments.agreement import Agreement, measure_agreement
+    from searchtrace.evals.judgments.click_grades import ClickThresholds
     from searchtrace.evals.judgments.folder import JUDGMENTS_FILE, RESERVATIONS_FILE, JudgingFolder
+    from searchtrace.evals.judgments.implicit import IMPLICIT_JUDGE, ImplicitPair, ImplicitReport, implicit_judgments
     from searchtrace.evals.judgments.jsonl import JsonlStore
     from searchtrace.evals.judgments.labels import (
         ADJUDICATION,
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
     from searchtrace.evals.judgments.qrels_export import Export, export_qrels
     from searchtrace.evals.judgments.qrels_import import import_qrels
     from searchtrace.evals.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair
+    from searchtrace.evals.judgments.reference import ReferenceAgreement
     from searchtrace.evals.judgments.scale import DEFAULT_SCALE, SCALE_FILE, Scale
     from searchtrace.evals.judgments.session import DEFAULT_TTL_S, JudgingSession
     from searchtrace.evals.judgments.status import QueryStatus, Status, judging_status

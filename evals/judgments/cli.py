@@ -1,12 +1,15 @@
-"""``searchtrace judge import | export | pool | status``: registered on the main parser by the evals commands."""
+"""``searchtrace judge import | export | pool | status | implicit``: registered on the main parser by the evals
+commands."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from datetime import datetime
 from pathlib import Path
 
 from searchtrace.errors import ExitCode
+from searchtrace.home import add_home_argument
 from searchtrace.terminal import fit, width
 
 __all__ = ["register"]
@@ -30,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--judge", help="export this judge's labels only (default: every judge's, by majority, a tie "
                    "to the lower grade)")
     c.add_argument("--force", action="store_true", help="replace an existing qrels file (default: refuse)")
+    c.add_argument("--kind", choices=KINDS, default="human",
+                   help="the judgments written: human (default), implicit (judge implicit's, from agents' "
+                        "fetches) or imported")
     c.set_defaults(func=cmd_export)
 
     c = commands.add_parser("pool", help="the pairs to judge: each run's top K per query, less what is judged")
@@ -45,10 +51,57 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "default home)")
     c.set_defaults(func=cmd_pool)
 
+    _register_implicit(commands)
+
     c = commands.add_parser("status", help="judged pairs, relevant pairs and judges per query, and totals")
     c.add_argument("dataset", help="dataset folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     c.set_defaults(func=cmd_status)
+
+
+def _register_implicit(commands: argparse._SubParsersAction) -> None:
+    from searchtrace.evals.judgments.click_grades import ClickThresholds
+
+    t = ClickThresholds()
+    c = commands.add_parser(
+        "implicit", help="graded judgments from the documents agents fetched after their searches",
+        description="Judge DATASET's (query, doc) pairs from its served traffic in the trace store: a fetch "
+                    "(get_docs, get_chunks, /v1/docs, /v1/chunks) of a document a search showed is a click at its "
+                    "shown position, linked by the traceId the fetch names, else to the latest search of its MCP "
+                    "session that showed it. Clicks are corrected for position bias (clicks over expected "
+                    f"clicks, COEC) and graded: COEC >= {t.top:g} the top grade, >= {t.relevant:g} relevant, "
+                    f"else not relevant when an average result would have drawn {t.min_expected:g} clicks or more "
+                    "where it was shown (else no judgment). They are written as implicit judgments of the judge implicit:coec, apart from "
+                    "human labels (judge export --kind implicit writes them); a rerun appends only changed "
+                    "grades and retracts pairs no longer judged. Prints the agreement with the human and imported "
+                    "labels, or with --qrels.")
+    c.add_argument("dataset", help="dataset folder (its folder name is the dataset its traces record)")
+    c.add_argument("--since", type=_when, help="only traces that started from then: an ISO date/time (local unless "
+                   "it has an offset) or an age: 30m, 2h, 7d")
+    c.add_argument("--until", type=_when, help="as --since; exclusive")
+    c.add_argument("--min-impressions", type=int, default=t.min_impressions, metavar="N",
+                   help=f"judge a pair shown at least N times (default: {t.min_impressions})")
+    c.add_argument("--qrels", action="append", metavar="FILE",
+                   help="compare with this qrels file (repeatable; a document a listed query's qrels do not name "
+                        "is not relevant) instead of the human and imported labels")
+    c.add_argument("--dry-run", action="store_true", help="compute and print; write nothing")
+    c.add_argument("--json", action="store_true", help="print JSON (every pair's evidence) instead of a summary")
+    c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_home_argument(c)
+    c.set_defaults(func=cmd_implicit)
+
+
+KINDS = ("human", "implicit", "imported")
+"""The kinds ``judge export --kind`` takes (``records.Kind``'s values; kept here so ``--help`` loads nothing)."""
+
+
+def _when(text: str) -> datetime:
+    from searchtrace.traces import parse_when
+
+    try:
+        return parse_when(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -65,9 +118,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from searchtrace.evals.judgments.folder import JudgingFolder
     from searchtrace.evals.judgments.qrels_export import export_qrels
+    from searchtrace.evals.judgments.records import Kind
     from searchtrace.evals.judgments.text import export_lines
 
-    export = export_qrels(JudgingFolder.at(args.dataset), args.split, args.judge, args.force)
+    export = export_qrels(JudgingFolder.at(args.dataset), args.split, args.judge, args.force, Kind(args.kind))
     print("\n".join(export_lines(export, width())))
     return ExitCode.OK
 
@@ -102,4 +156,23 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         print("\n".join(status_lines(report, width())))
+    return ExitCode.OK
+
+
+def cmd_implicit(args: argparse.Namespace) -> int:
+    import sys
+
+    from searchtrace.evals.judgments.click_grades import ClickThresholds
+    from searchtrace.evals.judgments.implicit import implicit_judgments
+    from searchtrace.evals.judgments.implicit_text import implicit_lines
+
+    columns = width()  # a bad $COLUMNS is said before any work
+    report = implicit_judgments(args.dataset, home=args.home, since=args.since, until=args.until,
+                                thresholds=ClickThresholds(min_impressions=args.min_impressions),
+                                qrels=args.qrels or (), dry_run=args.dry_run,
+                                bars=not args.no_progress and sys.stderr.isatty())
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(implicit_lines(report, columns, args.dry_run)))
     return ExitCode.OK

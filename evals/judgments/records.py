@@ -32,9 +32,9 @@ class Kind(str, enum.Enum):
     """Where a judgment comes from."""
 
     HUMAN = "human"
-    """A person judged the pair (the only kind ``judge export`` writes)."""
+    """A person judged the pair (the kind ``judge export`` writes unless asked for another)."""
     IMPLICIT = "implicit"
-    """Inferred from behaviour (a click, a dwell time)."""
+    """Inferred from behaviour: ``judge implicit``'s, from the documents agents fetched after their searches."""
     IMPORTED = "imported"
     """Read from an existing qrels file (``judge import``)."""
 

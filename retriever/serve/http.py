@@ -37,7 +37,7 @@ from searchtrace.errors import (
 from searchtrace.retriever.response import response_schema
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AFTER_S
 from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck, TransportRefusals
-from searchtrace.retriever.serve.schemas import search_schema
+from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, TRACE_ID_SCHEMA, search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
 from searchtrace.traces import vocabulary as v
 
@@ -90,6 +90,14 @@ def _ids(request: Request) -> list[str]:
     """``ids=a,b`` or ``ids=a&ids=b``; spaces and tabs around an id are not part of it."""
     return [i.strip(" \t") for value in request.query_params.getlist("ids") for i in value.split(",")
             if i.strip(" \t")]
+
+
+def _follows(request: Request) -> str | None:
+    """The ``traceId`` a fetch names (the search it follows), if any; checked by ``Service.documents``."""
+    given = request.query_params.getlist(TRACE_ID_FIELD)
+    if len(given) > 1:
+        raise ValidationError(f"{TRACE_ID_FIELD}: give one (the search's), got {len(given)}", field=TRACE_ID_FIELD)
+    return given[0] if given else None
 
 
 #: The error statuses each kind of route can answer (every one with the error object), beside 200.
@@ -162,7 +170,9 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
                     {"name": "ids", "in": "query", "required": True, "style": "form", "explode": True,
                      "schema": ids, "description": f"document ids (ids=a,b or ids=a&ids=b; at most {MAX_IDS})"},
                     {"name": "dataset", "in": "query", "required": False,
-                     "schema": {"type": "string", "enum": names}, "description": f"default {names[0]}"}],
+                     "schema": {"type": "string", "enum": names}, "description": f"default {names[0]}"},
+                    {"name": TRACE_ID_FIELD, "in": "query", "required": False, "schema": dict(TRACE_ID_SCHEMA),
+                     "description": TRACE_ID_SCHEMA["description"]}],
                 "responses": _responses(_documents_schema(chunks), DOCUMENT_ERRORS)}
 
     def plain_doc(errors: tuple[int, ...] = PLAIN_ERRORS) -> dict[str, Any]:
@@ -189,14 +199,16 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     async def docs(request: Request) -> Response:
         async def work() -> dict:
             dataset = request.query_params.get("dataset")
-            return {"documents": await service.documents(_ids(request), dataset, chunks=False)}
+            return {"documents": await service.documents(_ids(request), dataset, chunks=False,
+                                                         follows=_follows(request))}
         return await _traced(service, request, "/v1/docs", work)
 
     @app.get("/v1/chunks", summary="Chunks by id, shaped as results", openapi_extra=ids_doc(True))
     async def chunks(request: Request) -> Response:
         async def work() -> dict:
             dataset = request.query_params.get("dataset")
-            return {"chunks": await service.documents(_ids(request), dataset, chunks=True)}
+            return {"chunks": await service.documents(_ids(request), dataset, chunks=True,
+                                                      follows=_follows(request))}
         return await _traced(service, request, "/v1/chunks", work)
 
     @app.get("/v1/stats", summary="Datasets, maxTopK, searches served, latency p50/p95 from the trace store",
@@ -215,18 +227,22 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
     if manager is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        from searchtrace.retriever.serve.sessions import McpSessions
 
         mcp_app = TransportRefusals(StreamableHTTPASGIApp(manager), lambda scope, status, exc: service.refused(
             f"{scope['method']} {scope['path']}", v.Source.MCP, status, exc))
-        app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
+        app.router.routes.append(Route("/mcp", endpoint=McpSessions(mcp_app, HANDSHAKE_PROTOCOL_VERSIONS),
+                                       include_in_schema=False))
 
     _error_handlers(app, service)
     if service.serve.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(service.serve.cors_origins),
-                           allow_methods=["GET", "POST"], allow_headers=["authorization", "content-type",
-                                                                         "traceparent", "mcp-session-id"])
+                           allow_methods=["GET", "POST", "DELETE"], expose_headers=["mcp-session-id"],
+                           allow_headers=["authorization", "content-type", "traceparent", "mcp-session-id"])
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refused=lambda scope, status, exc: service.refused(
         f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:

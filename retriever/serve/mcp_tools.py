@@ -22,8 +22,10 @@ from searchtrace import __version__
 from searchtrace.errors import SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.serve import render
-from searchtrace.retriever.serve.schemas import ids_fields, ids_schema, search_schema
+from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, ids_fields, ids_schema, search_schema
 from searchtrace.retriever.serve.service import Service, Variant
+from searchtrace.retriever.serve.sessions import session_id
+from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
 TOOL_DESCRIPTIONS = {
@@ -32,8 +34,10 @@ TOOL_DESCRIPTIONS = {
               "when nothing matches confidently.",
     "search_keyword": "BM25 keyword search only (exact terms, names, codes).",
     "search_vector": "Dense (semantic) search only.",
-    "get_chunks": "Fetch passages (chunks) by id, as search results are shaped.",
-    "get_docs": "Fetch whole documents by id: title, text and metadata.",
+    "get_chunks": "Fetch passages (chunks) by id, as search results are shaped. Pass the search's traceId "
+                  "when the ids come from a search's results.",
+    "get_docs": "Fetch whole documents by id: title, text and metadata. Pass the search's traceId when the ids "
+                "come from a search's results.",
     "stats": ("Documents, triples, model, index key and build time per dataset; the most results a search "
               "answers (maxTopK); searches served; latency p50/p95."),
 }
@@ -53,7 +57,7 @@ async def _documents(service: Service, args: dict[str, Any], chunks: bool) -> di
     ids = args.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise ValidationError("ids must be a list of document id strings", field="ids")
-    found = await service.documents(ids, args.get("dataset"), chunks=chunks)
+    found = await service.documents(ids, args.get("dataset"), chunks=chunks, follows=args.get(TRACE_ID_FIELD))
     return {"chunks" if chunks else "documents": found}
 
 
@@ -103,9 +107,10 @@ def _parent(meta: Mapping[str, Any] | None) -> Context | None:
 
 
 async def call_tool(service: Service, name: str, arguments: dict[str, Any] | None,
-                    meta: Mapping[str, Any] | None) -> types.CallToolResult:
-    """One tool call under its server span; errors come back as tool errors carrying the error object."""
-    attributes = {v.MCP_METHOD_NAME: "tools/call", v.GEN_AI_TOOL_NAME: name}
+                    meta: Mapping[str, Any] | None, session: str | None = None) -> types.CallToolResult:
+    """One tool call under its server span (with its MCP session, if it has one); errors come back as tool
+    errors carrying the error object."""
+    attributes = {v.MCP_METHOD_NAME: "tools/call", v.GEN_AI_TOOL_NAME: name, **attrs.session(session)}
     trace_id = ""
     try:
         with service.server_span(f"tools/call {name}", v.Source.MCP, _parent(meta), attributes) as span:
@@ -128,8 +133,21 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
     return types.CallToolResult(content=[types.TextContent(text=_text(name, payload))], structured_content=payload)
 
 
-def build_server(service: Service) -> Server[Any]:
-    """The MCP server (for stdio, or the streamable HTTP transport mounted at ``/mcp``)."""
+def _session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | None:
+    """The call's MCP session: over HTTP the ``Mcp-Session-Id`` its request carries (see ``sessions``), over
+    stdio the one id of this process's pipe."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return stdio
+    return session_id(headers)
+
+
+def build_server(service: Service, stdio_session: str | None = None) -> Server[Any]:
+    """The MCP server (for stdio, or the streamable HTTP transport mounted at ``/mcp``).
+
+    Args:
+        stdio_session: the session id of every call that comes without an HTTP request (stdio: one client).
+    """
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                             ) -> types.ListToolsResult:
@@ -137,7 +155,7 @@ def build_server(service: Service) -> Server[Any]:
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                            ) -> types.CallToolResult:
-        return await call_tool(service, params.name, params.arguments, ctx.meta)
+        return await call_tool(service, params.name, params.arguments, ctx.meta, _session(ctx, stdio_session))
 
     server: Server[Any] = Server("searchtrace", version=__version__,
                                  instructions="Search the served document collections; every call is traced.",

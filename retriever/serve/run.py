@@ -143,8 +143,9 @@ def run_stdio(service: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     from searchtrace.retriever.serve.mcp_tools import build_server
+    from searchtrace.retriever.serve.sessions import new_session_id
 
-    server = build_server(service)
+    server = build_server(service, stdio_session=new_session_id())  # one client's pipe: one session
 
     async def main() -> None:
         async with stdio_server() as (read, write):

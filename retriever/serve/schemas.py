@@ -39,9 +39,18 @@ def ids_fields() -> tuple[str, ...]:
     return tuple(ids_schema(["dataset"])["properties"])
 
 
+TRACE_ID_FIELD = "traceId"
+"""The fetch requests' field (MCP argument, HTTP query parameter) naming the search a fetch follows."""
+
+TRACE_ID_SCHEMA = {"type": "string", "pattern": "^[0-9a-f]{32}$",
+                   "description": "the traceId of the search whose results these ids are (optional): the fetch "
+                                  "is recorded as following that search"}
+"""A fetch's optional ``traceId``: the search it follows (32 lowercase hex, as a search answers it)."""
+
+
 def ids_schema(datasets: Sequence[str]) -> dict[str, Any]:
-    """``{"ids": [...], "dataset": ...}``: 1 to MAX_IDS ids."""
+    """``{"ids": [...], "dataset": ..., "traceId": ...}``: 1 to MAX_IDS ids, the search followed optional."""
     return {"type": "object", "additionalProperties": False, "required": ["ids"],
             "properties": {"ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_IDS,
                                    "description": f"document ids (at most {MAX_IDS})"},
-                           "dataset": _dataset(datasets)}}
+                           "dataset": _dataset(datasets), TRACE_ID_FIELD: dict(TRACE_ID_SCHEMA)}}

@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 import enum
 import logging
+import re
 import statistics
 import threading
 import time
@@ -46,10 +47,11 @@ from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.retriever.serve.batcher import BatchingEncoder
 from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, TRACE_ACK_TIMEOUT_S, ServeConfig
-from searchtrace.retriever.serve.schemas import search_fields
+from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, search_fields
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
 from searchtrace.traces import StoreCommits, TraceFilter, TraceStore
+from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
@@ -286,9 +288,20 @@ class Service:
 
     # -- documents and stats -----------------------------------------------
 
-    async def documents(self, ids: Sequence[str], dataset: str | None, chunks: bool) -> list[dict]:
-        """Documents (or chunks) by id, bounded in count and bytes. Raises NotFoundError naming unknown ids."""
+    async def documents(self, ids: Sequence[str], dataset: str | None, chunks: bool,
+                        follows: object = None) -> list[dict]:
+        """Documents (or chunks) by id, bounded in count and bytes; ``follows``: the trace id of the search whose
+        results the caller fetches them from, if it names one (``traceId``).
+
+        What was fetched (dataset, ids in order, the search followed) goes on the request's server span once the
+        answer is ready: ``judge implicit`` reads it as clicks.
+
+        Raises:
+            ValidationError: no ids, too many, or a ``traceId`` that is not 32 lowercase hex digits.
+            NotFoundError: naming unknown ids.
+        """
         ids = check_ids(ids)
+        follows = check_trace_id(follows)
         served = self.served(dataset)
         get = served.main.get_chunks if chunks else served.main.get_docs
         found = await self.run(lambda: get(list(ids)))
@@ -296,6 +309,7 @@ class Service:
         if size > MAX_RESPONSE_BYTES:
             raise PayloadTooLarge(f"the {len(ids)} documents asked for are about {size:,} bytes; "
                         f"the most one answer carries is {MAX_RESPONSE_BYTES:,}: ask for fewer ids", field="ids")
+        trace.get_current_span().set_attributes(attrs.fetch(served.main.index.manifest.dataset, ids, follows))
         return found
 
     def stats(self) -> dict[str, Any]:
@@ -380,6 +394,20 @@ def check_ids(ids: Sequence[str]) -> list[str]:
     if len(ids) > MAX_IDS:
         raise ValidationError(f"ids: {len(ids)} ids; the most one call takes is {MAX_IDS}", field="ids")
     return ids
+
+
+TRACE_ID = re.compile(r"[0-9a-f]{32}")
+"""A search's ``traceId``: 32 lowercase hex digits (W3C trace context)."""
+
+
+def check_trace_id(value: object) -> str | None:
+    """``value`` when it is a trace id (None when absent). Raises ValidationError naming the field."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not TRACE_ID.fullmatch(value):
+        raise ValidationError(f"{TRACE_ID_FIELD} must be a search's trace id, 32 lowercase hex digits, "
+                              f"got {value!r:.80}", field=TRACE_ID_FIELD)
+    return value
 
 
 def _fusion(value: object) -> FusionMethod:

@@ -9,7 +9,7 @@ import pytest
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 PAGES = [("views/runs.py", "Runs"), ("views/compare.py", "Compare"), ("views/query.py", "Query"),
          ("views/traces.py", "Traces"), ("views/calibration.py", "Calibration"), ("views/latency.py", "Latency"),
-         ("views/judge.py", "Judge")]
+         ("views/judge.py", "Judge"), ("views/implicit.py", "Implicit judgments")]
 
 
 @pytest.mark.parametrize(("script", "heading"), PAGES)

@@ -1,0 +1,70 @@
+"""Implicit: the judgments agents' fetches make (``judge implicit``), kept apart from people's labels, with the
+click-through rate by position, the agreement with the human and imported labels, and a recompute."""
+
+import streamlit as st
+
+from searchtrace.dashboard.data import implicit
+from searchtrace.dashboard.ui import charts, context
+from searchtrace.dashboard.ui.judge_parts import pick_dataset
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+
+st.title("Implicit judgments")
+home = context.home()
+dataset = pick_dataset(home, "implicit", "its served traffic is judged")
+st.caption("A document an agent fetched after a search (get_docs, get_chunks, /v1/docs, /v1/chunks) is a click at "
+           "the position the search showed it; clicks over the clicks an average result gets at those positions "
+           "(COEC) grade the pair. These labels are the judge implicit:coec's, kind implicit: never mixed with "
+           "people's, and exported only on request (judge export --kind implicit).")
+left, right = st.columns([2, 1], vertical_alignment="bottom")
+min_impressions = int(left.number_input("Fewest impressions a judged pair needs", 1, 1000, 1, key="implicit-min"))
+
+
+@st.cache_data(ttl=300, show_spinner="Reading the traces…", max_entries=16)
+def _view(home: str, dataset: str, min_impressions: int, stamp: object) -> implicit.ImplicitView:
+    return implicit.implicit_view(home, dataset, min_impressions, stamp)
+
+
+if right.button("Recompute implicit judgments", key="implicit-recompute", type="primary",
+                help="write the grades that changed since the last run and retract the pairs no longer judged"):
+    done = context.load(implicit.recompute, home, dataset, min_impressions)
+    st.success(f"{done.written:,} judgments written: {done.added:,} added, {done.changed:,} changed, "
+               f"{done.retracted:,} retracted ({done.unchanged:,} unchanged).")
+counts = context.load(implicit.label_counts, dataset)
+for column, kind in zip(st.columns(3), ("human", "imported", "implicit")):
+    column.metric(f"standing {kind} labels", f"{counts.get(kind, 0):,}")
+view = context.load(_view, str(home), dataset, min_impressions, implicit.stamp(home, dataset))
+if view.report is None:
+    st.info(md(view.message))
+    st.stop()
+report = view.report
+c = report.counts
+st.subheader("What the traces hold")
+cells = st.columns(5)
+for cell, (label, value) in zip(cells, (("searches", c.impressions), ("fetches", c.fetches), ("clicks", c.clicks),
+                                        ("unknown trace ids", c.unknown_traces), ("unattributed", c.unattributed))):
+    cell.metric(label, f"{value:,}")
+if c.unknown_traces:
+    st.caption(f"{c.unknown_traces:,} fetches named a trace the store does not hold: "
+               + ", ".join(md(t[:12]) for t in c.unknown_examples) + " (counted, never a judgment).")
+st.subheader("Click-through rate by position")
+st.altair_chart(charts.ctr_by_position(implicit.ctr_table(report)), width="stretch")
+st.subheader("Pairs judged now")
+grades = ", ".join(f"{g}: {n:,}" for g, n in report.grade_counts().items()) or "none"
+st.caption(f"{len(report.pairs):,} pairs (grades {md(grades)}); against the standing implicit labels: "
+           f"{report.added:,} new, {report.changed:,} changed, {report.retracted:,} no longer judged. "
+           "Recompute writes them.")
+st.dataframe(implicit.pair_table(report), hide_index=True, key="implicit-pairs", column_config={
+    "expected": st.column_config.NumberColumn(format=METRIC_FORMAT),
+    "coec": st.column_config.NumberColumn(format=METRIC_FORMAT)})
+st.subheader("Agreement")
+a = report.agreement
+if a is None:
+    st.info("No pair judged from clicks has a human or imported label yet.")
+else:
+    def shown(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.3f}"
+
+    st.caption(f"On {a.pairs:,} pairs with the {md(a.reference)}: Cohen's kappa {shown(a.cohen)} (grades), "
+               f"{shown(a.binary)} (relevant or not); Krippendorff's alpha {shown(a.alpha)} (ordinal). "
+               "Rows: the reference's grade; columns: the implicit one.")
+    st.dataframe(implicit.confusion_table(a), key="implicit-confusion")

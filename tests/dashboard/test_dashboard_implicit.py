@@ -1,0 +1,73 @@
+"""The Implicit page through Streamlit's AppTest: what agents' fetches say of a copy of the sample, shown apart
+from people's labels without writing anything, then written by the recompute button."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from trace_fixtures import MS, T0, Served, record_served
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
+PAGE = "views/implicit.py"
+
+
+@pytest.fixture
+def served(tmp_path) -> tuple[Path, Path]:
+    """A copy of the sample and a home whose store holds 30 searches of three of its queries, the first query's
+    first result fetched after each of its searches, and one fetch naming a trace the store lacks."""
+    from searchtrace.evals import JudgingSession
+    from searchtrace.traces import TraceStore
+
+    dataset = tmp_path / "sample"
+    shutil.copytree(SAMPLE, dataset, ignore=shutil.ignore_patterns("qrels"))
+    queries = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines()[:3]]
+    docs = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:10]]
+    store = TraceStore(tmp_path / "home" / "traces.sqlite")
+    for n in range(10):
+        t = T0 + n * 1000 * MS
+        spans, ids = record_served(*(Served(t + i * MS, shown=tuple(docs), query=q["text"], session=f"s{n}")
+                                     for i, q in enumerate(queries)))
+        store.write(spans)
+        store.write(record_served(Served(t + 10 * MS, fetched=(docs[0],), follows=ids[0]))[0])
+    store.write(record_served(Served(T0 + 99_000 * MS, fetched=(docs[1],), follows="e" * 32))[0])
+    store.close()
+    JudgingSession.open(dataset).record(queries[0]["_id"], docs[0], 2, "ana")
+    return tmp_path / "home", dataset
+
+
+def test_the_page_shows_the_clicks_apart_and_recompute_writes_them(served, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from searchtrace.evals import JudgingSession, Kind
+
+    home, dataset = served
+    monkeypatch.setenv("SEARCHTRACE_HOME", str(home))
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    at.switch_page(PAGE).run()
+    assert [t.value for t in at.title] == ["Implicit judgments"] and at.info  # asks for a dataset
+    at.text_input(key="implicit-dataset-path").input(str(dataset)).run()
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["standing human labels"] == "1" and metrics["standing implicit labels"] == "0"
+    assert (metrics["searches"], metrics["fetches"], metrics["clicks"], metrics["unknown trace ids"]) == (
+        "30", "11", "10", "1")
+    assert any("eeeeeeeeeeee" in c.value for c in at.caption)
+    assert len(at.get("vega_lite_chart")) == 1  # the rate by position
+    pairs = at.dataframe[0].value
+    assert pairs.iloc[0]["doc_id"] == json.loads((SAMPLE / "corpus.jsonl").open().readline())["_id"]
+    assert pairs.iloc[0]["clicks"] == 10 and pairs.iloc[0]["grade"] >= 1
+    assert at.dataframe[1].value.shape == (3, 3)  # agreement with ana's label
+    assert not [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]  # shown only
+
+    at.button(key="implicit-recompute").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    written = [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]
+    assert written and any(s.value.startswith(f"{len(written)} judgments written") for s in at.success)
+    assert {m.label: m.value for m in at.metric}["standing implicit labels"] == str(len(written))
+    at.button(key="implicit-recompute").click().run()  # nothing changed: nothing more written
+    assert len([j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]) == len(written)
+    assert any(s.value.startswith("0 judgments written") for s in at.success)
