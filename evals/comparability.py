@@ -23,10 +23,18 @@ from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Metric, parse_metrics
 from searchtrace.evals.runfolder import RunSummary
 
-__all__ = ["ALLOW_LABEL_CHANGE", "Comparability", "check", "depth_changes"]
+__all__ = ["ALLOW_LABEL_CHANGE", "NO_LABELS", "Comparability", "check", "depth_changes", "labelled"]
 
 ALLOW_LABEL_CHANGE = "--allow-label-change"
 """The flag that lets a deliberate change of the qrels through (the report then says so)."""
+
+NO_LABELS = "--no-labels"
+"""The flag that compares two runs by their rankings alone (rank-biased overlap), labels or not."""
+
+
+def labelled(summary: RunSummary) -> bool:
+    """Whether a run was scored against labels: its dataset had qrels and they judged some of its queries."""
+    return summary.dataset.split is not None and summary.evaluated_queries > 0
 
 
 @dataclass(frozen=True)
@@ -97,8 +105,9 @@ def depth_changes(metric: Metric, depth: int) -> bool:
 
 
 def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], candidate_ids: Iterable[str], *,
-          allow_label_change: bool = False) -> Comparability:
-    """Compare what two runs scored (``*_ids``: the query ids each side scored)."""
+          allow_label_change: bool = False, labels: bool = True) -> Comparability:
+    """Compare what two runs scored (``*_ids``: the query ids each side scored); without ``labels`` (a
+    comparison of the rankings alone) the qrels are not checked."""
     b, c = set(base_ids), set(candidate_ids)
     refusals: list[str] = []
     notes: list[str] = []
@@ -112,7 +121,7 @@ def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], cand
     else:
         if fb.queries != fc.queries:
             refusals.append("the queries differ (queries.jsonl ids or texts); evaluate both on the same queries")
-        if fb.qrels != fc.qrels:
+        if labels and fb.qrels != fc.qrels:
             if allow_label_change:
                 notes.append(f"the qrels differ: a label change, allowed by {ALLOW_LABEL_CHANGE}")
             else:
