@@ -10,6 +10,7 @@ not compared: they are not used).
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -18,8 +19,8 @@ from searchtrace.evals.comparability import check
 from searchtrace.evals.overlap.pairs import pair_runs
 from searchtrace.evals.overlap.rank_biased import rbo_arrays
 from searchtrace.evals.overlap.result import OverlapComparison
-from searchtrace.evals.overlap.sides import Side, read_sides
-from searchtrace.evals.overlap.weights import traffic_weights
+from searchtrace.evals.overlap.sides import Side, read_side
+from searchtrace.evals.overlap.weights import read_origins, traffic_weights
 from searchtrace.evals.runfolder import RunFolder
 
 __all__ = ["DEFAULT_K", "DEFAULT_PS", "compare_overlap"]
@@ -69,7 +70,11 @@ def compare_overlap(base: RunLike, candidate: RunLike, *, ps: tuple[float, ...] 
             ``p`` outside (0, 1) or ``k`` below 1.
     """
     _check_arguments(ps, k)
-    b, c = read_sides(_folder(base), _folder(candidate))
+    folders = _folder(base), _folder(candidate)
+    with ThreadPoolExecutor(max_workers=3) as pool:  # the readers spend their time in numpy, GIL released
+        sides = [pool.submit(read_side, f) for f in folders]
+        origins = pool.submit(read_origins, folders[0].summary().dataset.path)
+        b, c = (side.result() for side in sides)
     verdict = check(b.summary, c.summary, b.query_ids.tolist(), c.query_ids.tolist(), labels=False)
     verdict.require()
     rows_b, rows_c = _shared(b, c)
@@ -77,8 +82,9 @@ def compare_overlap(base: RunLike, candidate: RunLike, *, ps: tuple[float, ...] 
     paired = pair_runs(b.run, c.run, ids.tolist())
     prefixes = paired.prefixes()
     jaccard, new = paired.top_k(k)
-    weights, weight_note = traffic_weights(b.summary.dataset.path, ids.tolist())
-    notes = tuple(n for n in (*verdict.notes, weight_note, _empty_note(paired.lengths())) if n)
+    found, gone = origins.result()
+    weights, weight_note = traffic_weights(found, ids.tolist())
+    notes = tuple(n for n in (*verdict.notes, gone, weight_note, _empty_note(paired.lengths())) if n)
     return OverlapComparison(
         base=b.folder.run_id, candidate=c.folder.run_id, ps=tuple(ps), k=k, query_ids=ids,
         rbo=np.stack([np.stack(rbo_arrays(prefixes, p)) for p in ps]), jaccard=jaccard, new_in_top=new,

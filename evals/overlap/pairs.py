@@ -1,7 +1,8 @@
 """Two runs' rankings of the queries they share, as rows over one document vocabulary, and what both rank.
 
 Each run interned its own ids; the candidate's documents are coded in the
-base's vocabulary (those it lacks after it), each run's rows are given the index
+base's vocabulary (those it lacks after it; looked up by hashing, as the
+metric kernels join a run to its qrels), each run's rows are given the index
 of their query among the shared ones, and a document both rank for the same
 query is found by sorting the (query, document) keys of both sides together:
 within a side a key is unique, so equal neighbours are one document on both.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from searchtrace.evals.interning import index_in
 from searchtrace.evals.overlap.prefixes import Prefixes, counted, tie_ranks
 from searchtrace.evals.overlap.topk import top_k_arrays
 from searchtrace.evals.rankings import Run
@@ -64,9 +66,13 @@ class Paired:
 
 def _vocabulary(base: np.ndarray, candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Codes of both runs' documents in one vocabulary: the base's, then the candidate's others."""
-    where = {doc: i for i, doc in enumerate(base.tolist())}
-    codes = np.fromiter((where.setdefault(doc, len(where)) for doc in candidate.tolist()), np.int64, len(candidate))
-    return np.arange(len(base), dtype=np.int64), codes, len(where)
+    found = index_in(candidate, base) if len(base) and len(candidate) else None
+    if found is None:  # an empty side, or the hashed lookup could not vouch for its answer
+        where = {doc: i for i, doc in enumerate(base.tolist())}
+        found = np.fromiter((where.get(doc, -1) for doc in candidate.tolist()), np.int64, len(candidate))
+    new = found < 0
+    found[new] = len(base) + np.arange(int(new.sum()))
+    return np.arange(len(base), dtype=np.int64), found, len(base) + int(new.sum())
 
 
 def _rows(run: Run, where: dict[str, int], docs: np.ndarray) -> Rows:

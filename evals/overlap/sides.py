@@ -1,16 +1,14 @@
 """What one run folder gives a label-free comparison: its rankings and, per query, band, latency and trace.
 
 The rankings come from ``run.trec`` (read by the column reader, ids interned),
-the rest from ``per_query.parquet``: the best band of the results shown, the
-total latency and the trace id. A run written before ``per_query.parquet`` had
-a trace id column has its trace ids read from the journal. Both runs are read at
-once, on two threads: the readers spend their time in numpy, which lets go of
-the interpreter.
+the rest from ``per_query.parquet`` (read by pyarrow alone: no pandas): the best
+band of the results shown, the total latency and the trace id. A run written
+before ``per_query.parquet`` had a trace id column has its trace ids read from
+the journal.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +17,7 @@ from searchtrace.evals.rankings import Run
 from searchtrace.evals.runfolder import BANDS, TRACE_ID, RunFolder, RunSummary, best_bands, latency_column
 from searchtrace.evals.trec import read_run
 
-__all__ = ["Side", "read_side", "read_sides"]
+__all__ = ["Side", "read_side"]
 
 TOTAL = latency_column("total")
 """The caller's wall time of each search."""
@@ -53,9 +51,9 @@ def _rankings(folder: RunFolder) -> Run:
     return read_run(folder.run_file)
 
 
-def _trace_ids(folder: RunFolder, table_ids: np.ndarray, column: object) -> np.ndarray:
+def _trace_ids(folder: RunFolder, table_ids: np.ndarray, column: np.ndarray | None) -> np.ndarray:
     if column is not None:
-        return np.asarray(column, dtype=object)
+        return np.array(["" if t is None else t for t in column.tolist()], dtype=object)
     traced = {o.query_id: o.trace_id for o in folder.outcomes()}  # a run written before the column
     return np.array([traced.get(q, "") for q in table_ids.tolist()], dtype=object)
 
@@ -68,16 +66,8 @@ def read_side(folder: RunFolder) -> Side:
     """
     summary = folder.summary()
     run = _rankings(folder)
-    table = folder.per_query(["query_id", BANDS, TOTAL, TRACE_ID])
-    ids = table["query_id"].to_numpy(dtype=object)
-    latency = table[TOTAL].to_numpy(np.float64) if TOTAL in table else np.full(len(ids), np.nan)
-    bands = best_bands(table[BANDS].tolist()) if BANDS in table else best_bands([""] * len(ids))
-    traces = _trace_ids(folder, ids, table[TRACE_ID].fillna("").tolist() if TRACE_ID in table else None)
-    return Side(folder, summary, run, ids, bands, latency, traces)
-
-
-def read_sides(base: RunFolder, candidate: RunFolder) -> tuple[Side, Side]:
-    """Both runs, read at once."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        first, second = pool.submit(read_side, base), pool.submit(read_side, candidate)
-        return first.result(), second.result()
+    table = folder.per_query_columns(["query_id", BANDS, TOTAL, TRACE_ID])
+    ids = table["query_id"]
+    latency = table[TOTAL].astype(np.float64) if TOTAL in table else np.full(len(ids), np.nan)
+    bands = best_bands(table[BANDS] if BANDS in table else [""] * len(ids))
+    return Side(folder, summary, run, ids, bands, latency, _trace_ids(folder, ids, table.get(TRACE_ID)))

@@ -12,20 +12,20 @@ Hajek form) is the traffic-weighted mean reported. With every query taken
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from searchtrace.errors import SearchtraceError
-from searchtrace.evals.querysets import origins
+from searchtrace.evals.querysets import QueryOrigin, origins
 
-__all__ = ["traffic_weights", "weighted_mean"]
+__all__ = ["read_origins", "traffic_weights", "weighted_mean"]
 
 
-def traffic_weights(dataset: str, query_ids: Sequence[str]) -> tuple[np.ndarray | None, str | None]:
-    """Each query's ``count / inclusion_probability`` when ``dataset`` is a query set from traffic (None
-    otherwise), and a note when it is one whose weights cannot be read."""
+def read_origins(dataset: str) -> tuple[dict[str, QueryOrigin] | None, str | None]:
+    """What each query of ``dataset`` records of its traffic when it is a query set from traffic (None
+    otherwise), and a note when it is one whose queries cannot be read, or it is gone."""
     folder = Path(dataset)
     try:
         found = origins(folder)
@@ -33,9 +33,17 @@ def traffic_weights(dataset: str, query_ids: Sequence[str]) -> tuple[np.ndarray 
         return None, f"no traffic weights: {getattr(exc, 'message', exc)}"
     if found is None:
         return None, None if folder.is_dir() else f"no traffic weights: the runs' dataset {folder} is gone"
-    missing = [q for q in query_ids if q not in found]
+    return found, None
+
+
+def traffic_weights(found: Mapping[str, QueryOrigin] | None, query_ids: Sequence[str]
+                    ) -> tuple[np.ndarray | None, str | None]:
+    """Each query's ``count / inclusion_probability`` (None without origins), and a note when some lack one."""
+    if found is None:
+        return None, None
+    missing = sum(q not in found for q in query_ids)
     if missing:
-        return None, f"no traffic weights: {len(missing)} queries of the runs lack their count in {folder}"
+        return None, f"no traffic weights: {missing} queries of the runs lack their count in the query set"
     return np.array([found[q].count / found[q].inclusion_probability for q in query_ids], dtype=np.float64), None
 
 

@@ -13,7 +13,7 @@ and ``f_<feature>`` per relevance-model feature (what ``calibrate`` fits on).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,16 +48,13 @@ TRACE_ID = "trace_id"
 """``per_query.parquet``'s column of each query's trace id (absent from runs written before it)."""
 
 
-def best_bands(column: Sequence[str | None]) -> np.ndarray:
+def best_bands(column: Iterable[str | None]) -> np.ndarray:
     """Each row's best band of a :data:`BANDS` column, as its index in :class:`~searchtrace.names.Band` (0 is
     the best); ``len(Band)`` for a query without results."""
-    import pandas as pd
-
-    text = pd.Series(np.asarray(list(column), dtype=object)).fillna("")
-    out = np.full(len(text), len(Band), dtype=np.int8)
-    for index, band in reversed(list(enumerate(Band))):  # the best band a row holds is written last
-        out[text.str.contains(band.value, regex=False).to_numpy(bool)] = index
-    return out
+    rank = {band.value: i for i, band in enumerate(Band)}
+    rows = list(column)
+    return np.fromiter((min((rank[b] for b in (text or "").split(",") if b in rank), default=len(rank))
+                        for text in rows), dtype=np.int8, count=len(rows))
 
 
 def latency_column(stage: str) -> str:
