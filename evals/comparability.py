@@ -33,8 +33,9 @@ NO_LABELS = "--no-labels"
 
 
 def labelled(summary: RunSummary) -> bool:
-    """Whether a run was scored against labels: its dataset had qrels and they judged some of its queries."""
-    return summary.dataset.split is not None and summary.evaluated_queries > 0
+    """Whether a run was scored against labels: some of its queries were judged (a dataset without qrels, a
+    query set from traffic before judging, scores none). An external run's labels are its ``--qrels``."""
+    return summary.evaluated_queries > 0
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], cand
     if fb is None or fc is None:
         older = ", ".join(f"{side} (run {s.run_id})" for side, s, f in (("base", base, fb), ("candidate", candidate, fc))
                           if f is None)
-        notes.append(f"queries and labels not checked: no fingerprints in {older}; evaluate it again to check them")
+        checked = "queries and labels" if labels else "queries"
+        notes.append(f"{checked} not checked: no fingerprints in {older}; evaluate it again to check them")
     else:
         if fb.queries != fc.queries:
             refusals.append("the queries differ (queries.jsonl ids or texts); evaluate both on the same queries")
