@@ -14,6 +14,7 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.evals.calibration import fit_isotonic, fit_logistic
+    from searchtrace.evals.comparability import labelled
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config

@@ -264,6 +264,7 @@ def _compare_overlap(args: argparse.Namespace, folders: tuple[RunFolder, RunFold
     from searchtrace.errors import ValidationError
     from searchtrace.evals.comparability import NO_LABELS
     from searchtrace.evals.overlap import compare_overlap, to_lines, to_markdown
+    from searchtrace.home import Home
 
     if args.metrics:
         raise ValidationError(f"--metrics needs labels; {note or NO_LABELS + ' compares the rankings alone'}",
@@ -272,15 +273,16 @@ def _compare_overlap(args: argparse.Namespace, folders: tuple[RunFolder, RunFold
         raise ValidationError(f"--top must be 0 or more, got {args.top}", field="top")
     comparison = compare_overlap(*folders)
     notes = [*([note] if note else []), *(f"note: {n}" for n in comparison.notes)]
+    home = str(Home.resolve(None).root)  # where `traces show` looks without --home
     if args.json:
         print(json.dumps({**comparison.to_json(args.top), "label_free": note or NO_LABELS}, indent=2,
                          allow_nan=False))
     elif args.markdown:
-        print("".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + to_markdown(comparison, args.top))
+        print("".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + to_markdown(comparison, args.top, home))
     else:
         columns = width()
         lines = [wrapped for n in notes for wrapped in textwrap.wrap(n, columns, subsequent_indent="  ")]
-        print("\n".join([*lines, *to_lines(comparison, args.top, columns)]))
+        print("\n".join([*lines, *to_lines(comparison, args.top, columns, home)]))
     return ExitCode.OK
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from searchtrace.names import Band
 
 __all__ = ["PICK", "band_precision", "best_vs_ndcg", "funnel", "latency_boxes", "latency_trend", "pair_scatter",
-           "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
+           "rbo_histogram", "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
@@ -40,6 +40,13 @@ def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
                                                                             columns=2)),
         tooltip=[alt.Tooltip("name:N", title="run"), alt.Tooltip(f"{color}:N", title="settings"),
                  alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M"), alt.Tooltip("value:Q", format=".3f")])
+
+
+def rbo_histogram(queries: pd.DataFrame, p: float) -> alt.Chart:
+    """How many queries have each rank-biased overlap (bins of 0.05 over [0, 1])."""
+    return alt.Chart(queries[["rbo"]]).mark_bar().encode(
+        x=alt.X("rbo:Q", bin=alt.Bin(extent=[0, 1], step=0.05), title=f"RBO, p={p:g} (1: the same ranking)"),
+        y=alt.Y("count():Q", title="queries")).properties(height=260)
 
 
 PICK = "pick"  # the scatter's point selection (st.altair_chart on_select)

@@ -90,4 +90,11 @@ def compare_overlap(base: RunLike, candidate: RunLike, *, ps: tuple[float, ...] 
         rbo=np.stack([np.stack(rbo_arrays(prefixes, p)) for p in ps]), jaccard=jaccard, new_in_top=new,
         bands=np.stack([b.bands[rows_b], c.bands[rows_c]]), latency_delta_ms=c.latency_ms[rows_c] - b.latency_ms[rows_b],
         trace_ids=np.stack([b.trace_ids[rows_b], c.trace_ids[rows_c]]), weights=weights,
-        only_in_base=verdict.only_in_base, only_in_candidate=verdict.only_in_candidate, notes=notes)
+        only_in_base=verdict.only_in_base, only_in_candidate=verdict.only_in_candidate, notes=notes,
+        homes=(_home(b), _home(c)))
+
+
+def _home(side: Side) -> str | None:
+    """The home folder the run was made in (its retriever's configuration records it), or None."""
+    home = side.summary.retriever.config.get("home")
+    return home if isinstance(home, str) else None

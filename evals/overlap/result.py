@@ -100,6 +100,7 @@ class OverlapComparison:
         weights: (n,) traffic weights (count / inclusion probability), or None: not a query set from traffic.
         only_in_base, only_in_candidate: queries one run searched and the other did not.
         notes: what a reader should know (no traffic weights, unchecked fingerprints, empty rankings).
+        homes: the home folder each run was made in, whose trace store holds its traces (None: not recorded).
     """
 
     base: str
@@ -117,6 +118,7 @@ class OverlapComparison:
     only_in_base: int
     only_in_candidate: int
     notes: tuple[str, ...] = ()
+    homes: tuple[str | None, str | None] = (None, None)
 
     @property
     def shared(self) -> int:
@@ -145,6 +147,10 @@ class OverlapComparison:
         below = (self.ext(p) < floor).astype(np.float64)
         return weighted_mean(below, self.weights if weighted else None)
 
+    def band_names(self, side: int) -> list[str]:
+        """Each shared query's best band on one side (0: base, 1: candidate), by name (``none``: no result)."""
+        return [band_name(int(i)) for i in self.bands[side]]
+
     def band_changes(self) -> BandChanges:
         base, candidate = self.bands
         return BandChanges(int((candidate < base).sum()), int((candidate == base).sum()), int((candidate > base).sum()))
@@ -171,7 +177,8 @@ class OverlapComparison:
         changes = self.band_changes()
         return {"base": self.base, "candidate": self.candidate, "ps": list(self.ps), "k": self.k,
                 "shared": self.shared, "only_in_base": self.only_in_base, "only_in_candidate": self.only_in_candidate,
-                "notes": list(self.notes), "mean": self.means().to_json(),
+                "notes": list(self.notes), "homes": {"base": self.homes[0], "candidate": self.homes[1]},
+                "mean": self.means().to_json(),
                 "weighted_mean": None if weighted is None else weighted.to_json(),
                 "band_changes": {"up": changes.up, "same": changes.same, "down": changes.down},
                 "most_changed": [q.to_json() for q in self.most_changed(top)],

@@ -70,35 +70,47 @@ def _trace(side: str, trace_id: str) -> str:
     return f"{side}: {TRACE_COMMAND} {trace_id}" if trace_id else f"{side}: no trace recorded"
 
 
-def _most_changed_lines(comparison: OverlapComparison, top: int, columns: int) -> list[str]:
+def _homes(comparison: OverlapComparison, home: str | None) -> list[str]:
+    """Where to find the traces when a run was made in another home than ``home`` (a path is never cut)."""
+    other = {h for h in comparison.homes if h is not None and h != home}
+    if not other:
+        return []
+    if len(other) == 1 and comparison.homes[0] == comparison.homes[1]:
+        return [f"the traces are in another home: add --home {other.pop()}"]
+    return [f"the {side}'s traces: add --home {h}" for side, h in zip(("base", "candidate"), comparison.homes)
+            if h is not None and h != home]
+
+
+def _most_changed_lines(comparison: OverlapComparison, top: int, columns: int, home: str | None) -> list[str]:
     changed = comparison.most_changed(top)
     if not changed:
         return ["no query's ranking changed"] if top else []
     head = (f"most changed, lowest RBO p={comparison.ps[0]:g} first (J = Jaccard@{comparison.k}, new = documents "
             f"new in the candidate's top {comparison.k}, best band, latency change):")
-    lines = textwrap.wrap(head, columns)
+    lines = ["", *textwrap.wrap(head, columns)]
     stats = [_stats(q) for q in changed]
     id_width = max(1, min(columns - 4 - max(map(cells, stats)), max(cells(q.query_id) for q in changed)))
     for q, said in zip(changed, stats):
         query_id = fit(q.query_id, id_width)
         lines.append(fit("  " + query_id + " " * (id_width - cells(query_id)) + "  " + said, columns))
         lines += [fit("    " + _trace(side, t), columns) for side, t in zip(("base", "cand"), q.trace_ids)]
-    return lines
+    return lines + _homes(comparison, home)
 
 
-def to_lines(comparison: OverlapComparison, top: int = 10, columns: int = 80) -> list[str]:
-    """The comparison as lines of at most ``columns`` cells."""
+def to_lines(comparison: OverlapComparison, top: int = 10, columns: int = 80, home: str | None = None) -> list[str]:
+    """The comparison as lines of at most ``columns`` cells (but for a home folder's path, never cut: the line
+    saying where the traces are when a run was made in another home than ``home``)."""
     lines = textwrap.wrap(_counts(comparison), columns)
     table = _table(comparison)
     widths = [max(cells(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         lines.append(fit("  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:]))]),
                          columns).rstrip())
-    lines += textwrap.wrap(_explained(comparison), columns)
-    return lines + _most_changed_lines(comparison, top, columns)
+    lines += textwrap.wrap(_explained(comparison), columns, break_on_hyphens=False)
+    return lines + _most_changed_lines(comparison, top, columns, home)
 
 
-def to_markdown(comparison: OverlapComparison, top: int = 10) -> str:
+def to_markdown(comparison: OverlapComparison, top: int = 10, home: str | None = None) -> str:
     """The means as a table, then the most changed queries with their trace commands."""
     table = _table(comparison)
     lines = [f"**{_counts(comparison)}**", "", "| measure | " + " | ".join(table[0][1:]) + " |",
@@ -117,4 +129,5 @@ def to_markdown(comparison: OverlapComparison, top: int = 10) -> str:
         for q in changed:
             lines.append(f"- `{q.query_id.replace('`', '')}`: {_stats(q)}; "
                          + "; ".join(f"`{_trace(side, t)}`" for side, t in zip(("base", "cand"), q.trace_ids)))
+        lines += ["", *_homes(comparison, home)] if _homes(comparison, home) else []
     return "\n".join(lines) + "\n"
