@@ -234,56 +234,15 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
     return b, c, verdict
 
 
-def _unlabelled(folders: tuple[RunFolder, RunFolder]) -> list[str]:
-    """Which of base and candidate has no labels."""
-    from searchtrace.evals.comparability import labelled
-
-    return [side for side, folder in zip(("base", "candidate"), folders) if not labelled(folder.summary())]
-
-
-def _label_free_note(unlabelled: list[str]) -> str:
-    """One line saying why the runs are compared without labels."""
-    from searchtrace.evals.comparability import NO_LABELS
-
-    return f"note: no labels in the {' and the '.join(unlabelled)}: rankings compared ({NO_LABELS})"
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    from searchtrace.evals.overlap.cli import compare_command, label_free_note, unlabelled
     from searchtrace.evals.runfolder import RunFolder
 
     folders = (RunFolder.completed(args.base), RunFolder.completed(args.candidate))
-    unlabelled = _unlabelled(folders)
-    if args.no_labels or unlabelled:
-        return _compare_overlap(args, folders, None if args.no_labels else _label_free_note(unlabelled))
+    missing = unlabelled(folders)
+    if args.no_labels or missing:
+        return compare_command(args, folders, None if args.no_labels else label_free_note(missing))
     return _compare_metrics(args)
-
-
-def _compare_overlap(args: argparse.Namespace, folders: tuple[RunFolder, RunFolder], note: str | None) -> int:
-    import textwrap
-
-    from searchtrace.errors import ValidationError
-    from searchtrace.evals.comparability import NO_LABELS
-    from searchtrace.evals.overlap import compare_overlap, to_lines, to_markdown
-    from searchtrace.home import Home
-
-    if args.metrics:
-        raise ValidationError(f"--metrics needs labels; {note or NO_LABELS + ' compares the rankings alone'}",
-                              field="metrics")
-    if args.top < 0:
-        raise ValidationError(f"--top must be 0 or more, got {args.top}", field="top")
-    comparison = compare_overlap(*folders)
-    notes = [*([note] if note else []), *(f"note: {n}" for n in comparison.notes)]
-    home = str(Home.resolve(None).root)  # where `traces show` looks without --home
-    if args.json:
-        print(json.dumps({**comparison.to_json(args.top), "label_free": note or NO_LABELS}, indent=2,
-                         allow_nan=False))
-    elif args.markdown:
-        print("".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + to_markdown(comparison, args.top, home))
-    else:
-        columns = width()
-        lines = [wrapped for n in notes for wrapped in textwrap.wrap(n, columns, subsequent_indent="  ")]
-        print("\n".join([*lines, *to_lines(comparison, args.top, columns, home)]))
-    return ExitCode.OK
 
 
 def _compare_metrics(args: argparse.Namespace) -> int:
@@ -354,13 +313,14 @@ def require_coverage(candidate: Path, floor: float) -> None:
 
 def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.gate import load_config
+    from searchtrace.evals.overlap.cli import label_free_note, unlabelled
     from searchtrace.evals.runfolder import RunFolder
 
     config = load_config(args.config)
     folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
-    unlabelled = _unlabelled(folders)
-    if args.no_labels or unlabelled:
-        return _gate_overlap(args, config, folders, None if args.no_labels else _label_free_note(unlabelled))
+    missing = unlabelled(folders)
+    if args.no_labels or missing:
+        return _gate_overlap(args, config, folders, None if args.no_labels else label_free_note(missing))
     return _gate_metrics(args, config)
 
 

@@ -7,7 +7,8 @@ many as arrays); ``topk`` is Jaccard@k and the documents new in the top k;
 ``sides`` reads what a run folder gives; ``pairs`` lines two runs' rankings up
 over one vocabulary; ``weights`` weighs queries drawn from traffic; ``result``
 holds a comparison; ``compare`` makes one (:func:`compare_overlap`); ``text``
-renders it for a terminal or Markdown. Names load their module on first use.
+renders it for a terminal or Markdown; ``cli`` is ``searchtrace compare``
+without labels. Names load their module on first use.
 """
 
 from __future__ import annotations
