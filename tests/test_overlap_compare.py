@@ -73,6 +73,14 @@ def test_each_query_is_the_scalar_measures_of_its_two_rankings(folders):
     assert means.rbo[0].ext == pytest.approx(comparison.rbo[0, 0].mean()) and math.isnan(means.latency_delta_ms)
 
 
+def test_blocks_of_queries_give_what_one_block_gives(folders, monkeypatch):
+    from searchtrace.evals.overlap import compare as module
+
+    whole = compare_overlap(folders["base"], folders["candidate"])
+    monkeypatch.setattr(module, "BLOCK_CELLS", 100)  # a few queries per block
+    assert np.array_equal(compare_overlap(folders["base"], folders["candidate"]).rbo, whole.rbo)
+
+
 def test_the_most_changed_come_lowest_rbo_first_then_by_id_and_unchanged_ones_never(folders):
     comparison = compare_overlap(folders["base"], folders["candidate"])
     listed = comparison.most_changed(1000)

@@ -16,7 +16,7 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.comparability import check
-from searchtrace.evals.overlap.pairs import pair_runs
+from searchtrace.evals.overlap.pairs import Paired, pair_runs
 from searchtrace.evals.overlap.rank_biased import rbo_arrays
 from searchtrace.evals.overlap.result import OverlapComparison
 from searchtrace.evals.overlap.sides import Side, read_side
@@ -32,6 +32,10 @@ candidates behind a page (re-ranking, pooling for judges) see, and little of the
 
 DEFAULT_K = 10
 """Jaccard@k's and new-in-top-k's cutoff: the ten results of a page."""
+
+BLOCK_CELLS = 1 << 22
+"""RBO is computed over blocks of queries whose (queries x depth) arrays hold at most this many cells: 10,000
+queries of 100 results are one block; deep rankings take several, and memory stays flat."""
 
 RunLike = str | os.PathLike[str] | RunFolder
 
@@ -53,6 +57,18 @@ def _shared(base: Side, candidate: Side) -> tuple[np.ndarray, np.ndarray]:
     where = {q: i for i, q in enumerate(candidate.query_ids.tolist())}
     rows = [(i, where[q]) for i, q in enumerate(base.query_ids.tolist()) if q in where]
     return (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64))
+
+
+def _rbo(paired: Paired, ps: tuple[float, ...]) -> np.ndarray:
+    """(len(ps), 3, n): ext, min and res at each p, a block of queries at a time."""
+    out = np.empty((len(ps), 3, paired.n))
+    step = max(1, BLOCK_CELLS // (paired.depth() + 1))
+    for first in range(0, paired.n, step):
+        last = min(first + step, paired.n)
+        prefixes = paired.prefixes(first, last)
+        for i, p in enumerate(ps):
+            out[i, :, first:last] = rbo_arrays(prefixes, p)
+    return out
 
 
 def _empty_note(lengths: tuple[np.ndarray, np.ndarray]) -> str | None:
@@ -80,14 +96,13 @@ def compare_overlap(base: RunLike, candidate: RunLike, *, ps: tuple[float, ...] 
     rows_b, rows_c = _shared(b, c)
     ids = b.query_ids[rows_b]
     paired = pair_runs(b.run, c.run, ids.tolist())
-    prefixes = paired.prefixes()
     jaccard, new = paired.top_k(k)
     found, gone = origins.result()
     weights, weight_note = traffic_weights(found, ids.tolist())
     notes = tuple(n for n in (*verdict.notes, gone, weight_note, _empty_note(paired.lengths())) if n)
     return OverlapComparison(
         base=b.folder.run_id, candidate=c.folder.run_id, ps=tuple(ps), k=k, query_ids=ids,
-        rbo=np.stack([np.stack(rbo_arrays(prefixes, p)) for p in ps]), jaccard=jaccard, new_in_top=new,
+        rbo=_rbo(paired, ps), jaccard=jaccard, new_in_top=new,
         bands=np.stack([b.bands[rows_b], c.bands[rows_c]]), latency_delta_ms=c.latency_ms[rows_c] - b.latency_ms[rows_b],
         trace_ids=np.stack([b.trace_ids[rows_b], c.trace_ids[rows_c]]), weights=weights,
         only_in_base=verdict.only_in_base, only_in_candidate=verdict.only_in_candidate, notes=notes,

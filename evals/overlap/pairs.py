@@ -52,11 +52,20 @@ class Paired:
         """(n,) each query's ranking length, base and candidate."""
         return np.bincount(self.base.pair, minlength=self.n), np.bincount(self.candidate.pair, minlength=self.n)
 
-    def prefixes(self) -> Prefixes:
-        """The per-depth counts rank-biased overlap is computed from."""
+    def depth(self) -> int:
+        """The longest ranking's length."""
+        return int(max(lengths.max(initial=0) for lengths in self.lengths()))
+
+    def prefixes(self, first: int = 0, last: int | None = None) -> Prefixes:
+        """The per-depth counts rank-biased overlap is computed from, of the pairs ``first`` to ``last - 1``
+        (all by default; a block keeps the (pairs x depth) arrays small)."""
+        last = self.n if last is None else last
         b, c = self.shared
-        return counted(self.n, (self.base.pair, self.base.rank), (self.candidate.pair, self.candidate.rank),
-                       (self.base.pair[b], self.base.rank[b], self.candidate.rank[c]))
+        rows = [(side.pair >= first) & (side.pair < last) for side in (self.base, self.candidate)]
+        kept = (self.base.pair[b] >= first) & (self.base.pair[b] < last)
+        return counted(last - first, (self.base.pair[rows[0]] - first, self.base.rank[rows[0]]),
+                       (self.candidate.pair[rows[1]] - first, self.candidate.rank[rows[1]]),
+                       (self.base.pair[b][kept] - first, self.base.rank[b][kept], self.candidate.rank[c][kept]))
 
     def top_k(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(n,) Jaccard@k and the documents new in the candidate's top ``k``."""
