@@ -32,7 +32,7 @@ def read_origins(dataset: str) -> tuple[dict[str, QueryOrigin] | None, str | Non
     except (SearchtraceError, OSError) as exc:
         return None, f"no traffic weights: {getattr(exc, 'message', exc)}"
     if found is None:
-        return None, None if folder.is_dir() else f"no traffic weights: the runs' dataset {folder} is gone"
+        return None, None if folder.exists() else f"no traffic weights: the runs' dataset {folder} is gone"
     return found, None
 
 
