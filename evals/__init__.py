@@ -1,4 +1,5 @@
-"""searchtrace evals: runs and qrels, metrics, statistics, comparison, the gate, calibration, run folders, judgments.
+"""searchtrace evals: runs and qrels, metrics, statistics, comparison (with labels, or by rank-biased overlap without
+them), the gate, calibration, run folders, judgments.
 
 This is the package's public API: the dashboard (and users) import these names
 and nothing else of it. Names load their module on first use, so
@@ -13,6 +14,7 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.evals.calibration import fit_isotonic, fit_logistic
+    from searchtrace.evals.comparability import labelled
     from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.gate import GateConfig, GateResult, load_config
@@ -50,6 +52,15 @@ if TYPE_CHECKING:
         parse_metrics,
     )
     from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
+    from searchtrace.evals.overlap import (
+        RBO,
+        OverlapComparison,
+        QueryOverlap,
+        compare_overlap,
+        jaccard,
+        new_in_top,
+        rbo,
+    )
     from searchtrace.evals.querysets import (
         QueryOrigin,
         QuerySet,

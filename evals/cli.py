@@ -23,7 +23,9 @@ from searchtrace.terminal import width
 
 if TYPE_CHECKING:
     from searchtrace.evals.comparability import Comparability
+    from searchtrace.evals.gate import GateConfig, GateResult
     from searchtrace.evals.metrics import Evaluation
+    from searchtrace.evals.runfolder import RunFolder
 
 __all__ = ["register"]
 
@@ -64,20 +66,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_retriever_arguments(p)
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests")
+    p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests; or, "
+                       "without labels, by their rankings (rank-biased overlap)")
     p.add_argument("base", help="baseline run folder")
     p.add_argument("candidate", help="candidate run folder")
     p.add_argument("--metrics", nargs="+", help="metric keys to compare (default: those both runs have)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
     _label_change_argument(p)
+    _no_labels_argument(p)
+    p.add_argument("--top", type=int, default=10, metavar="N",
+                   help="without labels: how many of the most changed queries to list (default: 10)")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("gate", help="fail (exit 1) when the candidate run regresses from the baseline")
     p.add_argument("--baseline", required=True, help="baseline run folder")
     p.add_argument("--candidate", required=True, help="candidate run folder")
     _label_change_argument(p)
-    p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01")
+    _no_labels_argument(p)
+    p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01; "
+                   "runs without labels need its [overlap] table")
     p.add_argument("--junit", help="write JUnit XML here")
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
                    help="write the Markdown summary (for a pull request comment) to FILE; without FILE, or with "
@@ -101,6 +109,12 @@ def _label_change_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-label-change", action="store_true",
                    help="compare runs scored on different qrels (a deliberate relabelling; the report says so); "
                         "default: refuse with exit 2")
+
+
+def _no_labels_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-labels", action="store_true",
+                   help="compare the rankings alone: rank-biased overlap, Jaccard@10, new documents, bands, "
+                        "latency (default: so when either run has no labels)")
 
 
 def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
@@ -221,6 +235,17 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from searchtrace.evals.overlap.cli import compare_command, label_free_note, unlabelled
+    from searchtrace.evals.runfolder import RunFolder
+
+    folders = (RunFolder.completed(args.base), RunFolder.completed(args.candidate))
+    missing = unlabelled(folders)
+    if args.no_labels or missing:
+        return compare_command(args, folders, None if args.no_labels else label_free_note(missing))
+    return _compare_metrics(args)
+
+
+def _compare_metrics(args: argparse.Namespace) -> int:
     from searchtrace.evals.comparison import compare, regressed_lines, to_json, to_markdown, to_table
     from searchtrace.evals.metrics import is_coverage
 
@@ -287,18 +312,53 @@ def require_coverage(candidate: Path, floor: float) -> None:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from searchtrace.evals.comparison import compare
     from searchtrace.evals.gate import load_config
-    from searchtrace.evals.gate.check import gate
-    from searchtrace.evals.gate.report import to_markdown, to_text, write_junit
+    from searchtrace.evals.overlap.cli import label_free_note, unlabelled
+    from searchtrace.evals.runfolder import RunFolder
 
     config = load_config(args.config)
+    folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
+    missing = unlabelled(folders)
+    if args.no_labels or missing:
+        return _gate_overlap(args, config, folders, None if args.no_labels else label_free_note(missing))
+    return _gate_metrics(args, config)
+
+
+def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals.comparison import compare
+    from searchtrace.evals.gate import gate
+
+    if not config.rules:
+        raise ValidationError('the runs have labels and the gate config has no [metrics."<metric>"] rule to judge '
+                              "them by (its [overlap] table is for runs without labels)", field="config")
     metrics = [str(r.metric) for r in config.rules]
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     verdict.require_depth(metrics)
     require_coverage(Path(args.candidate), config.judged_floor)
     result = gate(compare(base, candidate, metrics), config)
-    notes = (verdict.counts, *(f"note: {n}" for n in verdict.notes))
+    return _report_gate(args, result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)))
+
+
+def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[RunFolder, RunFolder],
+                  note: str | None) -> int:
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals.gate import NO_OVERLAP_TABLE, gate_overlap
+    from searchtrace.evals.overlap import DEFAULT_PS, compare_overlap
+
+    if config.overlap is None:
+        raise ValidationError(NO_OVERLAP_TABLE, field="config")
+    ps = (config.overlap.p, *(p for p in DEFAULT_PS if p != config.overlap.p))
+    comparison = compare_overlap(*folders, ps=ps)
+    counts = (f"{comparison.shared} shared queries ({comparison.only_in_base} only in base, "
+              f"{comparison.only_in_candidate} only in candidate)")
+    notes = (counts, *([note] if note else []), *(f"note: {n}" for n in comparison.notes))
+    return _report_gate(args, gate_overlap(comparison, config), notes)
+
+
+def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...]) -> int:
+    from searchtrace.evals.gate.report import to_markdown, to_text, write_junit
+
     if args.junit:
         write_junit(result, args.junit)
     if args.markdown not in (None, "-"):

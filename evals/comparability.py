@@ -23,10 +23,19 @@ from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Metric, parse_metrics
 from searchtrace.evals.runfolder import RunSummary
 
-__all__ = ["ALLOW_LABEL_CHANGE", "Comparability", "check", "depth_changes"]
+__all__ = ["ALLOW_LABEL_CHANGE", "NO_LABELS", "Comparability", "check", "depth_changes", "labelled"]
 
 ALLOW_LABEL_CHANGE = "--allow-label-change"
 """The flag that lets a deliberate change of the qrels through (the report then says so)."""
+
+NO_LABELS = "--no-labels"
+"""The flag that compares two runs by their rankings alone (rank-biased overlap), labels or not."""
+
+
+def labelled(summary: RunSummary) -> bool:
+    """Whether a run was scored against labels: some of its queries were judged (a dataset without qrels, a
+    query set from traffic before judging, scores none). An external run's labels are its ``--qrels``."""
+    return summary.evaluated_queries > 0
 
 
 @dataclass(frozen=True)
@@ -97,8 +106,9 @@ def depth_changes(metric: Metric, depth: int) -> bool:
 
 
 def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], candidate_ids: Iterable[str], *,
-          allow_label_change: bool = False) -> Comparability:
-    """Compare what two runs scored (``*_ids``: the query ids each side scored)."""
+          allow_label_change: bool = False, labels: bool = True) -> Comparability:
+    """Compare what two runs scored (``*_ids``: the query ids each side scored); without ``labels`` (a
+    comparison of the rankings alone) the qrels are not checked."""
     b, c = set(base_ids), set(candidate_ids)
     refusals: list[str] = []
     notes: list[str] = []
@@ -108,11 +118,12 @@ def check(base: RunSummary, candidate: RunSummary, base_ids: Iterable[str], cand
     if fb is None or fc is None:
         older = ", ".join(f"{side} (run {s.run_id})" for side, s, f in (("base", base, fb), ("candidate", candidate, fc))
                           if f is None)
-        notes.append(f"queries and labels not checked: no fingerprints in {older}; evaluate it again to check them")
+        checked = "queries and labels" if labels else "queries"
+        notes.append(f"{checked} not checked: no fingerprints in {older}; evaluate it again to check them")
     else:
         if fb.queries != fc.queries:
             refusals.append("the queries differ (queries.jsonl ids or texts); evaluate both on the same queries")
-        if fb.qrels != fc.qrels:
+        if labels and fb.qrels != fc.qrels:
             if allow_label_change:
                 notes.append(f"the qrels differ: a label change, allowed by {ALLOW_LABEL_CHANGE}")
             else:

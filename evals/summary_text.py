@@ -89,12 +89,13 @@ def _cost_lines(summary: RunSummary) -> list[str]:
 
 def print_summary(folder: Path, summary: RunSummary) -> None:
     """The run's headline figures, for a terminal: the run's id and scope on lines of their own, then the metrics
-    (a run of a dataset without labels yet: what it is for)."""
+    (a run of a dataset without labels yet: that it has none, and what it is for)."""
     if summary.dataset.split is None:
         console = _console()
         for line in (f"run {summary.run_id}", f"name: {summary.name}",
-                     f"{summary.dataset.name}: no labels yet; {summary.dataset.queries} queries ranked",
-                     "pool them to judge: searchtrace judge pool DATASET --runs RUN ..."):
+                     f"{summary.dataset.name}: no labels yet; {summary.dataset.queries} queries ranked, no metrics",
+                     "pool them to judge: searchtrace judge pool DATASET --runs RUN ...",
+                     "or compare the rankings with another run's: searchtrace compare BASE RUN"):
             console.print(fit(line, width()), markup=False, highlight=False)
         console.print(f"run folder: {folder}", markup=False, highlight=False, soft_wrap=True)
         return

@@ -85,3 +85,39 @@ def traced(sample_index_path, sample_config, model):
     yield make
     for index in opened:
         index.close()
+
+
+@pytest.fixture(scope="session")
+def unlabelled_home(tmp_path_factory, sample_config, sample_index_path, model):
+    """A home with a query set drawn from emulated traffic on the sample (40 of its queries, asked 1 to 4 times
+    each; ``--sample all``) and two runs of it without labels, graph mode (the default) and fast mode, their
+    traces in the home's store. Returns (home, {"graph": run folder, "fast": run folder}, the query set)."""
+    import shutil
+
+    from trace_fixtures import MS, T0, FakeSearch, record
+
+    from searchtrace.cli import main
+    from searchtrace.evals import EvalSettings, run_eval
+    from searchtrace.home import Home
+    from searchtrace.retriever import load_dataset
+    from searchtrace.retriever.config.resolve import resolve_config
+    from searchtrace.traces import TraceSettings, TraceStore
+
+    home = tmp_path_factory.mktemp("unlabelled-home")
+    shutil.copytree(sample_config.home.cache, home / "cache")  # the model and the vectors: nothing to embed
+    asked = load_dataset(SAMPLE).queries[:40]
+    spans, _ = record(*(FakeSearch(query=q.text, source="http", dataset="sample",
+                                   start_ns=T0 + (100 * i + k) * 1000 * MS)
+                        for i, q in enumerate(asked) for k in range(1 + i % 4)))
+    store = TraceStore(Home(home).traces)
+    store.write(spans)
+    store.close()
+    queries = home / "traffic-q"
+    assert main(["queries", "from-traces", str(queries), "--dataset", str(SAMPLE), "--home", str(home),
+                 "--no-progress", "--sample", "all"]) == 0
+    config = resolve_config(home=home, environ={})
+    runs = {mode: run_eval(EvalSettings(dataset=str(queries), mode=mode), config, embedder=model, progress=False,
+                           out=home / "runs" / f"traffic-q-{mode}-2025010{i + 1}T090000-{mode}",
+                           trace_settings=TraceSettings.resolve(environ={})).path
+            for i, mode in enumerate(("graph", "fast"))}
+    return home, runs, queries

@@ -186,6 +186,25 @@ def test_gate_writes_markdown_to_a_file_or_to_stdout_when_asked(capsys, run_fold
         assert out.startswith("### Quality gate ✅ passed") and "|---" in out and "quality gate passed" not in out
 
 
+def test_compare_and_gate_without_labels_fit(capsys, run_folders, tmp_path):
+    good, worse = run_folders["good"], run_folders["worse"]
+    lines = fits(run(capsys, "compare", good, worse, "--no-labels"))
+    assert lines[0].startswith("note: queries not checked: no fingerprints")  # a run file's folder has none
+    assert any(re.match(r"\d+ shared queries \(0 only in base, 0 only in candidate\)", line) for line in lines)
+    assert any(line.startswith("most changed, lowest RBO p=0.9 first") for line in lines)
+    assert any(line.startswith("    base: no trace recorded") for line in lines)  # run files: no traces
+    assert "no query's ranking changed" in run(capsys, "compare", good, good, "--no-labels")
+    config = tmp_path / "gate.toml"
+    config.write_text("[overlap]\nmin_mean_rbo = 0.9\nfloor = 0.5\nmax_share_below = 0.1\n")
+    failed = fits(run(capsys, "gate", "--baseline", good, "--candidate", worse, "--no-labels", "--config", config,
+                      code=1))
+    assert failed[0] == "quality gate failed: 2 of 2 rules failed (no labels: rank-biased overlap)"
+    passed = fits(run(capsys, "gate", "--baseline", good, "--candidate", good, "--no-labels", "--config", config))
+    assert passed[0].startswith("quality gate passed")
+    assert main(["gate", "--baseline", str(good), "--candidate", str(worse), "--no-labels"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1  # the default rules have no [overlap] table
+
+
 # -- judge (a copy of the sample) ---------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from searchtrace.dashboard.data.judging import (
     queue,
 )
 from searchtrace.dashboard.data.latency import latency_by_run, stage_latency, stage_percentiles
+from searchtrace.dashboard.data.overlap import OverlapView, overlap_runs
 from searchtrace.dashboard.data.query import (
     QueryRun,
     SideBySide,
@@ -50,6 +51,7 @@ from searchtrace.dashboard.data.traces import (
 __all__ = [
     "SCAN_LIMIT",
     "Calibration",
+    "OverlapView",
     "PairView",
     "Progress",
     "Queue",
@@ -73,6 +75,7 @@ __all__ = [
     "list_traces",
     "load_run",
     "metric_names",
+    "overlap_runs",
     "pair_view",
     "progress",
     "per_query",

@@ -10,7 +10,8 @@ import pandas as pd
 from searchtrace.names import Band
 
 __all__ = ["PICK", "band_precision", "best_vs_ndcg", "ctr_by_position", "funnel", "gold_ranks", "latency_boxes",
-           "latency_trend", "pair_scatter", "reliability", "risk_coverage", "span_state", "trend", "waterfall"]
+           "latency_trend", "pair_scatter", "rbo_histogram", "reliability", "risk_coverage", "span_state", "trend",
+           "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
@@ -59,6 +60,13 @@ def gold_ranks(frame: pd.DataFrame) -> alt.Chart:
                                                                 range=["circle", "triangle-down"])),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("doc_id:N"), alt.Tooltip("title:N"), alt.Tooltip("grade:Q"),
                  alt.Tooltip("rank:Q")]).properties(height=260)
+
+
+def rbo_histogram(queries: pd.DataFrame, p: float) -> alt.Chart:
+    """How many queries have each rank-biased overlap (bins of 0.05 over [0, 1])."""
+    return alt.Chart(queries[["rbo"]]).mark_bar().encode(
+        x=alt.X("rbo:Q", bin=alt.Bin(extent=[0, 1], step=0.05), title=f"RBO, p={p:g} (1: the same ranking)"),
+        y=alt.Y("count():Q", title="queries")).properties(height=260)
 
 
 PICK = "pick"  # the scatter's point selection (st.altair_chart on_select)

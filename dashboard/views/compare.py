@@ -1,9 +1,12 @@
-"""Compare: what changed between two runs (settings), which deltas are real, and which queries moved."""
+"""Compare: what changed between two runs (settings), which deltas are real, and which queries moved; without
+labels, how their rankings differ."""
 
 import streamlit as st
 
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.compare_parts import query_table, query_view, settings_diff, several_runs, styled_metrics
+from searchtrace.dashboard.ui.overlap_parts import label_free
+from searchtrace.evals import labelled
 
 st.title("Compare")
 home = context.home()
@@ -19,6 +22,10 @@ with right:
     cand = context.select_run(runs, "Candidate", "compare-cand", url_param="cand", default=0)
 if base == cand:
     st.warning("Pick two different runs.")
+    st.stop()
+
+if not all(labelled(context.load(cached.load_run, home, run)) for run in (base, cand)):
+    label_free(context.load(cached.overlap_runs, home, base, cand))  # no labels: the rankings alone
     st.stop()
 
 comparison = context.load(cached.compare_runs, home, base, cand)

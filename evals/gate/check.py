@@ -1,4 +1,4 @@
-"""Apply gate rules to a comparison."""
+"""Apply gate rules to a comparison: metric rules to runs with labels, the ``[overlap]`` checks to runs without."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from dataclasses import dataclass
 from searchtrace.errors import ExitCode, ValidationError
 from searchtrace.evals.comparison import Comparison, MetricComparison
 from searchtrace.evals.gate.config import DEFAULT_CONFIG, GateConfig, Rule, SignificanceTest
+from searchtrace.evals.gate.overlap import OverlapCheck, judge_overlap
+from searchtrace.evals.overlap import OverlapComparison
 from searchtrace.terminal import signed
 
-__all__ = ["GateResult", "RuleResult", "gate"]
+__all__ = ["GateResult", "RuleResult", "gate", "gate_overlap"]
 
 _EPS = 1e-12  # a drop equal to max_drop (up to rounding) is allowed
+
+NO_OVERLAP_TABLE = ("runs without labels are gated by the config's [overlap] table, and it has none: pass "
+                    "--config FILE with one, e.g. [overlap] min_mean_rbo = 0.8")
+"""Why a gate without label-free checks cannot judge runs without labels, and the fix."""
 
 
 @dataclass(frozen=True)
@@ -30,14 +36,16 @@ class RuleResult:
 
 @dataclass(frozen=True)
 class GateResult:
-    """Every rule's verdict; the gate passes when all do."""
+    """Every rule's verdict (``results``: metric rules; ``overlap``: the label-free checks); the gate passes
+    when all do."""
 
     results: tuple[RuleResult, ...]
     config: GateConfig
+    overlap: tuple[OverlapCheck, ...] = ()
 
     @property
     def passed(self) -> bool:
-        return all(r.passed for r in self.results)
+        return all(r.passed for r in self.results) and all(c.passed for c in self.overlap)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -92,3 +100,18 @@ def gate(comparison: Comparison, config: GateConfig = DEFAULT_CONFIG) -> GateRes
             field="metrics",
         )
     return GateResult(tuple(_judge(rule, compared[rule.metric], config) for rule in config.rules), config)
+
+
+def gate_overlap(comparison: OverlapComparison, config: GateConfig) -> GateResult:
+    """Judge a label-free comparison by ``config``'s ``[overlap]`` checks.
+
+    Raises:
+        ValidationError: the config has no ``[overlap]`` table, or the comparison lacks RBO at its p (invalid
+            input: exit code 2).
+    """
+    if config.overlap is None:
+        raise ValidationError(NO_OVERLAP_TABLE, field="config")
+    if config.overlap.p not in comparison.ps:
+        raise ValidationError(f"the comparison has no RBO at p={config.overlap.p:g} (it has "
+                              f"{', '.join(f'{p:g}' for p in comparison.ps)})", field="p")
+    return GateResult((), config, judge_overlap(comparison, config.overlap))

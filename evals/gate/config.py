@@ -9,16 +9,25 @@
     min_value = 0.5             # smallest allowed candidate mean
     require_significance = false  # a drop past max_drop fails only if p < alpha
 
-Every key is optional except at least one ``[metrics."..."]`` table; unknown
-keys are errors. Without a file, :data:`DEFAULT_CONFIG` applies: ndcg@10,
-recall@100 and mrr@10 may not drop by more than 0.01 with p < 0.05
-(Holm-corrected randomization test); no minimum values.
+    [overlap]                   # for runs without labels (compared by their rankings alone)
+    p = 0.9                     # RBO's persistence (default 0.9)
+    min_mean_rbo = 0.8          # smallest allowed mean of the extrapolated RBO
+    floor = 0.5                 # with max_share_below: a query under this RBO changed a lot,
+    max_share_below = 0.1       # and at most this share of the queries may
+    weighted = false            # true: traffic-weighted mean and share (a query set from traffic)
+
+Every key is optional, but the file needs at least one ``[metrics."..."]``
+table (runs with labels are judged by these) or an ``[overlap]`` table (runs
+without labels: either run has none, or ``--no-labels``; see
+:mod:`~searchtrace.evals.gate.overlap`); unknown keys are errors. Without a
+file, :data:`DEFAULT_CONFIG` applies: ndcg@10, recall@100 and mrr@10 may not
+drop by more than 0.01 with p < 0.05 (Holm-corrected randomization test); no
+minimum values, no ``[overlap]`` table.
 """
 
 from __future__ import annotations
 
 import enum
-import math
 import os
 import re
 import tomllib
@@ -27,9 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.errors import DataError, SearchtraceError
+from searchtrace.evals.gate._values import Invalid, fraction, number
+from searchtrace.evals.gate.overlap import OverlapRules, overlap_rules
 from searchtrace.evals.metrics import Metric
 
-__all__ = ["DEFAULT_CONFIG", "GateConfig", "Rule", "SignificanceTest", "load_config"]
+__all__ = ["DEFAULT_CONFIG", "GateConfig", "OverlapRules", "Rule", "SignificanceTest", "load_config"]
 
 
 class SignificanceTest(str, enum.Enum):
@@ -53,37 +64,32 @@ class Rule:
 class GateConfig:
     """The rules, the significance level and the test; and the coverage floor: a candidate whose Judged@10
     (``evals.metrics.COVERAGE_K``) is below ``judged_floor`` is refused (exit 2), since the documents it surfaces
-    that nobody judged would be scored as a regression."""
+    that nobody judged would be scored as a regression. ``overlap``: the label-free checks (None: runs without
+    labels cannot be gated)."""
 
     rules: tuple[Rule, ...]
     alpha: float = 0.05
     test: SignificanceTest = SignificanceTest.RANDOMIZATION
     judged_floor: float = 0.9
+    overlap: OverlapRules | None = None
 
 
 DEFAULT_CONFIG = GateConfig(
     tuple(Rule(Metric.parse(m), max_drop=0.01, require_significance=True) for m in ("ndcg@10", "recall@100", "mrr@10"))
 )
 
-_TOP_KEYS = {"alpha", "test", "metrics", "judged_floor"}
+_TOP_KEYS = {"alpha", "test", "metrics", "judged_floor", "overlap"}
 _RULE_KEYS = {"max_drop", "min_value", "require_significance"}
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-class _Invalid(ValueError):
-    """A semantic error, with the table and key it concerns (to find its line)."""
-
-    def __init__(self, message: str, table: str | None = None, key: str | None = None) -> None:
-        super().__init__(message)
-        self.table, self.key = table, key
-
-
 def _locate(text: str, table: str | None, key: str | None) -> int | None:
-    """1-based line of ``key`` (within ``[metrics."table"]`` when given), else of the table."""
+    """1-based line of ``key`` (within ``[metrics."table"]``, or ``[table]``, when given), else of the table."""
     lines = text.splitlines()
     start = 0
     if table is not None:
-        heads = [i for i, line in enumerate(lines) if f'"{table}"' in line or f"'{table}'" in line]
+        heads = [i for i, line in enumerate(lines)
+                 if f'"{table}"' in line or f"'{table}'" in line or line.strip() == f"[{table}]"]
         if not heads:
             return None
         start = heads[0]
@@ -96,35 +102,29 @@ def _locate(text: str, table: str | None, key: str | None) -> int | None:
     return start + 1 if table is not None else None
 
 
-def _number(value: Any, what: str, table: str | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Invalid(f"{what} must be a finite number, got {value!r}", table, what)
-    return float(value)
-
-
 def _rule(name: str, table: Any) -> Rule:
     if not isinstance(table, dict):
-        raise _Invalid(f'metrics."{name}" must be a table', name)
+        raise Invalid(f'metrics."{name}" must be a table', name)
     unknown = sorted(set(table) - _RULE_KEYS)
     if unknown:
         allowed = ", ".join(sorted(_RULE_KEYS))
-        raise _Invalid(f'unknown key {unknown[0]!r} in [metrics."{name}"]; allowed: {allowed}', name, unknown[0])
+        raise Invalid(f'unknown key {unknown[0]!r} in [metrics."{name}"]; allowed: {allowed}', name, unknown[0])
     try:
         metric = Metric.parse(name)
     except SearchtraceError as exc:
-        raise _Invalid(exc.message, name) from None
+        raise Invalid(exc.message, name) from None
     max_drop = table.get("max_drop")
-    if max_drop is not None and _number(max_drop, "max_drop", name) < 0:
-        raise _Invalid(f"max_drop must be >= 0, got {max_drop!r}", name, "max_drop")
+    if max_drop is not None and number(max_drop, "max_drop", name) < 0:
+        raise Invalid(f"max_drop must be >= 0, got {max_drop!r}", name, "max_drop")
     min_value = table.get("min_value")
     significance = table.get("require_significance", False)
     if not isinstance(significance, bool):
         message = f"require_significance must be true or false, got {significance!r}"
-        raise _Invalid(message, name, "require_significance")
+        raise Invalid(message, name, "require_significance")
     return Rule(
         metric,
         None if max_drop is None else float(max_drop),
-        None if min_value is None else _number(min_value, "min_value", name),
+        None if min_value is None else number(min_value, "min_value", name),
         significance,
     )
 
@@ -132,28 +132,28 @@ def _rule(name: str, table: Any) -> Rule:
 def _config(data: dict[str, Any]) -> GateConfig:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
-        raise _Invalid(f"unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_TOP_KEYS))}", key=unknown[0])
-    alpha = _number(data.get("alpha", 0.05), "alpha")
+        raise Invalid(f"unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_TOP_KEYS))}", key=unknown[0])
+    alpha = number(data.get("alpha", 0.05), "alpha")
     if not 0 < alpha < 1:
-        raise _Invalid(f"alpha must be in (0, 1), got {alpha!r}", key="alpha")
+        raise Invalid(f"alpha must be in (0, 1), got {alpha!r}", key="alpha")
     try:
         test = SignificanceTest(data.get("test", SignificanceTest.RANDOMIZATION.value))
     except ValueError:
         allowed = [t.value for t in SignificanceTest]
-        raise _Invalid(f"test must be one of {allowed}, got {data['test']!r}", key="test") from None
-    metrics = data.get("metrics")
-    if not isinstance(metrics, dict) or not metrics:
-        raise _Invalid('no rules: add at least one [metrics."<metric>"] table', key="metrics")
+        raise Invalid(f"test must be one of {allowed}, got {data['test']!r}", key="test") from None
+    metrics = data.get("metrics", {})
+    overlap = overlap_rules(data["overlap"]) if "overlap" in data else None
+    if not isinstance(metrics, dict) or (not metrics and overlap is None):
+        raise Invalid('no rules: add at least one [metrics."<metric>"] table, or an [overlap] table for runs '
+                      "without labels", key="metrics")
     rules = tuple(_rule(name, table) for name, table in metrics.items())
     seen: dict[Metric, str] = {}
     for rule, name in zip(rules, metrics):
         if rule.metric in seen:
-            raise _Invalid(f"{name!r} and {seen[rule.metric]!r} are the same metric", name)
+            raise Invalid(f"{name!r} and {seen[rule.metric]!r} are the same metric", name)
         seen[rule.metric] = name
-    floor = _number(data.get("judged_floor", 0.9), "judged_floor")
-    if not 0 <= floor <= 1:
-        raise _Invalid(f"judged_floor must be in [0, 1], got {floor!r}", key="judged_floor")
-    return GateConfig(rules, alpha, test, floor)
+    floor = fraction(data.get("judged_floor", 0.9), "judged_floor")
+    return GateConfig(rules, alpha, test, floor, overlap)
 
 
 def load_config(path: str | os.PathLike[str] | None) -> GateConfig:
@@ -177,5 +177,5 @@ def load_config(path: str | os.PathLike[str] | None) -> GateConfig:
         raise DataError(str(path), int(match.group(1)) if match else None, f"invalid TOML: {exc}") from None
     try:
         return _config(data)
-    except _Invalid as exc:
+    except Invalid as exc:
         raise DataError(str(path), _locate(text, exc.table, exc.key), str(exc)) from None

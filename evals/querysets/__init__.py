@@ -16,7 +16,7 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.evals.querysets.build import QuerySet, TrafficFilter, queries_from_traces
-    from searchtrace.evals.querysets.folder import FORMAT_VERSION, QueryOrigin, QuerySetInfo, read_info
+    from searchtrace.evals.querysets.folder import FORMAT_VERSION, QueryOrigin, QuerySetInfo, origins, read_info
     from searchtrace.evals.querysets.options import TRAFFIC_SOURCES, Sampling
     from searchtrace.evals.querysets.sampling import Sample, sample, successive_inclusion
     from searchtrace.evals.querysets.traffic import Traffic, TrafficQuery, normalize, query_id

@@ -26,7 +26,7 @@ from searchtrace.durable import fsync_dir, fsync_tree, naming
 from searchtrace.evals.querysets.traffic import TrafficQuery
 from searchtrace.retriever import Query
 
-__all__ = ["FORMAT_VERSION", "INFO_FILE", "LINKED", "QueryOrigin", "QuerySetInfo", "read_info", "write_folder"]
+__all__ = ["FORMAT_VERSION", "INFO_FILE", "LINKED", "QueryOrigin", "QuerySetInfo", "origins", "read_info", "write_folder"]
 
 FORMAT_VERSION = 1
 """Version of ``queryset.json`` and of the metadata a query set's queries carry."""
@@ -99,6 +99,26 @@ class QuerySetInfo:
 def read_info(folder: Path) -> QuerySetInfo:
     """The ``queryset.json`` of a query-set folder."""
     return QuerySetInfo.from_json(json.loads((folder / INFO_FILE).read_text(encoding="utf-8")))
+
+
+def origins(folder: Path) -> dict[str, QueryOrigin] | None:
+    """What each query of a query-set folder records of its traffic, by query id; None when ``folder`` is not a
+    query set (no ``queryset.json``). A query whose metadata lacks its origin is left out.
+
+    Raises:
+        DataError: a malformed ``queries.jsonl``.
+    """
+    from searchtrace.retriever import load_queries
+
+    if not (folder / INFO_FILE).is_file():
+        return None
+    out = {}
+    for query in load_queries(folder / QUERIES_FILE):
+        try:
+            out[query.id] = QueryOrigin.of(query)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
 
 
 def query_line(query: TrafficQuery, probability: float) -> str:

@@ -35,9 +35,12 @@ from searchtrace.evals.runfolder.sections import (
 from searchtrace.evals.runfolder.settings import EvalSettings
 from searchtrace.evals.runfolder.summary import RunSummary
 from searchtrace.evals.runfolder.tables import (
+    BANDS,
     BEST_SCORE,
     NO_CONFIDENT,
     RESULT_COLUMNS,
+    TRACE_ID,
+    best_bands,
     feature_column,
     latency_column,
     latency_stage,
@@ -46,10 +49,12 @@ from searchtrace.evals.runfolder.tables import (
 )
 
 __all__ = [
+    "BANDS",
     "BEST_SCORE",
     "NO_CONFIDENT",
     "FORMAT_VERSION",
     "RESULT_COLUMNS",
+    "TRACE_ID",
     "Abstention",
     "Attribution",
     "BandPrecision",
@@ -70,6 +75,7 @@ __all__ = [
     "RunFolder",
     "RunSummary",
     "Timings",
+    "best_bands",
     "feature_column",
     "latency_column",
     "latency_stage",

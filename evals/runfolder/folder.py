@@ -30,6 +30,7 @@ from searchtrace.evals.runfolder.summary import RunSummary
 from searchtrace.home import Home
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from searchtrace.evals.metrics import Evaluation
@@ -217,6 +218,36 @@ class RunFolder:
             NotFoundError: the run has no per-query table.
         """
         return _parquet(self.per_query_file, columns, self.run_id)
+
+    def per_query_columns(self, columns: Sequence[str]) -> dict[str, np.ndarray]:
+        """Of ``per_query.parquet``'s ``columns``, those it has, as numpy arrays: numbers as float64 (NaN where
+        missing), the rest as object arrays (None where missing). Read by pyarrow alone, through Python lists
+        (pyarrow's own conversion to numpy imports pandas), so a command that needs only these never does.
+
+        Raises:
+            NotFoundError: the run has no per-query table; DataError: an unreadable one.
+        """
+        import numpy as np
+        import pyarrow.parquet as pq
+        import pyarrow.types as types
+
+        path = self.per_query_file
+        if not path.is_file():
+            raise NotFoundError(f"run {self.run_id!r} has no {path.name}", field="run")
+        try:
+            present = set(pq.read_schema(path).names)
+            table = pq.ParquetFile(path).read(columns=[c for c in columns if c in present])
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise DataError(str(path), None, f"cannot read the table: {exc}") from None
+        out = {}
+        for name, column in zip(table.column_names, table.columns):
+            values = column.to_pylist()
+            if types.is_floating(column.type) or types.is_integer(column.type):
+                out[name] = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+            else:
+                out[name] = np.empty(len(values), dtype=object)
+                out[name][:] = values
+        return out
 
     def results(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """``results.parquet``, only the ``columns`` it has when given.
