@@ -188,3 +188,31 @@ def test_percentiles_per_stage():
     out = percentiles(rows)
     assert out["dense"]["p50"] == 50.5 and out["dense"]["n"] == 100
     assert out["total"]["p99"] == round(10 * (1 + 0.99 * 99), 3)
+
+
+def test_rankings_table_holds_what_run_trec_holds_and_a_damaged_one_is_named(tmp_path):
+    import numpy as np
+
+    from searchtrace.evals.rankings import Run
+    from searchtrace.evals.trec import read_run
+
+    rng = np.random.default_rng(7)
+    rows = [(f"q{q}", f"d{d}", float(round(s, 2))) for q in range(30)
+            for d, s in zip(rng.choice(500, 40, replace=False), rng.random(40))]  # rounded: ties, broken by id
+    run = Run.from_arrays(*zip(*rows))
+    folder = RunFolder(tmp_path / "run")
+    folder.path.mkdir()
+    folder.write_run_file(run, tag="t")
+    from_table, from_text = folder.rankings(), read_run(folder.run_file)
+    assert from_table.to_dict() == from_text.to_dict() == run.to_dict()
+    for table in (from_table, from_text):  # the same order, ties included, and scores bit for bit
+        assert table.queries[table.query_index].tolist() == run.queries[run.query_index].tolist()
+        assert table.docs[table.doc_index].tolist() == run.docs[run.doc_index].tolist()
+        assert table.scores.tobytes() == run.scores.tobytes()
+    (folder.path / RunFolder.RANKINGS).unlink()  # a run written before the table: run.trec is read
+    assert folder.rankings().to_dict() == run.to_dict()
+    folder.write_run_file(run, tag="t")
+    data = (folder.path / RunFolder.RANKINGS).read_bytes()
+    (folder.path / RunFolder.RANKINGS).write_bytes(data[: len(data) // 2])  # torn: detected, never used
+    with pytest.raises(DataError, match="rankings.parquet"):
+        folder.rankings()

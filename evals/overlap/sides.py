@@ -1,6 +1,6 @@
 """What one run folder gives a label-free comparison: its rankings and, per query, band, latency and trace.
 
-The rankings come from ``run.trec`` (read by the column reader, ids interned),
+The rankings come from ``rankings.parquet`` (``run.trec`` for a run written before it),
 the rest from ``per_query.parquet`` (read by pyarrow alone: no pandas): the best
 band of the results shown, the total latency and the trace id. A run written
 before ``per_query.parquet`` had a trace id column has its trace ids read from
@@ -15,7 +15,6 @@ import numpy as np
 
 from searchtrace.evals.rankings import Run
 from searchtrace.evals.runfolder import BANDS, TRACE_ID, RunFolder, RunSummary, best_bands, latency_column
-from searchtrace.evals.trec import read_run
 
 __all__ = ["Side", "read_side"]
 
@@ -45,12 +44,6 @@ class Side:
     trace_ids: np.ndarray
 
 
-def _rankings(folder: RunFolder) -> Run:
-    if folder.run_file.is_file() and folder.run_file.stat().st_size == 0:  # no query got a result
-        return Run.from_arrays([], [], [])
-    return read_run(folder.run_file)
-
-
 def _trace_ids(folder: RunFolder, table_ids: np.ndarray, column: np.ndarray | None) -> np.ndarray:
     if column is not None:
         return np.array(["" if t is None else t for t in column.tolist()], dtype=object)
@@ -65,7 +58,7 @@ def read_side(folder: RunFolder) -> Side:
         NotFoundError: the run lacks ``per_query.parquet``; DataError: a malformed file.
     """
     summary = folder.summary()
-    run = _rankings(folder)
+    run = folder.rankings()
     table = folder.per_query_columns(["query_id", BANDS, TOTAL, TRACE_ID])
     ids = table["query_id"]
     latency = table[TOTAL].astype(np.float64) if TOTAL in table else np.full(len(ids), np.nan)

@@ -9,6 +9,7 @@
       per_query.parquet   one row per query
       results.parquet     the top results of each query
       run.trec            the ranking, in TREC format
+      rankings.parquet    the same rankings as columns (fast to read; runs written before it lack it)
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class RunFolder:
     PER_QUERY = "per_query.parquet"
     RESULTS = "results.parquet"
     RUN_FILE = "run.trec"
+    RANKINGS = "rankings.parquet"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -299,10 +301,32 @@ class RunFolder:
         write_atomic(self.results_file, lambda tmp: results.to_parquet(tmp, index=False))
 
     def write_run_file(self, run: Run, tag: str) -> None:
-        """Write ``run.trec`` (``tag`` in its last column)."""
+        """Write ``run.trec`` (``tag`` in its last column) and the same rankings as ``rankings.parquet``."""
+        from searchtrace.evals.runfolder.rankings_table import write_rankings
         from searchtrace.evals.trec import write_run
 
         write_atomic(self.run_file, lambda tmp: write_run(tmp, run, tag))
+        write_atomic(self.path / self.RANKINGS, lambda tmp: write_rankings(tmp, run))
+
+    def rankings(self) -> Run:
+        """Every query's ranking: from ``rankings.parquet``, else (a run written before it) ``run.trec``.
+
+        Raises:
+            NotFoundError: the run has neither file.
+            DataError: the file read is damaged, naming it.
+        """
+        from searchtrace.evals.rankings import Run
+        from searchtrace.evals.runfolder.rankings_table import read_rankings
+        from searchtrace.evals.trec import read_run
+
+        table = self.path / self.RANKINGS
+        if table.is_file():
+            return read_rankings(table)
+        if not self.run_file.is_file():
+            raise NotFoundError(f"run {self.run_id!r} has no {self.RUN_FILE}", field="run")
+        if self.run_file.stat().st_size == 0:  # no query got a result
+            return Run.from_arrays([], [], [])
+        return read_run(self.run_file)
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write ``run.json``: the run is complete once this returns."""
