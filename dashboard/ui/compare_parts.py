@@ -12,10 +12,15 @@ from searchtrace.dashboard.data import RunComparison, metric_names
 from searchtrace.dashboard.ui import context
 from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
 
-__all__ = ["query_table", "query_view", "several_runs", "settings_diff", "styled_metrics"]
+__all__ = ["METRIC_COLUMNS", "query_table", "query_view", "several_runs", "settings_diff", "styled_metrics"]
 
 GOOD, BAD = "#c8e6c9", "#ffcdd2"
 NUMBERS = ("base", "candidate", "delta", "ci_low", "ci_high", "p_t_test", "p_randomization")
+SHOWN = 0.0005  # a delta below this shows as 0.000: neutral, never coloured as a change
+#: The metric table's column labels: what each number is, the interval's and the p-values' adjustment said.
+METRIC_COLUMNS = {"ci_low": "CI low (95%, unadj.)", "ci_high": "CI high (95%, unadj.)",
+                  "p_t_test": "p t-test (Holm)", "p_randomization": "p rand. (Holm)",
+                  "significant": "p < 0.05 (Holm)"}
 VIEWS = {"regressed": "loss", "improved": "win", "all changed": None}
 
 
@@ -31,8 +36,9 @@ def settings_diff(comparison: RunComparison) -> None:
 
 
 def _delta_colour(row: pd.Series, significance: bool) -> list[str]:
-    marked = bool(row.get("significant", True)) if significance else abs(row["delta"]) >= 1e-9
-    colour = "" if not marked or row["delta"] == 0 else f"background-color: {GOOD if row['delta'] > 0 else BAD}"
+    marked = bool(row.get("significant", True)) if significance else True
+    shown = abs(row["delta"]) >= SHOWN  # what reads +0.000 is no change, whatever its last bits
+    colour = "" if not marked or not shown else f"background-color: {GOOD if row['delta'] > 0 else BAD}"
     return [colour if c == "delta" else "" for c in row.index]
 
 
@@ -43,7 +49,7 @@ def styled_metrics(frame: pd.DataFrame, significance: bool = True) -> Styler:
     if "significant" in data:
         data["significant"] = data["significant"].map(lambda s: "✓" if s else "")
     formats: dict[str, Any] = {c: "{:.3f}" for c in NUMBERS if c in data}
-    formats["delta"] = "{:+.3f}"
+    formats["delta"] = lambda x: "n/a" if x != x else "0.000" if abs(x) < SHOWN else f"{x:+.3f}"
     return data.style.format(formats, na_rep="n/a").apply(_delta_colour, axis=1, significance=significance)
 
 

@@ -16,7 +16,7 @@ from searchtrace.errors import SearchtraceError
 
 T = TypeVar("T")
 
-__all__ = ["CALIBRATION", "COMPARE", "IMPLICIT", "JUDGE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param",
+__all__ = ["CALIBRATION", "COMPARE", "IMPLICIT", "JUDGE", "LATENCY", "QUERY", "RUNS", "TRACES", "home", "load", "param", "remember", "restore",
            "run_label", "run_names", "runs_page", "select_run"]
 
 # Page scripts, relative to app.py (what st.switch_page and AppTest.switch_page take). Not "pages/":
@@ -40,6 +40,22 @@ def param(name: str) -> str | None:
     """A URL query parameter, or None."""
     value = st.query_params.get(name)
     return value or None
+
+
+def restore(page: str, names: tuple[str, ...]) -> bool:
+    """Reopen what ``page`` showed last in this session when the URL names none of ``names`` (the sidebar's
+    links carry no parameters): the URL gets the remembered values. True when it did (say so on the page)."""
+    remembered = st.session_state.get(f"last-view-{page}")
+    if remembered and not any(st.query_params.get(n) for n in names):
+        for name, value in remembered.items():
+            st.query_params[name] = value
+        return True
+    return False
+
+
+def remember(page: str, names: tuple[str, ...]) -> None:
+    """Keep the URL's ``names`` as what ``page`` shows, for :func:`restore`."""
+    st.session_state[f"last-view-{page}"] = {n: v for n in names if (v := st.query_params.get(n))}
 
 
 def load(fn: Callable[..., T], *args: object, **kwargs: object) -> T:

@@ -4,7 +4,14 @@ labels, how their rankings differ."""
 import streamlit as st
 
 from searchtrace.dashboard.ui import cached, charts, context
-from searchtrace.dashboard.ui.compare_parts import query_table, query_view, settings_diff, several_runs, styled_metrics
+from searchtrace.dashboard.ui.compare_parts import (
+    METRIC_COLUMNS,
+    query_table,
+    query_view,
+    settings_diff,
+    several_runs,
+    styled_metrics,
+)
 from searchtrace.dashboard.ui.overlap_parts import label_free
 from searchtrace.evals import labelled
 
@@ -15,11 +22,17 @@ if len(runs) < 2:
     st.info("Comparing needs at least two completed runs.")
     st.stop()
 
+PAIR = ("base", "cand")
+if context.restore("compare", PAIR):
+    st.caption("The pair compared last in this session (the link named no runs).")
+elif not any(context.param(n) for n in PAIR):
+    st.caption("No runs named: the newest run against the one before it.")
 left, right = st.columns(2)
 with left:
     base = context.select_run(runs, "Baseline", "compare-base", url_param="base", default=1)
 with right:
     cand = context.select_run(runs, "Candidate", "compare-cand", url_param="cand", default=0)
+context.remember("compare", PAIR)
 if base == cand:
     st.warning("Pick two different runs.")
     st.stop()
@@ -32,9 +45,11 @@ comparison = context.load(cached.compare_runs, home, base, cand)
 settings_diff(comparison)
 if not comparison.same_dataset:
     st.warning("The runs scored different datasets (or different versions of one): deltas may mean little.")
-st.caption(f"{comparison.n_queries} paired queries; delta = candidate - baseline; 95% paired bootstrap CI; "
-           "p-values Holm-corrected across metrics; ✓ marks p (randomization) < 0.05, coloured by direction.")
-st.dataframe(styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics")
+st.caption(f"{comparison.n_queries} paired queries; delta = candidate - baseline; 95% paired bootstrap CI, "
+           "unadjusted (one metric at a time); p-values Holm-corrected across metrics, so a CI that excludes 0 "
+           "can stand beside a p above 0.05; ✓ marks p (randomization, Holm) < 0.05, coloured by direction; a "
+           "delta that rounds to 0.000 is left uncoloured.")
+st.dataframe(styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics", column_config=METRIC_COLUMNS)
 
 st.subheader("Most regressed queries")
 metrics = comparison.metrics["metric"].tolist()

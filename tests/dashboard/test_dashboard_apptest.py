@@ -102,6 +102,32 @@ def test_compare_page_says_what_changed(app, dashboard_home, run_ids):
     assert (improved["delta"] > 0).all() and improved["delta"].is_monotonic_decreasing
 
 
+def test_compare_without_runs_in_the_url_reopens_the_pair_compared_last(app, run_ids):
+    base, nodense = run_ids["base"], run_ids["nodense"]
+    at = page(app, "views/compare.py")  # nothing named, nothing compared yet: the newest pair, said so
+    assert any("No runs named" in c.value for c in at.caption)
+    assert (at.query_params["base"], at.query_params["cand"]) == (run_ids["top20"], nodense)
+    at = page(app, "views/compare.py", base=base, cand=nodense)
+    at = page(app, "views/query.py", query="test-001", run=nodense, base=base)
+    at = page(app, "views/compare.py")  # the sidebar's link: the pair compared last, not the newest
+    ok(at, "Compare")
+    assert (at.selectbox(key="compare-base").value, at.selectbox(key="compare-cand").value) == (base, nodense)
+    assert any("compared last in this session" in c.value for c in at.caption)
+
+
+def test_metric_table_leaves_a_delta_that_shows_as_zero_uncoloured():
+    from searchtrace.dashboard.ui.compare_parts import styled_metrics
+
+    frame = pd.DataFrame({"metric": ["a", "b", "c"], "delta": [0.0002, -0.004, 0.0], "significant": [True] * 3})
+    styled = styled_metrics(frame)
+    html = styled.to_html()
+    shown = {row: html.split(f">{row}<")[1].split("</tr>")[0] for row in ("a", "b", "c")}
+    assert "0.000<" in shown["a"] and "+0.000" not in shown["a"] and "-0.004" in shown["b"]
+    styled._compute()  # the cells' CSS, by (row, column)
+    colours = {r: dict(styled.ctx.get((r, 1), [])).get("background-color") for r in range(3)}
+    assert colours == {0: None, 1: "#ffcdd2", 2: None}  # only the drop that shows is coloured (red)
+
+
 def test_query_page_side_by_side(app, run_ids, sample_dataset):
     at = page(app, "views/query.py", query="test-001", run=run_ids["base"], base=run_ids["fast"])
     ok(at, "Query")
