@@ -43,12 +43,26 @@ def param(name: str) -> str | None:
 
 
 def restore(page: str, names: tuple[str, ...]) -> bool:
-    """Reopen what ``page`` showed last in this session when the URL names none of ``names`` (the sidebar's
-    links carry no parameters): the URL gets the remembered values. True when it did (say so on the page)."""
+    """Make the URL name what ``page`` shows (its parameters are ``names``); True when it reopened the view
+    this page showed last in this session (say so on the page).
+
+    Streamlit's page switch leaves a history entry of the old page's path with the new page's parameters:
+    Back lands there, on a URL holding another page's parameters. Such a URL (a parameter not among
+    ``names``) is not a link to this page: the view this page showed last is reopened. So is it for a URL
+    naming none of ``names`` (the sidebar's links carry no parameters). A URL with some of ``names`` and
+    nothing else is a link, and is followed.
+    """
     remembered = st.session_state.get(f"last-view-{page}")
-    if remembered and not any(st.query_params.get(n) for n in names):
-        for name, value in remembered.items():
-            st.query_params[name] = value
+    present = set(st.query_params.keys())
+    foreign = present - set(names)
+    for name in foreign:
+        del st.query_params[name]
+    if remembered and (foreign or not present & set(names)):
+        for name in names:
+            if name in remembered:
+                st.query_params[name] = remembered[name]
+            elif name in st.query_params:
+                del st.query_params[name]
         return True
     return False
 

@@ -24,7 +24,7 @@ if len(runs) < 2:
 
 PAIR = ("base", "cand")
 if context.restore("compare", PAIR):
-    st.caption("The pair compared last in this session (the link named no runs).")
+    st.caption("The pair compared last in this session (the link named none).")
 elif not any(context.param(n) for n in PAIR):
     st.caption("No runs named: the newest run against the one before it.")
 left, right = st.columns(2)

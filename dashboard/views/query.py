@@ -9,6 +9,9 @@ from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
 from searchtrace.evals import BEST_SCORE, NO_CONFIDENT
 
 home, runs = context.runs_page("Query")
+VIEW = ("run", "base", "query")
+if context.restore("query", VIEW):
+    st.caption("The query shown last in this session (the link named none).")
 names = context.run_names(runs)
 left, right = st.columns(2)
 with right:
@@ -54,6 +57,7 @@ if shown is None and needle.strip():
     pick.caption(f"Showing {query_id}, which does not match the search.")
 if context.param("query") != query_id:
     st.query_params["query"] = query_id
+context.remember("query", VIEW)
 
 pair = context.load(cached.side_by_side, home, base, cand, query_id)
 either = pair.candidate or pair.base

@@ -9,6 +9,8 @@ from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
 
 st.title("Runs")
+VIEW = ("pick", "dataset", "tag", "settings")
+context.restore("runs", VIEW)
 home = context.home()
 runs = cached.list_runs(home)
 for damaged in damaged_runs(home).itertuples():
@@ -60,6 +62,7 @@ picked_id = pick_row(
                    "compare": st.column_config.LinkColumn("compare", display_text="vs previous"),
                    "queries view": st.column_config.LinkColumn("queries", display_text="queries")})
 
+context.remember("runs", VIEW)
 if picked_id is not None:
     picked = shown.set_index("run_id", drop=False).loc[picked_id]
     st.markdown(f"**{md(picked['name'])}**" + (f": {md(picked['note'])}" if picked["note"] else ""))

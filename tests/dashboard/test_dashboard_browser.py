@@ -216,3 +216,53 @@ def test_runs_pick_then_filter_keeps_the_run_by_id_or_clears_it(server, browser,
     assert picked_name(browser) == "no dense, rrf"
     search = browser.evaluate("location.search")
     assert f"pick={nodense}" in search and "tag=ablation" in search
+
+
+def test_back_and_forward_reopen_the_same_pair_query_and_trace(server, browser, run_ids, dashboard_home):
+    """Runs -> Compare -> Query -> Trace, then Back to Runs and Forward to the trace: every page shows what it
+    showed. (Streamlit's page switch leaves an extra entry, the old page's path with the new page's
+    parameters, so a Back may show the same view twice; never another one.)"""
+    from searchtrace.dashboard.data import compare_runs, list_runs, side_by_side
+
+    base, fast = run_ids["base"], run_ids["fast"]
+    browser.open(f"{server}/")
+    settle(browser, "Runs")
+    browser.click_row(RUNS_TABLE, list_runs(dashboard_home)["run_id"].tolist().index(fast))
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare button') !== null")
+    browser.click(".st-key-runs-open-compare button")
+    settle(browser, "Compare", "Most regressed queries")
+    worst = compare_runs(dashboard_home, base, fast, n_resamples=100).regressed["ndcg@10"].iloc[0]
+    browser.click_row(".st-key-compare-queries-regressed", 0)
+    settle(browser, "Query", worst["text"])
+    browser.click(".st-key-query-open-trace-candidate button")
+    settle(browser, "Traces", "Span tree")
+    trace_id = side_by_side(dashboard_home, base, fast, worst["query_id"]).candidate.trace_id
+    expected = {  # what each page must show: a text, and the parameters its URL must carry
+        "Runs": ("sample · fast", [f"pick={fast}"]),
+        "Compare": ("sample · fast against baseline sample · graph", [f"base={base}", f"cand={fast}"]),
+        "Query": (worst["text"], [f"query={worst['query_id']}", f"run={fast}", f"base={base}"]),
+        "Traces": ("Span tree", [f"trace={trace_id}"]),
+    }
+
+    def walk(direction: str, order: list[str]) -> None:
+        for heading in order:
+            for _ in range(3):  # the same view may come twice (see the docstring); never another
+                browser.evaluate(f"history.{direction}()")
+                time.sleep(1.0)
+                browser.wait_for(IDLE)
+                import json
+
+                state = json.loads(browser.evaluate(STATE))
+                assert state["exceptions"] == 0, state["text"][:1000]
+                now = state["headings"][0]
+                assert now in expected, now
+                text, params = expected[now]
+                state = settle(browser, now, text)
+                search = browser.evaluate("location.search")
+                assert all(p in search for p in params), (now, search)
+                if now == heading:
+                    break
+            assert now == heading, (direction, heading, now)
+
+    walk("back", ["Query", "Compare", "Runs"])
+    walk("forward", ["Compare", "Query", "Traces"])
