@@ -42,22 +42,23 @@ def param(name: str) -> str | None:
     return value or None
 
 
-def restore(page: str, names: tuple[str, ...]) -> bool:
+def restore(page: str, names: tuple[str, ...], *, when_empty: bool = True) -> bool:
     """Make the URL name what ``page`` shows (its parameters are ``names``); True when it reopened the view
     this page showed last in this session (say so on the page).
 
     Streamlit's page switch leaves a history entry of the old page's path with the new page's parameters:
     Back lands there, on a URL holding another page's parameters. Such a URL (a parameter not among
     ``names``) is not a link to this page: the view this page showed last is reopened. So is it for a URL
-    naming none of ``names`` (the sidebar's links carry no parameters). A URL with some of ``names`` and
-    nothing else is a link, and is followed.
+    naming none of ``names`` (the sidebar's links carry no parameters), unless not ``when_empty`` (a page
+    whose empty URL is a view of its own: all filters off). A URL with some of ``names`` and nothing else
+    is a link, and is followed.
     """
     remembered = st.session_state.get(f"last-view-{page}")
     present = set(st.query_params.keys())
     foreign = present - set(names)
     for name in foreign:
         del st.query_params[name]
-    if remembered and (foreign or not present & set(names)):
+    if remembered and (foreign or (when_empty and not present & set(names))):
         for name in names:
             if name in remembered:
                 st.query_params[name] = remembered[name]

@@ -10,7 +10,7 @@ from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
 
 st.title("Runs")
 VIEW = ("pick", "dataset", "tag", "settings")
-context.restore("runs", VIEW)
+context.restore("runs", VIEW, when_empty=False)  # no parameter: every run, no filter
 home = context.home()
 runs = cached.list_runs(home)
 for damaged in damaged_runs(home).itertuples():
