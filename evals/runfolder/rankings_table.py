@@ -13,6 +13,7 @@ format; a folder written before this table has only that.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,19 @@ def write_rankings(path: Path, run: Run) -> None:
     pq.write_table(table, path)
 
 
+def _numbers(array: Any, arrow_type: Any, dtype: type) -> np.ndarray:
+    """A numeric Arrow array without nulls as numpy, read from its buffer: pyarrow's ``to_numpy`` imports
+    pandas, 0.2 s of a command's start.
+
+    Raises:
+        ValueError: another type, or nulls (the caller names the file).
+    """
+    if array.type != arrow_type or array.null_count:
+        raise ValueError(f"expected {arrow_type} without nulls, got {array.type}")
+    width = np.dtype(dtype).itemsize
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * width).copy()
+
+
 def read_rankings(path: Path) -> Run:
     """The run ``path`` holds.
 
@@ -48,17 +62,24 @@ def read_rankings(path: Path) -> Run:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path).unify_dictionaries().combine_chunks()
-        queries, docs = (table.column(name).chunk(0) if table.num_rows else None for name in ("query_id", "doc_id"))
-        scores = table.column("score").to_numpy().astype(np.float64)
-    except (pa.ArrowException, KeyError, OSError) as exc:
+        table = pq.ParquetFile(path).read().unify_dictionaries().combine_chunks()  # read_table imports pandas
+        queries, docs, values = (table.column(name).chunk(0) if table.num_rows else None
+                                 for name in ("query_id", "doc_id", "score"))
+        scores = _numbers(values, pa.float64(), np.float64) if values is not None else None
+    except (pa.ArrowException, KeyError, OSError, ValueError) as exc:
         raise DataError(str(path), None, f"cannot read the rankings table: {exc}") from None
-    if queries is None or docs is None:
+    if queries is None or docs is None or scores is None:
         return Run.from_arrays([], [], [])
     if not all(isinstance(c, pa.DictionaryArray) for c in (queries, docs)) or queries.null_count or docs.null_count:
         raise DataError(str(path), None, "query_id and doc_id must be dictionary-encoded ids without nulls")
-    query_index, doc_index = queries.indices.to_numpy().astype(np.int32), docs.indices.to_numpy().astype(np.int32)
+    try:
+        query_index, doc_index = (_numbers(c.indices, pa.int32(), np.int32) for c in (queries, docs))
+    except ValueError as exc:
+        raise DataError(str(path), None, f"cannot read the rankings table: {exc}") from None
     doc_ids = np.asarray(docs.dictionary.to_pylist(), dtype=object)
+    for codes, vocabulary in ((query_index, queries.dictionary), (doc_index, docs.dictionary)):
+        if codes.min() < 0 or codes.max() >= len(vocabulary):
+            raise DataError(str(path), None, "an id code points outside its dictionary")
     if duplicate_row(query_index, doc_index, len(doc_ids)) is not None:
         raise DataError(str(path), None, "a document appears twice in one query's ranking")
     return Run.from_codes(np.asarray(queries.dictionary.to_pylist(), dtype=object), doc_ids, query_index, doc_index,
