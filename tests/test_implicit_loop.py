@@ -20,6 +20,7 @@ import anyio
 import httpx
 import pytest
 from mcp.client.client import Client
+from sample_labels import hidden_qrels
 from serve_helpers import make_service, running
 
 from searchtrace.cli import main
@@ -31,15 +32,6 @@ QUERIES = 20
 ASKED = {"legacy": 2, "auto": 1, "http": 2}  # how many times each kind of agent asks each query
 FETCHED = 2  # the most documents an agent fetches after one search
 UNKNOWN = "0123456789abcdef0123456789abcdef"
-
-
-def _hidden_qrels() -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    for split in sorted((SAMPLE / "qrels").glob("*.tsv")):
-        for line in split.read_text(encoding="utf-8").splitlines()[1:]:
-            q, d, g = line.split("\t")
-            qrels.setdefault(q, {})[d] = int(g)
-    return qrels
 
 
 def _mixed(queries: list, oracle: dict[str, dict[str, int]]) -> list:
@@ -100,7 +92,7 @@ def test_agents_fetches_become_position_corrected_judgments_that_agree_with_the_
     shutil.copytree(sample_config.home.root / "cache", home.root / "cache")  # nothing is embedded again
     mine = tmp_path / "own" / "sample"  # the served index is the sample's: its traces name the folder "sample"
     shutil.copytree(SAMPLE, mine, ignore=shutil.ignore_patterns("qrels"))
-    oracle = _hidden_qrels()
+    oracle = hidden_qrels()
     queries = _mixed(list(sample_dataset.queries), oracle)
     asked = sum(ASKED.values())
 

@@ -19,6 +19,7 @@ import anyio
 import httpx
 import pytest
 from mcp.client.client import Client
+from sample_labels import hidden_qrels
 from serve_helpers import make_service, running
 
 from searchtrace.cli import main
@@ -34,16 +35,6 @@ DASHBOARD_TESTS = Path(__file__).resolve().parent / "dashboard"
 IDLE = "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'"
 HTTP_QUERIES, MCP_QUERIES = 8, 4  # distinct query texts sent over each surface
 CLICKS = (2, 0, 1)  # the grades a person clicks on the Judge page
-
-
-def _hidden_qrels() -> dict[str, dict[str, int]]:
-    """Every split of the sample's qrels: the simulated judge's answers, by sample query id."""
-    qrels: dict[str, dict[str, int]] = {}
-    for split in sorted((SAMPLE / "qrels").glob("*.tsv")):
-        for line in split.read_text(encoding="utf-8").splitlines()[1:]:
-            q, d, g = line.split("\t")
-            qrels.setdefault(q, {})[d] = int(g)
-    return qrels
 
 
 def _queries(folder: Path) -> list[dict]:
@@ -151,7 +142,7 @@ def test_traffic_to_labels_to_a_gate_that_asks_for_judging(tmp_path, sample_conf
     config = replace(sample_config, home=home)
     mine = tmp_path / "own" / "sample"  # the served index is the sample's: its traces name the folder "sample"
     shutil.copytree(SAMPLE, mine, ignore=shutil.ignore_patterns("qrels"))
-    hidden = _hidden_qrels()
+    hidden = hidden_qrels()
     labelled = [q for q in sample_dataset.queries if any(hidden.get(q.id, {}).values())]
     texts_http = [q.text for q in labelled[:HTTP_QUERIES]]
     texts_mcp = [q.text for q in labelled[HTTP_QUERIES:HTTP_QUERIES + MCP_QUERIES]]

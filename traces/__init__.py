@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from searchtrace.traces.deferred import DeferredAttributes
     from searchtrace.traces.exporter import FailureKind
     from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
+    from searchtrace.traces.readonly import reading
     from searchtrace.traces.records import (
         EventRecord,
         Fetch,

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from searchtrace.errors import NotFoundError, SearchtraceError
+from searchtrace.errors import NotFoundError
 from searchtrace.evals.judgments.click_grades import ClickThresholds, click_grades
 from searchtrace.evals.judgments.clicks import ClickLog, LinkCounts, link
 from searchtrace.evals.judgments.coec import PairEvidence, PositionCtr, pair_evidence, position_ctr
@@ -49,7 +49,7 @@ from searchtrace.evals.querysets.traffic import normalize, query_id
 from searchtrace.home import Home
 from searchtrace.progress import progress
 from searchtrace.retriever import dataset_name, load_queries
-from searchtrace.traces import InteractionFilter, TraceStore, is_damaged
+from searchtrace.traces import InteractionFilter, reading
 
 __all__ = ["IMPLICIT_JUDGE", "ImplicitPair", "ImplicitReport", "implicit_judgments"]
 
@@ -193,19 +193,14 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
 
 def _read(store_path: Path, flt: InteractionFilter, bars: bool) -> ClickLog:
     """The dataset's impressions and clicks, with progress over the traces read."""
-    if not store_path.exists():
-        return link([], lambda ids: ())
-    if is_damaged(store_path):
-        raise SearchtraceError(f"trace store {store_path} is damaged: run `searchtrace traces repair`")
-    store = TraceStore(store_path)
-    try:
+    with reading(store_path) as store:
+        if store is None:
+            return link([], lambda ids: ())
         shown = progress(store.count_interactions(flt), "reading traces", "trace", bars=bars)
         try:
             return link(store.interactions(flt), lambda ids: set(store.stored(list(ids))), shown.update)
         finally:
             shown.close()
-    finally:
-        store.close()
 
 
 def _query_ids(log: ClickLog, dataset_ids: Mapping[str, str]) -> list[str | None]:

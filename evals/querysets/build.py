@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from searchtrace.errors import NotFoundError, SearchtraceError, ValidationError
+from searchtrace.errors import NotFoundError, ValidationError
 from searchtrace.evals.querysets.folder import LINKED, QuerySetInfo, write_folder
 from searchtrace.evals.querysets.options import TRAFFIC_SOURCES, Sampling
 from searchtrace.evals.querysets.sampling import sample
@@ -18,7 +18,7 @@ from searchtrace.home import Home
 from searchtrace.names import Band, Mode
 from searchtrace.progress import progress
 from searchtrace.retriever import dataset_name
-from searchtrace.traces import TraceFilter, TraceStore, is_damaged, to_ns, vocabulary
+from searchtrace.traces import TraceFilter, reading, to_ns, vocabulary
 
 __all__ = ["QuerySet", "TrafficFilter", "queries_from_traces"]
 
@@ -109,19 +109,14 @@ def queries_from_traces(out: str | Path, dataset: str | Path, *, home: str | Pat
 
 def _read(store_path: Path, flt: TraceFilter, bars: bool) -> Traffic:
     """The traffic the store holds for ``flt``, oldest first, with progress over the traces."""
-    if not store_path.exists():
-        return Traffic((), 0, 0)
-    if is_damaged(store_path):
-        raise SearchtraceError(f"trace store {store_path} is damaged: run `searchtrace traces repair`")
-    store = TraceStore(store_path)
-    try:
+    with reading(store_path) as store:
+        if store is None:
+            return Traffic((), 0, 0)
         shown = progress(store.count(flt), "reading traces", "trace", bars=bars)
         try:
             return gather(store.scan(flt), shown.update)
         finally:
             shown.close()
-    finally:
-        store.close()
 
 
 def _by_count(chosen: list[tuple[TrafficQuery, float]]) -> list[tuple[TrafficQuery, float]]:
