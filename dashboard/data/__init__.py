@@ -32,6 +32,7 @@ from searchtrace.dashboard.data.runs import (
     trend,
 )
 from searchtrace.dashboard.data.traces import (
+    KINDS,
     SCAN_LIMIT,
     Waterfall,
     count_traces,
@@ -39,9 +40,12 @@ from searchtrace.dashboard.data.traces import (
     span_documents,
     waterfall,
 )
+from searchtrace.dashboard.data.traffic import WINDOWS, Traffic, since_for, traffic
 
 __all__ = [
+    "KINDS",
     "SCAN_LIMIT",
+    "WINDOWS",
     "Calibration",
     "PairView",
     "Progress",
@@ -49,6 +53,7 @@ __all__ = [
     "QueryRun",
     "RunComparison",
     "SideBySide",
+    "Traffic",
     "Waterfall",
     "calibration",
     "compare_runs",
@@ -78,6 +83,8 @@ __all__ = [
     "span_documents",
     "stage_latency",
     "stage_percentiles",
+    "since_for",
+    "traffic",
     "trend",
     "waterfall",
 ]
