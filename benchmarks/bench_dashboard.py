@@ -3,7 +3,11 @@
 Builds a home: one real ``searchtrace eval`` run on datasets/sample (graph
 mode, with its 100 traces), 49 copies of it with perturbed per-query metrics,
 latencies and dates (run.json means recomputed from the perturbed values), and
-100,000 synthetic searches from ``bench_trace_store.Synth`` in the trace store.
+100,000 synthetic searches from ``bench_trace_store.Synth`` in the trace store,
+spread over the 30 days before the home was built. With ``--live``, those
+synthetic searches are labelled live traffic (source http, mcp, cli or python in
+turn; ``Synth`` records none), for the Latency page's served-traffic view; the
+code before that view ignores the label.
 Then, for each page, times (median of ``--repeats``):
 
 * data: the page's calls into :mod:`dashboard.data`, uncached;
@@ -86,7 +90,22 @@ def perturbed_copy(source: Path, target: Path, rng: np.random.Generator, when: d
     os.utime(target / "run.json", (stamp, stamp))
 
 
-def build_home(home: Path, n_runs: int, n_traces: int) -> None:
+def label_live(path: Path) -> int:
+    """Give the synthetic searches (no run, no source) a live source in turn; returns how many were labelled."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        with conn:
+            n = conn.execute("UPDATE traces SET source = CASE abs(start_ns) % 4 WHEN 0 THEN 'http' WHEN 1 THEN 'mcp' "
+                             "WHEN 2 THEN 'cli' ELSE 'python' END WHERE source IS NULL AND run_id IS NULL "
+                             "AND root_name = 'search'").rowcount
+    finally:
+        conn.close()
+    return n
+
+
+def build_home(home: Path, n_runs: int, n_traces: int, live: bool = False) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_trace_store import Synth, fill
 
@@ -109,6 +128,8 @@ def build_home(home: Path, n_runs: int, n_traces: int) -> None:
         t = time.perf_counter()
         fill(store, Synth(100, seed=1), n_traces - have, 512)
         print(f"traces: {n_traces - have:,} written in {time.perf_counter() - t:.1f} s")
+    if live:
+        print(f"live traffic: {label_live(Home(home).traces):,} synthetic searches given a source")
     print(f"home {home}: {len(list((home / 'runs').iterdir()))} runs, {store.count():,} traces, "
           f"{Home(home).traces.stat().st_size / 2**20:,.0f} MiB store")
     store.close()
@@ -120,6 +141,9 @@ def build_home(home: Path, n_runs: int, n_traces: int) -> None:
 #: Widgets a page variant sets before it is timed: (kind, key, value).
 FOUR_FILTERS = (("selectbox", "tf-mode", "graph"), ("selectbox", "tf-band", "low"), ("selectbox", "tf-noconf", "yes"),
                 ("text_input", "tf-text", "ferry"))
+SERVED = (("segmented_control", "latency-view", "served traffic"),)  # its default window: the last hour
+SERVED_DAY = (*SERVED, ("selectbox", "latency-window", "last 24 h"))
+SERVED_ALL = (*SERVED, ("selectbox", "latency-window", "all"))
 
 
 def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[str, str], tuple]]:
@@ -172,10 +196,13 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         data.load_run(home, newest)
         data.latency_by_run(home)
 
+    def served(seconds: float | None) -> Callable[[], object]:
+        return lambda: data.traffic(home, data.since_for(seconds))
+
     def with_runs(fn: Callable[[], object]) -> Callable[[], object]:
         return lambda: (data.list_runs(home), fn())
 
-    return {
+    pages = {
         "Runs": ("views/runs.py", with_runs(runs_page), {}, ()),
         "Compare": ("views/compare.py", with_runs(compare_page), {"base": older, "cand": newest}, ()),
         "Query": ("views/query.py", with_runs(query_page), {"query": query_id, "run": newest, "base": older}, ()),
@@ -185,6 +212,12 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         "Calibration": ("views/calibration.py", with_runs(calibration_page), {"run": newest}, ()),
         "Latency": ("views/latency.py", with_runs(latency_page), {"run": newest}, ()),
     }
+    if hasattr(data, "traffic"):  # the served-traffic view (issue 27)
+        pages |= {"Latency (served, 1 h)": ("views/latency.py", with_runs(served(3600)), {}, SERVED),
+                  "Latency (served, 24 h)": ("views/latency.py", with_runs(served(86_400)), {}, SERVED_DAY),
+                  "Latency (served, all)": ("views/latency.py", with_runs(served(None)), {}, SERVED_ALL)}
+    return pages
+
 
 
 def median_ms(fn: Callable[[], object], repeats: int) -> float:
@@ -210,8 +243,10 @@ def apptest_ms(script: str, params: dict[str, str], widgets: tuple, repeats: int
         at.switch_page(script)
         if widgets:  # set through the widgets, as a user would
             at.run()
-            for kind, key, value in widgets:
+            for i, (kind, key, value) in enumerate(widgets):
                 getattr(at, kind)(key=key).set_value(value)
+                if i < len(widgets) - 1 and kind == "segmented_control":  # the widgets after it appear on a rerun
+                    at.run()
             st.cache_data.clear()
         t = time.perf_counter()
         at.run()
@@ -295,13 +330,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--browser", action="store_true", help="also time page loads in headless Chromium")
+    ap.add_argument("--live", action="store_true", help="label the synthetic searches live traffic (see above)")
     args = ap.parse_args()
     from streamlit.logger import set_log_level
 
     set_log_level("error")  # AppTest outside a server logs each cache clear
 
     home = Path(args.dir or tempfile.mkdtemp(prefix="bench-dashboard-")).resolve()
-    build_home(home, args.runs, args.traces)
+    build_home(home, args.runs, args.traces, args.live)
     os.environ["SEARCHTRACE_HOME"] = str(home)
     pages = page_loads(home)
     for fn in (p[1] for p in pages.values()):
@@ -310,7 +346,7 @@ def main() -> None:
     for name, (script, load, params, widgets) in pages.items():
         data_ms = median_ms(load, args.repeats)
         cold, warm = apptest_ms(script, params, widgets, args.repeats)
-        print(f"  {name:<20} {data_ms:8.1f} | {cold:8.1f} | {warm:8.1f}")
+        print(f"  {name:<24} {data_ms:8.1f} | {cold:8.1f} | {warm:8.1f}")
     if args.browser:
         print(f"\nheadless Chromium until the tables are rendered, {args.repeats} fresh servers (ms): median | max")
         for label, times in browser_ms(home, args.repeats).items():

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         load_qrels,
         load_queries,
     )
+    from searchtrace.retriever.index import DamagedIndex, read_manifest
     from searchtrace.retriever.request import (
         DEFAULT_CANDIDATES,
         DEFAULT_TOP_K,

@@ -9,6 +9,7 @@ from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.embedding.encoder import Loadable
 from searchtrace.retriever.index import ensure_index
+from searchtrace.retriever.search import cold
 from searchtrace.retriever.search.pipeline import Retriever
 from searchtrace.traces import vocabulary as v
 
@@ -44,7 +45,8 @@ def open_retriever(dataset_dir: str | Path, config: RetrieverConfig | None = Non
 
 
 def warm_up(embedder: object, tracer: Tracer | None = None) -> None:
-    """Load the embedder's model now, before any search, in a span of its own when traced.
+    """Load the embedder's model now, before any search, in a span of its own when traced; the next
+    search this process runs is then its cold one (:mod:`retriever.search.cold`).
 
     An embedder without a ``load`` method (a test double), or one this process has
     loaded already (nothing to load, so no span), is left alone.
@@ -53,6 +55,7 @@ def warm_up(embedder: object, tracer: Tracer | None = None) -> None:
         return
     if tracer is None:
         embedder.load()
+        cold.PROCESS.loaded()
         return
     with tracer.start_as_current_span(v.EMBEDDER_LOAD_SPAN,
                                       attributes={v.EMBEDDING_MODEL_NAME: getattr(embedder, "model_id", "unknown")}) as span:
@@ -61,3 +64,4 @@ def warm_up(embedder: object, tracer: Tracer | None = None) -> None:
         identity = getattr(embedder, "identity", None)
         if isinstance(identity, str):
             span.set_attribute(v.EMBEDDER_IDENTITY, identity)
+    cold.PROCESS.loaded()

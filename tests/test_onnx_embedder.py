@@ -244,11 +244,14 @@ def test_loading_is_its_own_span_before_the_search(model, sample_config, sample_
         assert load.attributes[v.EMBEDDER_BUILT] is False
         assert load.attributes[v.EMBEDDER_IDENTITY] == embedder.identity
         retriever.search({"query": "harbour master of Port Vell", "mode": "fast"})
+        retriever.search({"query": "harbour master of Port Vell", "mode": "fast"})
     finally:
         retriever.close()
+    searches = [s for s in exporter.get_finished_spans() if s.name == v.SEARCH_SPAN]
+    assert [s.attributes[v.SEARCH_COLD] for s in searches] == [True, False]  # the first after the load is cold
     spans = exporter.get_finished_spans()[1:]
     assert [s.name for s in spans].count(v.EMBEDDER_LOAD_SPAN) == 0
-    [embed] = [s for s in spans if s.name == "embed"]
+    embed = next(s for s in spans if s.name == "embed")
     assert embed.context.trace_id != load.context.trace_id and embed.start_time > load.end_time
     exporter.clear()  # the same embedder, loaded: opening another retriever records no load
     open_retriever(SAMPLE, sample_config, embedder=embedder, progress=False, tracer=provider.get_tracer("t")).close()

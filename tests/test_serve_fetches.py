@@ -54,7 +54,8 @@ def _roots(memory, name: str) -> list:
 
 
 def _row(home, trace_id: str) -> tuple:
-    """The trace's impression and fetch columns, once its root is stored (the exporter writes every 50 ms)."""
+    """The trace's impression and fetch columns and its source (the server span's), once its root is stored
+    (the exporter writes every 50 ms)."""
     deadline = time.monotonic() + 15
     while True:
         try:
@@ -94,7 +95,7 @@ def test_an_http_fetch_names_the_search_it_follows(served):
     assert other.attributes[v.FETCH_IDS] == (shown[0],) and v.FETCH_OF not in other.attributes
     assert all(v.FETCH_IDS not in s.attributes for s in _roots(memory, "GET /v1/docs") if s is not root)
     fetch_id = fetch.headers["x-trace-id"]
-    assert _row(home, fetch_id) == (None, None, f'["{shown[1]}","{shown[0]}"]', search["traceId"], "sample", None)
+    assert _row(home, fetch_id) == (None, None, f'["{shown[1]}","{shown[0]}"]', search["traceId"], "sample", "http")
     session, result_ids, *_ = _row(home, search["traceId"])  # every result shown, relations too, in order
     assert session is None and json.loads(result_ids) == [r["id"] for r in search["results"]]
 
@@ -140,7 +141,7 @@ def test_a_handshake_era_mcp_client_gets_a_session_its_calls_share(served):
     row = _row(home, trace_id)
     assert row[0] == session and json.loads(row[1]) == every
     fetch_id = format(fetch.context.trace_id, "032x")
-    assert _row(home, fetch_id) == (session, None, f'["{shown[-1]}"]', None, "sample", None)
+    assert _row(home, fetch_id) == (session, None, f'["{shown[-1]}"]', None, "sample", "mcp")
 
 
 def test_session_requests_are_answered_without_refusals(served):

@@ -52,6 +52,14 @@ def test_root_and_stage_spans(traced):
     assert list(root.attributes[v.RESULT_BANDS]) == [r.band.value for r in response.results]
     assert root.attributes[v.BEST_SCORE] == pytest.approx(response.best_score)
     assert root.attributes[v.NO_CONFIDENT_RESULTS] == response.no_confident_results
+    assert list(root.attributes[v.RESULT_TITLES]) == [getattr(r, "title", "") for r in response.results]
+    facts = [r for r in response.results if r.component_type.value == "relation"]
+    assert list(root.attributes.get(v.RELATION_IDS, ())) == [r.id for r in facts]
+    assert list(zip(*(root.attributes.get(k, ()) for k in (v.RELATION_SUBJECTS, v.RELATION_PREDICATES,
+                                                           v.RELATION_OBJECTS)))) == [
+        (r.subject, r.relation, r.object) for r in facts]
+    assert root.attributes[v.INDEX_KEY] == retriever.index_key and root.attributes[v.DATASET] == "sample"
+    assert isinstance(root.attributes[v.SEARCH_COLD], bool)  # recorded on every search (test_onnx_embedder: when)
     assert by["fuse"].attributes[v.FUSION_METHOD] == "dbsf"
     assert by["fuse"].attributes[v.FUSION_K0] == 60
     assert by["rerank"].attributes[v.RERANKER_TOP_K] == 3
@@ -167,3 +175,24 @@ def test_an_unexpected_failure_is_one_error_whose_text_stays_in_the_trace(traced
     assert body["code"] == "SEARCH_ERROR" and "secret" not in body["message"] and trace_id in body["message"]
     assert root.attributes[v.ERROR_CODE] == "SEARCH_ERROR"
     assert "secret detail" in root.events[0].attributes["exception.message"]
+
+
+def test_the_outcome_records_titles_and_the_triples_of_relation_hits():
+    from searchtrace.traces import attributes as attrs
+
+    out = attrs.outcome(["d1", "rel:ab", "d2"], ["high", "high", "low"], [0.9, 0.8, 0.2], 0.9, False, [], None,
+                        titles=["River Vell", "", ""], relations=[("rel:ab", "Vell", "flows past", "Amberlow")])
+    assert out[v.RESULT_TITLES] == ["River Vell", "", ""]
+    assert (out[v.RELATION_IDS], out[v.RELATION_SUBJECTS], out[v.RELATION_PREDICATES], out[v.RELATION_OBJECTS]) == (
+        ["rel:ab"], ["Vell"], ["flows past"], ["Amberlow"])
+    bare = attrs.outcome(["d1"], ["high"], [0.9], 0.9, False, [], None)
+    assert v.RESULT_TITLES not in bare and v.RELATION_IDS not in bare
+
+
+def test_a_cold_start_is_taken_once():
+    from searchtrace.retriever.search.cold import ColdStart
+
+    flag = ColdStart()
+    assert flag.take() is False
+    flag.loaded()
+    assert (flag.take(), flag.take()) == (True, False)

@@ -13,6 +13,7 @@ from trace_fixtures import MS, T0, FakeSearch, record
 from searchtrace.names import Stage
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.store import TraceFilter, TraceStore, to_ns
+from searchtrace.traces.vocabulary import TraceKind
 
 S = 1000 * MS
 
@@ -174,6 +175,11 @@ def filled(store):
     (TraceFilter(dataset="sample"), "CBA"),
     (TraceFilter(dataset="other", sources=("mcp",)), ""),
     (TraceFilter(dataset="sample", sources=("http", "mcp", "cli", "python"), best_band="low"), "B"),
+    (TraceFilter(errors=True), "D"),
+    (TraceFilter(errors=False), "ECBA"),
+    (TraceFilter(kind=TraceKind.SEARCH), "EDCBA"),
+    (TraceFilter(kind=TraceKind.MODEL_LOAD), ""),
+    (TraceFilter(kind=TraceKind.SEARCH, errors=True, query_text="100%"), "D"),
 ])
 def test_every_filter(filled, flt, expected):
     store, name_of, _ = filled
@@ -206,6 +212,23 @@ def test_bad_filters_are_rejected():
         TraceFilter(sources=("http", "web"))
 
 
+def _as_second_schema(path):
+    """The store as schema 2 left it: without the impression and fetch columns (schema 3), nor the kind, cold
+    and status_code ones (schema 4), and with root spans that filled no source or error code (a request that
+    ran no search had neither)."""
+    conn = sqlite3.connect(path)
+    for column in ("session_id", "result_ids", "fetched_ids", "fetch_of"):
+        conn.execute(f"ALTER TABLE traces DROP COLUMN {column}")
+    conn.execute("UPDATE traces SET source = NULL, error_code = NULL WHERE kind != 'search'")
+    for index in ("traces_kind", "traces_status"):
+        conn.execute(f"DROP INDEX {index}")
+    for column in ("kind", "cold", "status_code"):
+        conn.execute(f"ALTER TABLE traces DROP COLUMN {column}")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+
+
 def _as_first_schema(path):
     """The store as a version without the source and dataset columns (nor any later one) left it."""
     _as_second_schema(path)
@@ -214,16 +237,6 @@ def _as_first_schema(path):
     conn.execute("ALTER TABLE traces DROP COLUMN source")
     conn.execute("ALTER TABLE traces DROP COLUMN dataset")
     conn.execute("PRAGMA user_version = 1")
-    conn.commit()
-    conn.close()
-
-
-def _as_second_schema(path):
-    """The store as schema 2 left it: without the impression and fetch columns."""
-    conn = sqlite3.connect(path)
-    for column in ("session_id", "result_ids", "fetched_ids", "fetch_of"):
-        conn.execute(f"ALTER TABLE traces DROP COLUMN {column}")
-    conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()
 
@@ -246,7 +259,7 @@ def test_a_store_of_the_first_schema_is_read_then_brought_up_to_date(tmp_path):
     assert writer.count() == 2
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
     conn.close()
 
 
@@ -265,6 +278,7 @@ def test_rows_of_a_first_schema_store_are_inserted(tmp_path):
     new.insert_rows(traces, rows)
     detail = new.load_trace(trace_id)
     assert detail is not None and detail.summary.query == "kept" and len(detail.spans) == 11
+    assert detail.summary.kind is TraceKind.SEARCH  # classified as an upgrade classifies: listed as a search
     new.close()
 
 
@@ -447,5 +461,127 @@ def test_a_second_schema_store_gains_the_impression_columns(tmp_path):
     assert [(x.trace_id, x.shown, x.session_id) for x in read] == [(newer, ("d2",), "s")]
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
     conn.close()
+
+
+# -- what a trace is: searches, model loads, other served requests --------------------------------
+
+
+def _spans(*build):
+    """Finished spans of the given builders, each ``build(tracer)`` recording one trace; their trace ids."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    ids = [b(tracer) for b in build]
+    return list(exporter.get_finished_spans()), ids
+
+
+def _load(tracer):
+    with tracer.start_as_current_span(v.EMBEDDER_LOAD_SPAN, start_time=T0) as span:
+        return format(span.get_span_context().trace_id, "032x")
+
+
+def _served(status, code=None, search_code=None, search=True, source="http", name="POST /v1/search", at=1):
+    """A server span (as ``Service.server_span`` ends one) over a search span (unless ``search`` is False)."""
+    from opentelemetry.trace import SpanKind, Status, StatusCode
+
+    def build(tracer):
+        attributes = {v.SOURCE: source, **({v.HTTP_RESPONSE_STATUS_CODE: status} if status else {})}
+        with tracer.start_as_current_span(name, kind=SpanKind.SERVER, start_time=T0 + at * S,
+                                          attributes=attributes) as server:
+            if search:
+                with tracer.start_as_current_span(v.SEARCH_SPAN, attributes={v.SOURCE: source, v.MODE: "fast"}) as s:
+                    if search_code:
+                        s.set_attribute(v.ERROR_CODE, search_code)
+                        s.set_status(Status(StatusCode.ERROR, "bad"))
+            if code:
+                server.set_attribute(v.ERROR_CODE, code)
+                server.set_status(Status(StatusCode.ERROR, code.lower()))
+            return format(server.get_span_context().trace_id, "032x")
+
+    return build
+
+
+KINDS = {"load": _load, "ok": _served(200), "invalid": _served(400, "VALIDATION_ERROR", "VALIDATION_ERROR", at=2),
+         "refused": _served(429, "OVERLOADED", search=False, at=3),
+         "timeout": _served(None, "TIMEOUT", source="mcp", name="tools/call search", at=4),
+         "docs": _served(200, search=False, name="GET /v1/docs", at=5)}
+
+
+@pytest.mark.parametrize("root_first", [False, True])
+def test_a_trace_is_a_search_a_model_load_or_another_request(store, root_first):
+    spans, ids = _spans(*KINDS.values())
+    name_of = dict(zip(ids, KINDS))
+    roots = [s for s in spans if s.parent is None]
+    children = [s for s in spans if s.parent is not None]
+    for batch in ([roots, children] if root_first else [children, roots]):  # in either order
+        store.write(batch)
+    got = {name_of[t.trace_id]: (t.kind, t.root_name, t.source, t.error_code, t.status_code, t.status)
+           for t in store.list_traces(TraceFilter())}
+    assert got == {
+        "load": (TraceKind.MODEL_LOAD, v.EMBEDDER_LOAD_SPAN, None, None, None, "UNSET"),
+        "ok": (TraceKind.SEARCH, "POST /v1/search", "http", None, 200, "UNSET"),
+        "invalid": (TraceKind.SEARCH, "POST /v1/search", "http", "VALIDATION_ERROR", 400, "ERROR"),
+        "refused": (TraceKind.OTHER, "POST /v1/search", "http", "OVERLOADED", 429, "ERROR"),
+        "timeout": (TraceKind.SEARCH, "tools/call search", "mcp", "TIMEOUT", None, "ERROR"),  # the search had none
+        "docs": (TraceKind.OTHER, "GET /v1/docs", "http", None, 200, "UNSET")}
+
+    def listed(**fields):
+        return {name_of[t.trace_id] for t in store.list_traces(TraceFilter(**fields))}
+
+    assert listed(kind=TraceKind.SEARCH) == {"ok", "invalid", "timeout"} and store.count(
+        TraceFilter(kind=TraceKind.SEARCH)) == 3
+    assert listed(kind=TraceKind.MODEL_LOAD) == {"load"} and listed(kind=TraceKind.OTHER) == {"refused", "docs"}
+    assert listed(errors=True) == {"invalid", "refused", "timeout"}
+    assert listed(kind=TraceKind.SEARCH, min_latency_ms=0) == {"ok", "invalid", "timeout"}  # never a load
+
+
+def test_a_search_after_the_model_loaded_is_marked_cold(store):
+    def cold(flag):
+        def build(tracer):
+            with tracer.start_as_current_span(v.SEARCH_SPAN, attributes={v.SEARCH_COLD: flag}) as span:
+                return format(span.get_span_context().trace_id, "032x")
+        return build
+
+    spans, (first, later) = _spans(cold(True), cold(False))
+    plain, (older,) = record(FakeSearch())  # recorded before the flag was
+    store.write(spans + plain)
+    assert {t.trace_id: t.cold for t in store.list_traces()} == {first: True, later: False, older: None}
+
+
+def test_a_store_of_the_second_schema_reads_kinds_then_a_writer_records_them(tmp_path):
+    path = tmp_path / "traces.sqlite"
+    first = TraceStore(path)
+    spans, ids = _spans(*KINDS.values())
+    first.write(spans)
+    first.close()
+    name_of = dict(zip(ids, KINDS))
+    _as_second_schema(path)
+    reader = TraceStore(path)  # no writer has opened it: kinds from the other columns, as the writer will store them
+    by_kind = {k: {name_of[t.trace_id] for t in reader.list_traces(TraceFilter(kind=k))} for k in TraceKind}
+    assert by_kind == {TraceKind.SEARCH: {"ok", "invalid", "timeout"}, TraceKind.MODEL_LOAD: {"load"},
+                       TraceKind.OTHER: {"refused", "docs"}}
+    assert {t.kind for t in reader.list_traces()} == {None} and reader.count(TraceFilter(errors=True)) == 3
+    reader.close()
+    writer = TraceStore(path).open()
+    assert {name_of[t.trace_id]: t.kind for t in writer.list_traces()} == {
+        "load": TraceKind.MODEL_LOAD, "ok": TraceKind.SEARCH, "invalid": TraceKind.SEARCH,
+        "timeout": TraceKind.SEARCH, "refused": TraceKind.OTHER, "docs": TraceKind.OTHER}
+    writer.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
+    conn.close()
+
+
+def test_span_durations_read_the_named_spans_of_the_given_traces(store):
+    spans, (a, b) = record(FakeSearch(), FakeSearch(start_ns=T0 + S, stage_ms=30.0))
+    store.write(spans)
+    got = store.span_durations([a, b.upper()], ["dense", "search"])
+    assert sorted(got) == sorted([(a, "dense", 2.0), (a, "search", (10 * 2 * MS + 2000) / 1e6),
+                                  (b, "dense", 30.0), (b, "search", (10 * 30 * MS + 2000) / 1e6)])

@@ -45,7 +45,8 @@ def test_list_json(home, capsys):
         "trace_id": ids[1], "start_ns": T0 + S, "start": "2023-11-14T22:13:21+00:00", "duration_ms": 20.002,
         "complete": True, "status": "UNSET", "mode": "fast", "query": "Lantern Guild founder", "run_id": None,
         "query_id": None, "top_k": 3, "best_score": 0.1, "no_confident": True, "degraded": ["graph"], "bands": ["low"],
-        "n_results": 1, "error_code": None, "n_spans": 11}
+        "n_results": 1, "error_code": None, "n_spans": 11, "root_name": "search", "source": None, "kind": "search",
+        "cold": None, "status_code": None}
 
 
 @pytest.mark.parametrize("flags, expected", [
@@ -62,6 +63,9 @@ def test_list_json(home, capsys):
     (["--until", "2023-11-14T22:13:21+00:00"], [0]),
     (["--since", "1d"], []),
     (["--limit", "1", "--offset", "1"], [1]),
+    (["--errors"], [2]),
+    (["--kind", "search"], [2, 1, 0]),
+    (["--kind", "load"], []),
 ])
 def test_list_filters(home, capsys, flags, expected):
     path, ids = home
@@ -80,7 +84,7 @@ def test_list_wide_table_shows_every_column_whole(home, capsys, monkeypatch):
     assert "[bold]not markup" in out  # user text is not rich markup
     assert "Which river runs past the harbour town?" in out and "high,medium,low" in out and "…" not in out
     assert re.split(r"\s{2,}", out.splitlines()[0].strip()) == [
-        "start", "trace id", "ms", "mode", "best", "bands", "flags", "query"]
+        "start", "trace id", "ms", "mode", "best", "bands", "flags", "query", "root"]
 
 
 def _lines_at(columns: int, monkeypatch, capsys, *argv: str) -> list[str]:
@@ -122,9 +126,9 @@ def test_list_tsv_has_every_column_whole_under_a_header(tmp_path, capsys, monkey
     monkeypatch.setenv("COLUMNS", "40")
     assert run("list", "--home", str(tmp_path), "--format", "tsv") == 0
     header, row = capsys.readouterr().out.splitlines()
-    assert header.split("\t") == ["start", "trace id", "ms", "mode", "best", "bands", "flags", "query"]
+    assert header.split("\t") == ["start", "trace id", "ms", "mode", "best", "bands", "flags", "query", "root"]
     cells = row.split("\t")
-    assert len(cells) == 8 and cells[1] == ids[0] and cells[0] == "2023-11-14 22:13:20+0000".replace(
+    assert len(cells) == 9 and cells[8] == "search" and cells[1] == ids[0] and cells[0] == "2023-11-14 22:13:20+0000".replace(
         "+0000", cells[0][-5:])  # local time, with its offset
     assert cells[2:6] == ["20.0", "graph", "0.810", "high,medium,low"] and cells[6] == ""
     assert cells[7] == "tab here and a newline " + "long " * 40 and "…" not in row
@@ -269,3 +273,27 @@ def test_locked_or_broken_store_is_one_line(tmp_path, capsys):
     Home(tmp_path).traces.write_bytes(b"not a database" * 100)
     assert run("list", "--home", str(tmp_path)) == 1
     assert "error: trace store" in capsys.readouterr().err
+
+
+def test_list_flags_a_cold_search_and_lists_model_loads_by_kind(tmp_path, capsys, monkeypatch):
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from searchtrace.traces import vocabulary as v
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    tracer.start_span(v.EMBEDDER_LOAD_SPAN, start_time=T0).end(end_time=T0 + 900 * MS)
+    tracer.start_span(v.SEARCH_SPAN, start_time=T0 + S, attributes={v.SEARCH_COLD: True, v.INPUT_VALUE: "q",
+                                                                    v.MODE: "fast"}).end(end_time=T0 + S + 5 * MS)
+    store = TraceStore(Home(tmp_path).traces)
+    store.write(exporter.get_finished_spans())
+    store.close()
+    lines = _lines_at(80, monkeypatch, capsys, "list", "--home", str(tmp_path), "--kind", "search")
+    assert len(lines) == 2 and "cold" in lines[1]
+    assert run("list", "--home", str(tmp_path), "--kind", "load", "--json") == 0
+    [load] = json.loads(capsys.readouterr().out)
+    assert (load["kind"], load["root_name"], load["query"]) == ("load", v.EMBEDDER_LOAD_SPAN, None)

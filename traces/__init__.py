@@ -35,6 +35,6 @@ if TYPE_CHECKING:
         to_ns,
     )
     from searchtrace.traces.store import TraceStore
-    from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind
+    from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind, TraceKind
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)

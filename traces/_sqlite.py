@@ -15,6 +15,15 @@ search span's shown ids, a JSON list), and for a served fetch ``fetched_ids``
 (a JSON list) and ``fetch_of`` (the search trace it names), its ``dataset``
 coming from its server span.
 
+``kind``, ``cold`` and ``status_code`` (schema version 4) say what a trace is
+(a search, a model load, another served request: ``vocabulary.TraceKind``), whether
+the search was its process's first after the model loaded, and the HTTP status
+a served request answered; the root span also fills ``source`` and ``error_code``
+when the search span did not (a request refused before any search ran). The
+writer that adds ``kind`` to an older store classifies its traces once by their
+other columns (:data:`LEGACY_KIND`), and a read of a store no writer has brought
+up to date classifies them the same way as it reads.
+
 Listing is newest first, so ``traces_recent`` orders by (start_ns, trace_id)
 and carries every filter column: a filter that matches few traces (a rare
 query text, one degraded stage) is checked along that small index without
@@ -34,8 +43,8 @@ import json
 import sqlite3
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Collection, Iterator, Mapping, Sequence
 
 import orjson
 from opentelemetry.sdk.trace import ReadableSpan
@@ -52,10 +61,12 @@ from searchtrace.traces.records import (
     TraceSummary,
     to_ns,
 )
+from searchtrace.traces.vocabulary import TraceKind
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:
-``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches)."""
+``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches). 4:
+``traces.kind``, ``traces.cold`` and ``traces.status_code``."""
 BAND_FLAG = {b.value: 1 << i for i, b in enumerate(Band)}  # high 1, medium 2, low 4: stored, never reorder
 PACK_ABOVE = 1024
 
@@ -81,7 +92,7 @@ CREATE TABLE IF NOT EXISTS spans (
     PRIMARY KEY (trace_id, span_id))
 """
 ADDED_COLUMNS = {"source": "TEXT", "dataset": "TEXT", "session_id": "TEXT", "result_ids": "TEXT",
-                 "fetched_ids": "TEXT", "fetch_of": "TEXT"}
+                 "fetched_ids": "TEXT", "fetch_of": "TEXT", "kind": "TEXT", "cold": "INTEGER", "status_code": "INTEGER"}
 """Columns of ``traces`` newer than the first schema: added to an older store by its first writer."""
 ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS traces_dataset ON traces (dataset, start_ns)"
 
@@ -93,18 +104,25 @@ ON CONFLICT (trace_id) DO UPDATE SET start_ns = min(start_ns, excluded.start_ns)
     duration_ms = (max(end_ns, excluded.end_ns) - min(start_ns, excluded.start_ns)) / 1e6,
     resource = coalesce(resource, excluded.resource)
 WHERE has_root = 0"""
-# The root also says the MCP session and, for a served fetch, what it fetched and in which dataset (a search's
-# dataset comes from its search span, which may be stored before or after its root).
+# The root also says what the trace is (its kind), who called and what a served request answered, the MCP
+# session and, for a served fetch, what it fetched and in which dataset (a search's dataset comes from its search
+# span, which may be stored before or after its root).
 UPSERT_ROOT = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status,
-    session_id, fetched_ids, fetch_of, dataset)
-VALUES (?,?,?,?,?,1,?,?,?,?,?,?)
+    session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code)
+VALUES (?,?,?,?,?,1,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
     duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = 1,
     root_name = excluded.root_name, status = excluded.status, session_id = excluded.session_id,
-    fetched_ids = excluded.fetched_ids, fetch_of = excluded.fetch_of, dataset = coalesce(dataset, excluded.dataset)"""
+    fetched_ids = excluded.fetched_ids, fetch_of = excluded.fetch_of, dataset = coalesce(dataset, excluded.dataset),
+    kind = CASE WHEN kind = 'search' THEN kind ELSE excluded.kind END,
+    source = coalesce(source, excluded.source), error_code = coalesce(error_code, excluded.error_code),
+    status_code = excluded.status_code"""
 SEARCH_COLUMNS = ("mode", "query", "query_fold", "run_id", "query_id", "top_k", "best_score", "no_confident",
-                  "degraded", "bands", "n_results", "error_code", "source", "dataset", "result_ids")
-UPDATE_SEARCH = f"UPDATE traces SET {', '.join(c + ' = ?' for c in SEARCH_COLUMNS)} WHERE trace_id = ?"
+                  "degraded", "bands", "n_results", "error_code", "source", "dataset", "result_ids", "kind", "cold")
+KEPT_FROM_ROOT = ("error_code", "source")
+"""Search columns the root span may have filled already (a server span's), which a search without one keeps."""
+_SET_SEARCH = ", ".join(f"{c} = coalesce(?, {c})" if c in KEPT_FROM_ROOT else f"{c} = ?" for c in SEARCH_COLUMNS)
+UPDATE_SEARCH = f"UPDATE traces SET {_SET_SEARCH} WHERE trace_id = ?"
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 SUMMARY_COLUMNS = ("trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, "
                    "best_score, no_confident, degraded, bands, n_results, error_code, n_spans")
@@ -133,7 +151,7 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
         resource = resources[id(span.resource)]
         if span.parent is None or span.parent.is_remote:
             roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7],
-                          *root_columns(span.attributes or {})))
+                          *root_columns(span.name, span.attributes or {})))
         else:
             seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
@@ -153,6 +171,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
         _add_columns(conn)
         conn.execute(ADDED_INDEXES)
+        for statement in KIND_INDEXES:
+            conn.execute(statement)
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -163,6 +183,8 @@ def _add_columns(conn: sqlite3.Connection) -> None:
     for name, kind in ADDED_COLUMNS.items():
         if name not in present:
             conn.execute(f"ALTER TABLE traces ADD COLUMN {name} {kind}")
+    if "kind" not in present:  # once: the older traces' kinds, from their other columns
+        conn.execute(CLASSIFY_UNKNOWN)
 
 
 def traces_columns(conn: sqlite3.Connection) -> list[str]:
@@ -182,8 +204,8 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
-def where(flt: TraceFilter) -> tuple[str, list]:
-    """The WHERE clause and its parameters for a filter."""
+def where(flt: TraceFilter, columns: Collection[str] | None = None) -> tuple[str, list]:
+    """The WHERE clause and its parameters for a filter; ``columns``: the store's (None: this schema's)."""
     conds: list[str] = []
     params: list[Any] = []
 
@@ -218,6 +240,11 @@ def where(flt: TraceFilter) -> tuple[str, list]:
         add(f"source IN ({','.join('?' * len(flt.sources))})", *flt.sources)
     if flt.dataset is not None:
         add("dataset = ?", flt.dataset)
+    if flt.kind is not None:  # searches are nearly every trace: their kind narrows nothing, so no index on it
+        column = "kind" if columns is None or "kind" in columns else LEGACY_KIND
+        add(f"{'+' if flt.kind is TraceKind.SEARCH else ''}{column} = ?", flt.kind.value)
+    if flt.errors is not None:
+        add("status = 'ERROR'" if flt.errors else "status IS NOT 'ERROR'")
     return (" WHERE " + " AND ".join(conds) if conds else ""), params
 
 
@@ -307,24 +334,17 @@ def search_columns(attrs: Mapping[str, Any]) -> tuple:
             attrs.get(v.QUERY_ID), attrs.get(v.TOP_K), attrs.get(v.BEST_SCORE),
             None if no_confident is None else int(bool(no_confident)), f",{','.join(degraded)}," if degraded else "",
             bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE), attrs.get(v.SOURCE),
-            attrs.get(v.DATASET), None if ids is None else dump(list(ids)))
-
-
-def root_columns(attrs: Mapping[str, Any]) -> tuple:
-    """The ``traces`` columns a root span fills beside its timing: session_id, fetched_ids, fetch_of, dataset
-    (a served fetch's; a search's own comes from its search span)."""
-    fetched = attrs.get(v.FETCH_IDS)
-    return (attrs.get(v.MCP_SESSION_ID), None if fetched is None else dump(list(fetched)), attrs.get(v.FETCH_OF),
-            attrs.get(v.DATASET))
+            attrs.get(v.DATASET), None if ids is None else dump(list(ids)), TraceKind.SEARCH.value,
+            _flag(attrs.get(v.SEARCH_COLD)))
 
 
 def summary(row: Sequence[Any]) -> TraceSummary:
     (trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, best_score,
-     no_confident, degraded, bands, n_results, error_code, n_spans) = row
+     no_confident, degraded, bands, n_results, error_code, n_spans, root_name, source, kind, cold, status_code) = row
     return TraceSummary(trace_id, start_ns, duration_ms, bool(has_root), status, mode, query, run_id, query_id, top_k,
                         best_score, None if no_confident is None else bool(no_confident),
                         tuple(d for d in degraded.split(",") if d), tuple(b for b in BAND_FLAG if bands & BAND_FLAG[b]),
-                        n_results, error_code, n_spans)
+                        n_results, error_code, n_spans, root_name, source, _kind(kind), _flag(cold), status_code)
 
 
 def span_record(row: Sequence[Any]) -> SpanRecord:
@@ -332,3 +352,63 @@ def span_record(row: Sequence[Any]) -> SpanRecord:
     return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
                       tuples(unpack(attributes)),
                       tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in unpack(events)))
+
+
+# --- schema 4: what a trace is, cold searches, what a served request answered ---------------
+
+LEGACY_KIND = ("(CASE WHEN root_name = 'embedder.load' THEN 'load' WHEN root_name = 'search' OR mode IS NOT NULL "
+               "OR query_fold IS NOT NULL OR run_id IS NOT NULL OR error_code IS NOT NULL THEN 'search' "
+               "ELSE 'other' END)")
+"""A trace's kind from the columns every schema has, for traces stored before ``kind`` was: the search
+columns come only from a search span, and before schema 4 ``error_code`` did too."""
+CLASSIFY_UNKNOWN = f"UPDATE traces SET kind = {LEGACY_KIND} WHERE kind IS NULL"
+"""Classify the traces stored without a kind (an older store's, rows a repair copied from one); a trace whose
+root or search span is still to come is classified again when it comes."""
+KIND_INDEXES = ("CREATE INDEX IF NOT EXISTS traces_kind ON traces (kind, start_ns, trace_id)",
+                "CREATE INDEX IF NOT EXISTS traces_status ON traces (status, start_ns, trace_id)")
+"""The kind (searches by default in the dashboard) and error filters, each along its own index, in the
+list's order: a count reads no table row, and a rare kind or errors only are found without a scan."""
+COUNT_ALL = "SELECT count(*) FROM traces"
+COUNT_NOT_SEARCH = "SELECT count(*) FROM traces WHERE kind IS NULL OR kind < 'search' OR kind > 'search'"
+"""The traces that are not searches, along :data:`KIND_INDEXES`' kind index (three short ranges)."""
+NEWER_SUMMARY_COLUMNS = ("root_name", "source", "kind", "cold", "status_code")
+"""Summary columns after :data:`SUMMARY_COLUMNS`; a store of an older schema reads NULL for those it lacks."""
+
+
+def summary_columns(columns: Collection[str] | None = None) -> str:
+    """The SELECT list of a :class:`TraceSummary` from a store with ``columns`` (None: this schema's)."""
+    newer = [c if columns is None or c in columns else f"NULL AS {c}" for c in NEWER_SUMMARY_COLUMNS]
+    return f"{SUMMARY_COLUMNS}, {', '.join(newer)}"
+
+
+def only_searches(flt: TraceFilter) -> bool:
+    """True when ``flt`` asks for searches and nothing else (its limit and offset aside)."""
+    return flt.kind is TraceKind.SEARCH and replace(flt, kind=None, limit=None, offset=0) == TraceFilter(limit=None)
+
+
+def root_kind(name: str) -> TraceKind:
+    """The kind a trace is by its root span's name (a search span stored under another root makes it a search)."""
+    return (TraceKind.MODEL_LOAD if name == v.EMBEDDER_LOAD_SPAN else TraceKind.SEARCH if name == v.SEARCH_SPAN
+            else TraceKind.OTHER)
+
+
+def root_columns(name: str, attrs: Mapping[str, Any]) -> tuple:
+    """The columns a root span fills beside its timing, for :data:`UPSERT_ROOT`: session_id, fetched_ids,
+    fetch_of, dataset (a served fetch's; a search's own comes from its search span), then the trace's kind,
+    source, error code and HTTP status."""
+    fetched = attrs.get(v.FETCH_IDS)
+    status = attrs.get(v.HTTP_RESPONSE_STATUS_CODE)
+    return (attrs.get(v.MCP_SESSION_ID), None if fetched is None else dump(list(fetched)), attrs.get(v.FETCH_OF),
+            attrs.get(v.DATASET), root_kind(name).value, attrs.get(v.SOURCE), attrs.get(v.ERROR_CODE),
+            status if isinstance(status, int) else None)
+
+
+def _flag(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _kind(value: str | None) -> TraceKind | None:
+    try:
+        return None if value is None else TraceKind(value)
+    except ValueError:  # a kind a newer version stored
+        return None

@@ -73,10 +73,17 @@ def _floats(values: Scores) -> list[float]:
     return np.asarray(values, dtype=np.float64).tolist()
 
 
-def origin(source: str, dataset: str) -> dict[str, AttributeValue]:
-    """Root-span attributes saying who called (a :class:`~searchtrace.traces.vocabulary.Source` value) and
-    which dataset was searched (its folder name)."""
-    return {v.SOURCE: source, v.DATASET: dataset}
+def origin(source: str, dataset: str, index_key: str | None = None, cold: bool | None = None
+           ) -> dict[str, AttributeValue]:
+    """Root-span attributes saying who called (a :class:`~searchtrace.traces.vocabulary.Source` value),
+    which dataset was searched (its folder name) and in which index (its key), and whether the search is
+    its process's first after the model loaded."""
+    out: dict[str, AttributeValue] = {v.SOURCE: source, v.DATASET: dataset}
+    if index_key is not None:
+        out[v.INDEX_KEY] = index_key
+    if cold is not None:
+        out[v.SEARCH_COLD] = cold
+    return out
 
 
 def request(query: str, mode: str, top_k: int, candidates_: int, depth: int, capture: CaptureConfig) -> dict[str, AttributeValue]:
@@ -125,10 +132,16 @@ def filtered(applied: Sequence[str], dropped: Sequence[str], capture: CaptureCon
 RetryValues = tuple[Sequence[str], Sequence[str], str, str]
 """A response's retry hints: detected entities, related terms, the narrower and the broader query."""
 
+RelationValues = tuple[str, str, str, str]
+"""A relation hit returned: its id, subject, relation and object."""
+
 
 def outcome(ids: Sequence[str], bands: Sequence[str], relevance: Sequence[float], best_score: float,
-            no_confident: bool, degraded: Sequence[str], hints: RetryValues | None) -> dict[str, AttributeValue]:
-    """Root-span attributes of a search's answer: its results' ids, bands and relevance, best score, hints."""
+            no_confident: bool, degraded: Sequence[str], hints: RetryValues | None,
+            titles: Sequence[str] | None = None, relations: Sequence[RelationValues] = ()
+            ) -> dict[str, AttributeValue]:
+    """Root-span attributes of a search's answer: its results' ids, bands, relevance and titles, the
+    triples of its relation hits, best score, hints."""
     out: dict[str, AttributeValue] = {
         v.RESULT_IDS: list(ids),
         v.RESULT_BANDS: list(bands),
@@ -138,6 +151,12 @@ def outcome(ids: Sequence[str], bands: Sequence[str], relevance: Sequence[float]
         v.DEGRADED: list(degraded),
         v.OUTPUT_VALUE: json.dumps({"n_results": len(ids), "bestScore": best_score}),
     }
+    if titles is not None:
+        out[v.RESULT_TITLES] = list(titles)
+    if relations:
+        for key, i in ((v.RELATION_IDS, 0), (v.RELATION_SUBJECTS, 1), (v.RELATION_PREDICATES, 2),
+                       (v.RELATION_OBJECTS, 3)):
+            out[key] = [r[i] for r in relations]
     if hints is not None:
         entities, terms, narrower, broader = hints
         out[v.RETRY_DETECTED_ENTITIES] = list(entities)

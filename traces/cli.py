@@ -19,6 +19,7 @@ from searchtrace.home import Home, add_home_argument
 from searchtrace.names import Band, Mode
 from searchtrace.terminal import width
 from searchtrace.traces.listing import SHORT_ID
+from searchtrace.traces.vocabulary import TraceKind
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
     from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
@@ -257,6 +258,10 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
                    help="only degraded searches (any stage, or the one named)")
     p.add_argument("--min-latency-ms", type=_non_negative(float), metavar="MS",
                    help="only searches that took at least MS milliseconds")
+    p.add_argument("--kind", choices=[k.value for k in TraceKind],
+                   help="only traces of this kind: search, load (the embedding model's) or other (a served request "
+                        "that ran no search); default: all")
+    p.add_argument("--errors", action="store_true", help="only traces whose root span ended in error")
     p.add_argument("--run-id", help="only the searches of this eval run")
     p.add_argument("--query", help="case-insensitive text in the query")
     p.add_argument("--limit", type=_non_negative(int), default=default_limit,
@@ -270,7 +275,8 @@ def _filter(args: argparse.Namespace) -> TraceFilter:
 
     return TraceFilter(since=args.since, until=args.until, mode=args.mode, band=args.band,
                        no_confident=args.no_confident, degraded=args.degraded, min_latency_ms=args.min_latency_ms,
-                       run_id=args.run_id, query_text=args.query, limit=args.limit, offset=args.offset)
+                       run_id=args.run_id, query_text=args.query, kind=TraceKind(args.kind) if args.kind else None,
+                       errors=True if args.errors else None, limit=args.limit, offset=args.offset)
 
 
 def _store_file(args: argparse.Namespace) -> Path:

@@ -43,8 +43,9 @@ class Column:
 
 
 def _flags(s: TraceSummary) -> str:
+    failed = s.status == "ERROR"
     flags = (("no-confident", s.no_confident), ("degraded:" + ",".join(s.degraded), s.degraded),
-             (f"error:{s.error_code}", s.error_code))
+             (f"error:{s.error_code}", s.error_code), ("error", failed and not s.error_code), ("cold", s.cold))
     return " ".join(flag for flag, on in flags if on)
 
 
@@ -58,11 +59,14 @@ COLUMNS = (
     Column("bands", lambda s: ",".join(s.bands), cut_to=8),
     Column("flags", _flags, cut_to=12),
     Column("query", lambda s: s.query or "", cut_to=20),
+    Column("root", lambda s: s.root_name or ""),
 )
 """Every column, in the order they are shown."""
 
 KEPT_FIRST = ("trace id", "query", "start", "ms", "best", "flags", "bands", "mode")
-"""Which columns a narrow table keeps first (and gives room to first)."""
+"""Which columns a narrow table keeps first (and gives room to first). The root span's name is left to the
+whole table (``--wide``, TSV, JSON): a served trace's (``POST /v1/search``) would take the query's room at
+80 columns; ``error`` and ``cold`` are among the flags."""
 
 _BY_HEADER = {c.header: c for c in COLUMNS}
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Mapping, NamedTuple
 
 from searchtrace.names import Band
-from searchtrace.traces.vocabulary import Source
+from searchtrace.traces.vocabulary import Source, TraceKind
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
@@ -32,6 +32,8 @@ class TraceFilter:
         query_text: case-insensitive substring of the query text (no wildcards).
         sources: searches that came through one of these surfaces (``searchtrace.source``); empty: any.
         dataset: searches of this dataset (its folder name, ``searchtrace.dataset``).
+        kind: traces of this kind only (None: every kind).
+        errors: True for traces whose root span ended in error, False for the others.
         limit: most traces returned (None: all).
         offset: traces skipped first.
     """
@@ -48,6 +50,8 @@ class TraceFilter:
     query_text: str | None = None
     sources: tuple[str, ...] = ()
     dataset: str | None = None
+    kind: TraceKind | None = None
+    errors: bool | None = None
     limit: int | None = 50
     offset: int = 0
 
@@ -58,6 +62,8 @@ class TraceFilter:
         unknown = [s for s in self.sources if s not in {x.value for x in Source}]
         if unknown:
             raise ValueError(f"sources must be among {', '.join(x.value for x in Source)}, got {unknown[0]!r}")
+        if self.kind is not None and not isinstance(self.kind, TraceKind):
+            raise ValueError(f"kind must be one of {', '.join(k.value for k in TraceKind)}, got {self.kind!r}")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
 
@@ -68,7 +74,11 @@ class TraceSummary:
 
     ``complete`` is False while the root span has not been stored yet (its
     children arrived in an earlier export batch); timing then spans the
-    children seen so far and the search fields are None.
+    children seen so far and the search fields are None. ``root_name`` is the
+    root span's name; ``source`` who called (the search or server span's);
+    ``kind`` a :class:`TraceKind` value; ``cold`` the search span's cold flag
+    (None when not recorded); ``status_code`` the HTTP status a served request
+    answered; ``error_code`` the search's error code, else the server span's.
     """
 
     trace_id: str
@@ -88,6 +98,11 @@ class TraceSummary:
     n_results: int | None
     error_code: str | None
     n_spans: int
+    root_name: str | None = None
+    source: str | None = None
+    kind: TraceKind | None = None
+    cold: bool | None = None
+    status_code: int | None = None
 
     @property
     def start(self) -> datetime:
@@ -96,7 +111,8 @@ class TraceSummary:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``traces list --json``, the dashboard)."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out.update(start=self.start.isoformat(), degraded=list(self.degraded), bands=list(self.bands))
+        out.update(start=self.start.isoformat(), degraded=list(self.degraded), bands=list(self.bands),
+                   kind=None if self.kind is None else self.kind.value)
         return out
 
 

@@ -130,8 +130,9 @@ class TraceStore:
 
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
         """Trace summaries matching ``flt``, newest first."""
-        where, params = sql.where(flt)
-        query = (f"SELECT {sql.SUMMARY_COLUMNS} FROM traces{where} ORDER BY start_ns DESC, trace_id DESC "
+        columns = self._columns()
+        where, params = sql.where(flt, columns)
+        query = (f"SELECT {sql.summary_columns(columns)} FROM traces{where} ORDER BY start_ns DESC, trace_id DESC "
                  "LIMIT ? OFFSET ?")
         rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
@@ -142,8 +143,9 @@ class TraceStore:
         One statement reads them all, so they come from one snapshot of the store
         whatever is written meanwhile; the filter's limit and offset apply.
         """
-        where, params = sql.where(flt)
-        query = f"SELECT {sql.SUMMARY_COLUMNS} FROM traces{where} ORDER BY start_ns, trace_id LIMIT ? OFFSET ?"
+        columns = self._columns()
+        where, params = sql.where(flt, columns)
+        query = f"SELECT {sql.summary_columns(columns)} FROM traces{where} ORDER BY start_ns, trace_id LIMIT ? OFFSET ?"
         cursor = self._execute(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         if cursor is None:
             return
@@ -155,8 +157,13 @@ class TraceStore:
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
-        where, params = sql.where(flt) if flt else ("", [])
-        rows = self._read(f"SELECT count(*) FROM traces{where}", params)
+        columns = self._columns()
+        if flt is not None and sql.only_searches(flt) and "kind" in columns:
+            # nearly every trace is a search: all of them less the few that are not, both counted on an index
+            rows = self._read(f"SELECT ({sql.COUNT_ALL}) - ({sql.COUNT_NOT_SEARCH})", ())
+        else:
+            where, params = sql.where(flt, columns) if flt else ("", [])
+            rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
     def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
@@ -205,13 +212,24 @@ class TraceStore:
     def load_trace(self, trace_id: str) -> TraceDetail | None:
         """One trace with all its spans in start order, or None for an unknown id."""
         trace_id = trace_id.lower()
-        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS}, resource FROM traces WHERE trace_id = ?", (trace_id,))
+        rows = self._read(f"SELECT {sql.summary_columns(self._columns())}, resource FROM traces WHERE trace_id = ?",
+                          (trace_id,))
         if not rows:
             return None
         row = rows[0]
         spans = self._read("SELECT * FROM spans WHERE trace_id = ? ORDER BY start_ns, span_id", (trace_id,))
         return TraceDetail(sql.summary(row[:-1]), tuple(sql.span_record(s) for s in spans),
                            sql.tuples(sql.unpack(row[-1] or "{}")))
+
+    def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
+        """(trace id, span name, ms) of the spans named ``names`` in the given traces (no attributes read)."""
+        out: list[tuple[str, str, float]] = []
+        marks = ",".join("?" * len(names))
+        for start in range(0, len(trace_ids), 500):
+            chunk = [t.lower() for t in trace_ids[start:start + 500]]
+            out.extend(self._read(f"SELECT trace_id, name, (end_ns - start_ns) / 1e6 FROM spans WHERE trace_id IN "
+                                  f"({','.join('?' * len(chunk))}) AND name IN ({marks})", [*chunk, *names]))
+        return out
 
     def prune(self, older_than_days: float | None = None, keep_last: int | None = None, *,
               now_ns: int | None = None, reclaim: bool = True) -> int:
@@ -263,6 +281,7 @@ class TraceStore:
                                  traces)
             if spans:
                 conn.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+            conn.execute(sql.CLASSIFY_UNKNOWN)  # rows of a schema before ``kind``: classified as an upgrade does
 
     def reclaim(self) -> int:
         """Give free pages back to the file system, a bounded step at a time; returns the pages freed."""
@@ -370,6 +389,23 @@ class TraceStore:
             if "no such table" in str(exc) or ("no such column" in str(exc) and self._older_schema()):
                 return None
             raise
+
+    def _columns(self) -> frozenset[str]:
+        """The ``traces`` table's columns as this thread's connection sees them (a store of an older schema has
+        fewer; none before a writer made the table). Kept once the table has every column of this schema;
+        read again on each use until then, since a writer may bring the store up to date meanwhile."""
+        local = self._local
+        conn = self._conn()
+        known = getattr(local, "columns", None)
+        if known is not None and getattr(local, "columns_of", None) is conn:
+            return known
+        try:
+            columns = frozenset(row[1] for row in conn.execute("PRAGMA table_info(traces)"))
+        except sqlite3.OperationalError:
+            return frozenset()
+        if columns >= sql.ADDED_COLUMNS.keys():
+            local.columns, local.columns_of = columns, conn
+        return columns
 
     def _older_schema(self) -> bool:
         return int(self._conn().execute("PRAGMA user_version").fetchone()[0]) < sql.SCHEMA_VERSION

@@ -91,6 +91,11 @@ EMBEDDER_IDENTITY = "searchtrace.embedder.identity"
 EMBED_PRECOMPUTED = "searchtrace.embed.precomputed"
 """True when the caller passed the query vector (batch-embedded by the eval runner)."""
 
+SEARCH_COLD = "searchtrace.search.cold"
+"""On the search span: True for the first search a process runs after it loaded the embedding model
+(an ``embedder.load`` trace just before it), whose first model call, caches and pages are cold;
+False for every later one."""
+
 # --- searchtrace keys -------------------------------------------------------
 
 MODE = "searchtrace.mode"
@@ -137,6 +142,22 @@ RESULT_BANDS = "searchtrace.result.bands"
 
 RESULT_RELEVANCE = "searchtrace.result.relevance"
 """Relevance (0-1) of each returned result."""
+
+RESULT_TITLES = "searchtrace.result.titles"
+"""Title of each returned result, parallel to ``searchtrace.result.ids`` ("" for a relation hit and an
+untitled passage): the search has them at hand, so a trace of any source reads with its titles."""
+
+RELATION_IDS = "searchtrace.relation.ids"
+"""Ids of the relation hits among the returned results (``rel:`` and a hash of the triple), in order."""
+
+RELATION_SUBJECTS = "searchtrace.relation.subjects"
+"""Subject of each relation hit, parallel to ``searchtrace.relation.ids``."""
+
+RELATION_PREDICATES = "searchtrace.relation.predicates"
+"""Relation (predicate) of each relation hit, parallel to ``searchtrace.relation.ids``."""
+
+RELATION_OBJECTS = "searchtrace.relation.objects"
+"""Object of each relation hit, parallel to ``searchtrace.relation.ids``."""
 
 BEST_SCORE = "searchtrace.best_score"
 """Best relevance before any filter."""
@@ -237,6 +258,12 @@ FETCH_OF = "searchtrace.fetch.of"
 follows, as the caller named it (the request's ``traceId``)."""
 
 
+INDEX_KEY = "searchtrace.index.key"
+"""The content-addressed key of the index a search searched, on the search span: with
+``searchtrace.dataset`` it names the index folder (``<home>/indexes/<dataset>-<key>``), whose manifest
+names the dataset folder, where a trace's candidates' titles are read for display."""
+
+
 class Source(str, enum.Enum):
     """Values of ``searchtrace.source``: the surface a search came through."""
 
@@ -245,6 +272,17 @@ class Source(str, enum.Enum):
     CLI = "cli"
     EVAL = "eval"
     PYTHON = "python"
+
+
+class TraceKind(str, enum.Enum):
+    """What a trace is, by its spans: the trace store's ``kind`` column (stored values: never renamed)."""
+
+    SEARCH = "search"
+    """A search: its ``search`` span was stored (under a server span when served)."""
+    MODEL_LOAD = "load"
+    """The embedding model loaded (root :data:`EMBEDDER_LOAD_SPAN`): a cost of the process, not of a search."""
+    OTHER = "other"
+    """Anything else: a served request that ran no search (a refused one, stats, documents)."""
 
 
 # --- server spans (searchtrace serve) -------------------------------------------
@@ -272,3 +310,17 @@ of protocol 2026-07-28, which has no sessions, has none: it names the search it 
 
 TIMED_OUT = "searchtrace.timed_out"
 """True on a server span whose search passed the request's time limit (answered 504)."""
+
+# --- exceptions (OpenTelemetry semantic conventions) ---------------------------------
+
+EXCEPTION_EVENT = "exception"
+"""Name of the span event ``Span.record_exception`` adds: an exception raised inside the span."""
+
+EXCEPTION_TYPE = "exception.type"
+"""On an exception event: the exception's class name."""
+
+EXCEPTION_MESSAGE = "exception.message"
+"""On an exception event: the exception's message."""
+
+EXCEPTION_STACKTRACE = "exception.stacktrace"
+"""On an exception event: the traceback, as Python prints it."""

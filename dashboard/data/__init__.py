@@ -40,6 +40,7 @@ from searchtrace.dashboard.data.runs import (
     trend,
 )
 from searchtrace.dashboard.data.traces import (
+    KINDS,
     SCAN_LIMIT,
     Waterfall,
     count_traces,
@@ -47,9 +48,12 @@ from searchtrace.dashboard.data.traces import (
     span_documents,
     waterfall,
 )
+from searchtrace.dashboard.data.traffic import WINDOWS, Traffic, since_for, traffic
 
 __all__ = [
+    "KINDS",
     "SCAN_LIMIT",
+    "WINDOWS",
     "Calibration",
     "OverlapView",
     "PairView",
@@ -58,6 +62,7 @@ __all__ = [
     "QueryRun",
     "RunComparison",
     "SideBySide",
+    "Traffic",
     "Waterfall",
     "calibration",
     "compare_runs",
@@ -89,6 +94,8 @@ __all__ = [
     "span_documents",
     "stage_latency",
     "stage_percentiles",
+    "since_for",
+    "traffic",
     "trend",
     "waterfall",
 ]

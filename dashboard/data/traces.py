@@ -11,23 +11,48 @@ import pandas as pd
 
 from searchtrace.dashboard.data.documents import documents
 from searchtrace.dashboard.data.runs import run_folder
+from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, first_error
+from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter
+from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["COLD_MS", "LIST_COLUMNS", "SCAN_LIMIT", "Waterfall", "count_traces", "list_traces", "span_documents",
-           "waterfall"]
+__all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "Waterfall", "count_traces", "list_traces",
+           "span_documents", "waterfall"]
 
-LIST_COLUMNS = ("start", "query", "duration_ms", "cold", "mode", "best_score", "no_confident", "bands", "degraded",
-                "n_results", "error_code", "run_id", "query_id", "n_spans", "trace_id")
+LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "mode", "best_score",
+                "no_confident", "bands", "degraded", "n_results", "error_code", "run_id", "query_id", "n_spans",
+                "trace_id")
+KINDS = {"searches": TraceKind.SEARCH.value, "model loads": TraceKind.MODEL_LOAD.value,
+         "other requests": TraceKind.OTHER.value, "all": None}
+"""The list's kinds, by label: searches by default (a model load is no search, nor is a refused request)."""
 SHOWN_ITEMS = 20  # array attributes are cut to this many items for display
 SCAN_LIMIT = 500  # traces read span by span for the source, document and attribute filters (about 2 ms each)
 COLD_MS = 1000.0  # an embed span this slow, on a query not embedded ahead, loaded the model
 
 
 def _filter(limit: int | None = 200, offset: int = 0, **fields: Any) -> TraceFilter:
-    return TraceFilter(**{k: v for k, v in fields.items() if v not in (None, "")}, limit=limit, offset=offset)
+    given = {k: v for k, v in fields.items() if v not in (None, "")}
+    if "kind" in given:
+        given["kind"] = TraceKind(given["kind"])
+    return TraceFilter(**given, limit=limit, offset=offset)
+
+
+def _row(summary: TraceSummary, cold: str) -> dict[str, Any]:
+    """A list row: the summary's fields, its status, source and root as shown, and its cold mark."""
+    status = "error" if summary.status == "ERROR" else "ok" if summary.complete else "open"
+    source = summary.source or ("eval" if summary.run_id else "")  # eval runs stored before the source was
+    return summary.to_dict() | {"status": status, "source": source, "root": summary.root_name or "", "cold": cold}
+
+
+def _likely_cold(summary: TraceSummary) -> str:
+    """``yes`` for a search its process ran first after loading the model; for a search stored before that
+    was recorded, ``likely`` when it took :data:`COLD_MS` outside an eval run (whose queries are embedded ahead)."""
+    if summary.cold is not None:
+        return "yes" if summary.cold else ""
+    searched = summary.kind in (None, TraceKind.SEARCH) and summary.root_name != v.EMBEDDER_LOAD_SPAN
+    return "likely" if searched and summary.duration_ms >= COLD_MS and not summary.run_id else ""
 
 
 def _matches(detail: TraceDetail, source: str | None, doc_id: str | None,
@@ -60,7 +85,7 @@ def _scan(home: str | Path, flt: TraceFilter, limit: int, source: str | None, do
     for summary in store.list_traces(flt):
         detail = store.load_trace(summary.trace_id)
         if detail is not None and _matches(detail, source, doc_id, attribute):
-            rows.append(summary.to_dict() | {"cold": "yes" if _cold_ms(detail) is not None else ""})
+            rows.append(_row(summary, "yes" if _cold_ms(detail) is not None or summary.cold else ""))
             if len(rows) >= limit:
                 break
     return rows
@@ -70,28 +95,32 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
                 no_confident: bool | None = None, degraded: bool | str | None = None,
                 min_latency_ms: float | None = None, run_id: str | None = None, query_text: str | None = None,
                 source: str | None = None, doc_id: str | None = None, attribute: tuple[str, str] | None = None,
+                kind: str | None = TraceKind.SEARCH.value, errors: bool | None = None,
                 limit: int = 200, offset: int = 0) -> pd.DataFrame:
     """Traces matching every filter given, newest first, at most ``limit`` (columns :data:`LIST_COLUMNS`).
 
-    ``source`` (``searchtrace.source``: http, mcp, cli, eval, python), ``doc_id`` (any span's
-    id arrays hold it) and ``attribute`` (key, case-insensitive substring of its value) are
-    checked span by span among the newest :data:`SCAN_LIMIT` traces the other filters match.
-    ``cold`` is ``yes`` for a search whose embed stage loaded the model (see :data:`COLD_MS`;
-    known for scanned traces), ``likely`` for one outside an eval run (whose queries are
+    ``kind`` is a :class:`~searchtrace.traces.TraceKind` value, searches by default (None: every
+    kind); ``errors`` True lists the traces whose root span ended in error. ``source``
+    (``searchtrace.source``: http, mcp, cli, eval, python), ``doc_id`` (any span's id arrays
+    hold it) and ``attribute`` (key, case-insensitive substring of its value) are checked span
+    by span among the newest :data:`SCAN_LIMIT` traces the other filters match. ``status`` is
+    error, ok, or open (its root span not stored yet); ``root`` the root span's name. ``cold``
+    is ``yes`` for the first search its process ran after loading the model (and, for a
+    scanned trace stored before that was recorded, one whose embed stage loaded it: see
+    :data:`COLD_MS`), ``likely`` for an older search outside an eval run (whose queries are
     embedded ahead) that took :data:`COLD_MS` or more, else empty.
 
     Raises:
-        ValueError: an unknown band or a negative limit or offset.
+        ValueError: an unknown band or kind, or a negative limit or offset.
     """
     fields = dict(mode=mode, band=band, no_confident=no_confident, degraded=degraded, min_latency_ms=min_latency_ms,
-                  run_id=run_id, query_text=query_text)
+                  run_id=run_id, query_text=query_text, kind=kind, errors=errors)
     if source or doc_id or attribute:
         rows = _scan(home, _filter(SCAN_LIMIT, offset, **fields), limit, source or None, doc_id or None,
                      attribute if attribute and attribute[0] else None)
     else:
         store = trace_store(home)
-        rows = [s.to_dict() | {"cold": "likely" if s.duration_ms >= COLD_MS and not s.run_id else ""}
-                for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
+        rows = [_row(s, _likely_cold(s)) for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
@@ -101,10 +130,12 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
 
 
 def count_traces(home: str | Path, **filters: Any) -> int:
-    """How many traces match the filters of :func:`list_traces` (0 when the home has no store).
+    """How many traces match the filters of :func:`list_traces` (0 when the home has no store); searches
+    unless ``kind`` says otherwise.
 
     With a span-level filter (source, doc_id, attribute) the count is over the scanned traces only.
     """
+    filters.setdefault("kind", TraceKind.SEARCH.value)
     scanned = {k: filters.pop(k, None) for k in ("source", "doc_id", "attribute")}
     if any(scanned.values()):
         return len(list_traces(home, **filters, **scanned, limit=SCAN_LIMIT))
@@ -120,12 +151,20 @@ class Waterfall:
         summary: the trace's summary (see :meth:`traces.records.TraceSummary.to_dict`).
         spans: one row per span in tree order (each parent before its children): span_id,
             parent_id, name, label (indented by depth), depth, start_ms and end_ms (from the
-            trace's start), duration_ms, status, skipped (why the stage did not run, else "").
+            trace's start), duration_ms, status, message (the status message of a span in
+            error), skipped (why the stage did not run, else "").
         attributes: one row per span attribute: span_id, name, key, value (readable text;
             the id, score and band arrays shown as :attr:`documents` are left out).
         documents: per span id, the documents the span produced: rank, doc_id, score, band
             (of returned results), content (when captured).
-        cold_ms: the embed stage's duration when it loaded the model, else None.
+        cold_ms: the embed stage's duration when it loaded the model (traces stored before
+            the load was a trace of its own), else None.
+        error: where the trace's first error began (None: no span ended in error).
+        exceptions: the exception events of its spans (``trace_errors.EXCEPTION_COLUMNS``).
+        cold: the search was its process's first after the model loaded.
+        titles: the titles the search recorded of its results, by id.
+        triples: the triple of each relation hit it returned, by id.
+        dataset, index_key: the dataset's folder name and the index the search searched, as recorded.
     """
 
     summary: dict[str, Any]
@@ -133,6 +172,13 @@ class Waterfall:
     attributes: pd.DataFrame
     documents: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     cold_ms: float | None = None
+    error: TraceError | None = None
+    exceptions: pd.DataFrame = field(default_factory=lambda: exceptions(()))
+    cold: bool = False
+    titles: Mapping[str, str] = field(default_factory=dict)
+    triples: Mapping[str, Triple] = field(default_factory=dict)
+    dataset: str | None = None
+    index_key: str | None = None
 
 
 #: (ids, scores, contents) attribute keys of the arrays shown as a documents table, in preference order.
@@ -141,7 +187,8 @@ DOCUMENT_ARRAYS = ((v.RERANK_OUTPUT_IDS, v.RERANK_OUTPUT_SCORES, None),
                    (v.RESULT_IDS, v.RESULT_RELEVANCE, None))
 TABLE_KEYS = {v.CANDIDATE_IDS, v.CANDIDATE_SCORES, v.CANDIDATE_CONTENTS, v.RESULT_IDS, v.RESULT_BANDS,
               v.RESULT_RELEVANCE, v.RERANK_INPUT_IDS, v.RERANK_INPUT_SCORES, v.RERANK_OUTPUT_IDS,
-              v.RERANK_OUTPUT_SCORES}
+              v.RERANK_OUTPUT_SCORES, v.RESULT_TITLES, v.RELATION_IDS, v.RELATION_SUBJECTS, v.RELATION_PREDICATES,
+              v.RELATION_OBJECTS}
 
 
 def _tree(spans: tuple[SpanRecord, ...]) -> list[tuple[SpanRecord, int]]:
@@ -212,17 +259,23 @@ def _waterfall(detail: TraceDetail) -> Waterfall:
                            "label": ("\u2003" * d) + ("└ " if d else "") + s.name, "depth": d,
                            "start_ms": (s.start_ns - t0) / 1e6, "end_ms": (s.end_ns - t0) / 1e6,
                            "duration_ms": s.duration_ms, "status": s.status,
+                           "message": (s.status_message or "") if s.status == "ERROR" else "",
                            "skipped": str(s.attributes.get(v.SKIPPED, ""))} for s, d in tree],
                          columns=["span_id", "parent_id", "name", "label", "depth", "start_ms", "end_ms",
-                                  "duration_ms", "status", "skipped"])
+                                  "duration_ms", "status", "message", "skipped"])
     attributes = pd.DataFrame([{"span_id": s.span_id, "name": s.name, "key": k, "value": _text(val)}
                                for s, _ in tree for k, val in sorted(s.attributes.items()) if k not in TABLE_KEYS],
                               columns=["span_id", "name", "key", "value"])
     root = next((s for s in detail.spans if s.name == v.SEARCH_SPAN), None)
-    ids, bands = (root.attributes.get(v.RESULT_IDS, ()), root.attributes.get(v.RESULT_BANDS, ())) if root else ((), ())
+    search = root.attributes if root else {}
+    ids, bands = search.get(v.RESULT_IDS, ()), search.get(v.RESULT_BANDS, ())
     band_of = {str(d): str(b) for d, b in zip(ids, bands)}
     docs = {s.span_id: table for s, _ in tree if (table := _documents(s, band_of)) is not None}
-    return Waterfall(detail.summary.to_dict(), spans, attributes, docs, _cold_ms(detail))
+    dataset, index_key = search.get(v.DATASET), search.get(v.INDEX_KEY)
+    return Waterfall(detail.summary.to_dict(), spans, attributes, docs, _cold_ms(detail),
+                     first_error(detail.spans), exceptions([s for s, _ in tree]), bool(search.get(v.SEARCH_COLD)),
+                     recorded_titles(search), relation_triples(search),
+                     dataset if isinstance(dataset, str) else None, index_key if isinstance(index_key, str) else None)
 
 
 def waterfall(home: str | Path, trace_id: str) -> Waterfall | None:
@@ -232,26 +285,32 @@ def waterfall(home: str | Path, trace_id: str) -> Waterfall | None:
     return _waterfall(detail) if detail else None
 
 
+def _grades(home: str | Path, run_id: object, query_id: object) -> dict[str, int]:
+    """The gold grade of each document the eval run's query attributed, by id (empty outside an eval run)."""
+    if not (run_id and query_id):
+        return {}
+    try:
+        outcome = run_folder(home, str(run_id)).query(str(query_id))
+    except (SearchtraceError, OSError):
+        return {}
+    return {t.doc_id: t.grade for t in outcome.attribution} if outcome is not None else {}
+
+
 def span_documents(home: str | Path, view: Waterfall, span_id: str) -> pd.DataFrame | None:
-    """The documents table of one span, with each document's title and, when the trace belongs to an
-    eval run, its gold grade: rank, doc_id, title, score, band, grade, content. None for a span
-    without documents."""
+    """The documents table of one span, with each document's title (a relation hit's triple) and, when the
+    trace belongs to an eval run, its gold grade: rank, doc_id, title, score, band, grade, content. None for
+    a span without documents.
+
+    Titles come from the dataset's corpus (see :mod:`dashboard.data.trace_titles`), else from those the
+    search recorded of its results."""
     table = view.documents.get(span_id)
     if table is None:
         return None
-    run_id, query_id = view.summary.get("run_id"), view.summary.get("query_id")
-    grades: dict[str, int] = {}
-    dataset_path = None
-    if run_id and query_id:
-        try:
-            folder = run_folder(home, str(run_id))
-            dataset_path = folder.summary().dataset.path
-            outcome = folder.query(str(query_id))
-        except (SearchtraceError, OSError):
-            outcome = None
-        if outcome is not None:
-            grades = {t.doc_id: t.grade for t in outcome.attribution}
-    docs = documents(dataset_path)
-    out = table.assign(title=[docs.get(d, ("", ""))[0] for d in table["doc_id"]],
+    run_id = view.summary.get("run_id")
+    grades = _grades(home, run_id, view.summary.get("query_id"))
+    docs = documents(dataset_path(home, run_id, view.dataset, view.index_key))
+    titles = [triple_text(view.triples[d]) if d in view.triples else docs[d][0] if d in docs
+              else view.titles.get(d, "") for d in table["doc_id"]]
+    out = table.assign(title=titles,
                        grade=pd.array([grades.get(d) if grades else None for d in table["doc_id"]], dtype="Int64"))
     return out[["rank", "doc_id", "title", "score", "band", "grade", "content"]]

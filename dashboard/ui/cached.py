@@ -7,7 +7,7 @@ import streamlit as st
 from searchtrace.dashboard import data
 
 __all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "dataset_folders", "latency_by_run", "list_runs", "list_traces",
-           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "trend",
+           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "traffic", "trend",
            "waterfall"]
 
 TTL_S = 30  # runs and traces keep arriving; a table is at most this stale
@@ -30,5 +30,6 @@ overlap_runs = _cached(data.overlap_runs)
 query_texts = _cached(data.query_texts)
 side_by_side = _cached(data.side_by_side)
 stage_latency = _cached(data.stage_latency)
+traffic = _cached(data.traffic)
 trend = _cached(data.trend)
 waterfall = _cached(data.waterfall)

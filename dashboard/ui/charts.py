@@ -10,8 +10,8 @@ import pandas as pd
 from searchtrace.names import Band
 
 __all__ = ["PICK", "band_precision", "best_vs_ndcg", "ctr_by_position", "funnel", "gold_ranks", "latency_boxes",
-           "latency_trend", "pair_scatter", "rbo_histogram", "reliability", "risk_coverage", "span_state", "trend",
-           "waterfall"]
+           "latency_trend", "pair_scatter", "rbo_histogram", "reliability", "requests_per_minute", "risk_coverage",
+           "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
@@ -192,3 +192,13 @@ def ctr_by_position(frame: pd.DataFrame) -> alt.Chart:
         opacity=alt.condition("datum.pooled", alt.value(0.45), alt.value(1.0)),
         tooltip=["position", "impressions", "clicks", alt.Tooltip("raw:Q", format=".3f", title="clicks / impressions"),
                  alt.Tooltip("ctr:Q", format=".3f", title="rate used (smoothed)"), "pooled"]).properties(height=260)
+
+
+def requests_per_minute(frame: pd.DataFrame, bucket_min: int) -> alt.Chart:
+    """Requests per minute of each source over time (averaged over buckets of ``bucket_min`` minutes)."""
+    title = "requests per minute" + (f" (mean over {bucket_min} min)" if bucket_min > 1 else "")
+    return alt.Chart(frame).mark_line(point=len(frame) < 60, interpolate="step-after").encode(
+        x=alt.X("minute:T", title="time (UTC)", axis=TIME_AXIS), y=alt.Y("per_minute:Q", title=title),
+        color=alt.Color("source:N", title="source"),
+        tooltip=[alt.Tooltip("minute:T", format="%Y-%m-%d %H:%M"), "source",
+                 alt.Tooltip("per_minute:Q", format=".2f")]).properties(height=260)

@@ -9,16 +9,54 @@ import streamlit as st
 from searchtrace.dashboard.data import Waterfall, span_documents
 from searchtrace.dashboard.ui import context
 from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, ms
+from searchtrace.traces import SEARCH_SPAN, TraceKind
 
 __all__ = ["show_span", "show_trace_header"]
 
 
-def show_trace_header(view: Waterfall) -> None:
-    """The query, its mode and duration, a cold-start flag, and links to its run and query."""
+def _heading(view: Waterfall) -> str:
+    """A search's query; else what the trace is (a model load, a served request) by its root span."""
     summary = view.summary
-    st.markdown(f"### {md(summary['query'] or '(query not recorded)')}")
-    st.caption(f"trace {md(summary['trace_id'])} · {md(summary['mode'] or '?')} mode · {ms(summary['duration_ms'])}"
-               f" · {summary['n_spans']} spans")
+    kind = summary.get("kind")
+    if kind in (TraceKind.MODEL_LOAD.value, TraceKind.OTHER.value):
+        what = "Model load" if kind == TraceKind.MODEL_LOAD.value else "Request without a search"
+        return f"{what}: {md(summary.get('root_name') or '?')}"
+    if summary["query"]:
+        return md(summary["query"])
+    return "(failed before its query was recorded)" if summary.get("error_code") else "(query not recorded)"
+
+
+def _about(view: Waterfall) -> str:
+    """The caption under the heading: the trace id, where it came from, its mode, duration and spans."""
+    summary = view.summary
+    parts = [f"trace {md(summary['trace_id'])}"]
+    if summary.get("source"):
+        parts.append(f"from {md(summary['source'])}")
+    if summary.get("root_name") and summary.get("root_name") != SEARCH_SPAN:
+        parts.append(f"root {md(summary['root_name'])}")
+    if summary.get("status_code") is not None:
+        parts.append(f"HTTP {summary['status_code']}")
+    if summary["mode"]:
+        parts.append(f"{md(summary['mode'])} mode")
+    return " · ".join([*parts, ms(summary["duration_ms"]), f"{summary['n_spans']} spans"])
+
+
+def show_trace_header(view: Waterfall) -> None:
+    """The query (or what the trace is), where it came from, its mode and duration, its first error, a
+    cold-start flag, and links to its run and query."""
+    summary = view.summary
+    st.markdown(f"### {_heading(view)}")
+    st.caption(_about(view))
+    error = view.error
+    if error is not None:
+        others = f" ({error.spans_in_error} spans in error)" if error.spans_in_error > 1 else ""
+        said = f": {md(error.message)}" if error.message else " (no message recorded)"
+        lead = "Failed" if error.failed else "A stage failed and the search went on without it"
+        code = f" · {md(summary['error_code'])}" if summary.get("error_code") else ""
+        st.error(f"{lead} in **{md(error.name)}**{said}{others}{code}", icon="⚠️")
+    if view.cold:
+        st.info("❄ Cold search: its process's first after loading the embedding model (a trace of its own, "
+                "just before), so it pays for cold caches that later searches do not.")
     if view.cold_ms is not None:
         st.warning(f"Cold start: the embed stage took {ms(view.cold_ms)} loading the model; later searches of "
                    "the same process do not pay it.")
@@ -40,6 +78,7 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
     st.subheader(f"Span: {md(span['name'])}")
     state = f"skipped: {md(span['skipped'])}" if span["skipped"] else "error" if span["status"] == "ERROR" else "ran"
     st.caption(f"{ms(float(view.spans['duration_ms'].iloc[ids.index(shown)]))} · {state}")
+    _show_span_error(view, shown, str(span["status"]), str(span["message"]))
     table = span_documents(home, view, shown)
     if table is not None:
         gold = table["grade"].notna().any()
@@ -58,3 +97,13 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
         st.dataframe(attributes, hide_index=True, key="traces-attributes", column_config={
             "key": st.column_config.TextColumn("attribute", width=MEDIUM),
             "value": st.column_config.TextColumn("value", width="large")})
+
+
+def _show_span_error(view: Waterfall, span_id: str, status: str, message: str) -> None:
+    """A span's error: its status message, and each exception it recorded with its traceback."""
+    raised = view.exceptions[view.exceptions["span_id"] == span_id]
+    if status == "ERROR":
+        st.error(f"Ended in error: {md(message)}" if message else "Ended in error (no message recorded).")
+    for row in raised.itertuples(index=False):
+        with st.expander(f"Exception {md(row.type)}: {md(row.message, 160)}", expanded=status == "ERROR"):
+            st.code(row.stacktrace or f"{row.type}: {row.message}", language=None)

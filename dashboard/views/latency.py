@@ -1,12 +1,27 @@
-"""Latency: per-stage distributions and percentiles of a run, and percentiles across runs."""
+"""Latency: an eval run's per-stage distributions and percentiles across runs, or live traffic over a window."""
 
 import streamlit as st
 
 from searchtrace.dashboard.data import skipped_stages, stage_percentiles
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.text import MS_FORMAT, md
+from searchtrace.dashboard.ui.traffic_parts import show_traffic
 
-home, runs = context.runs_page("Latency")
+EVALS, SERVED = "eval runs", "served traffic"
+
+st.title("Latency")
+home = context.home()
+runs = cached.list_runs(home)
+view = st.segmented_control("View", [EVALS, SERVED], default=EVALS if not runs.empty else SERVED,
+                            key="latency-view", help="served traffic: searches and requests of every source but "
+                                                     "eval runs (http, mcp, cli, python)") or EVALS
+if view == SERVED:
+    show_traffic(home)
+    st.stop()
+if runs.empty:
+    st.info("No completed runs yet: the served traffic view shows live searches.")
+    st.stop()
+
 run_id = context.select_run(runs, "Run", "latency-run")
 latency = context.load(cached.stage_latency, home, run_id)
 skipped = skipped_stages(context.load(cached.load_run, home, run_id))

@@ -19,13 +19,16 @@ if scanned:  # one scan gives both the rows and their count
 else:
     listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
 st.caption(f"{total:,} matching traces{f' among the newest {SCAN_LIMIT:,}' if scanned else ''}; the newest "
-           f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold start (the model loaded in "
-           "embed; ❄? a slow search outside an eval run, likely one), so one slow start does not pass for a slow "
-           "search.")
+           f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
+           "loading the model (❄? an older slow search outside an eval run, likely one), so one slow start does not "
+           "pass for a slow search.")
 table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
 event = st.dataframe(table, hide_index=True, key="traces-table", on_select="rerun", selection_mode="single-row",
                      height=320, column_config={
                          "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),
+                         "status": st.column_config.TextColumn("status", width="small"),
+                         "source": st.column_config.TextColumn("source", width="small"),
+                         "root": st.column_config.TextColumn("root span"),
                          "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
                          "cold": st.column_config.TextColumn("cold", width="small"),
                          "query": st.column_config.TextColumn("query", width="large"),
@@ -58,12 +61,13 @@ with left:
 with right:
     st.subheader("Span tree")
     st.caption("Select a span for its documents and attributes.")
-    tree = view.spans[["label", "duration_ms", "status", "skipped"]].assign(
+    tree = view.spans[["label", "duration_ms", "status", "message", "skipped"]].assign(
         status=[charts.span_state(a, b) for a, b in zip(view.spans["status"], view.spans["skipped"])])
     picked = st.dataframe(tree, hide_index=True, key="traces-spans", on_select="rerun", selection_mode="single-row",
                           height=38 + 35 * len(tree), column_config={
                               "label": st.column_config.TextColumn("span", width=MEDIUM),
                               "status": st.column_config.TextColumn("state"),
+                              "message": st.column_config.TextColumn("error message"),
                               "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
 span_rows = picked.selection.rows if picked is not None else []
 show_span(home, view, str(view.spans["span_id"].iloc[span_rows[0]]) if span_rows else None)

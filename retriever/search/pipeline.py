@@ -24,6 +24,7 @@ from searchtrace.retriever.embedding.cache import Encoder
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest
 from searchtrace.retriever.response import Metadata, SearchResponse
+from searchtrace.retriever.search import cold
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.search.answer import Answer, SearchDetail
 from searchtrace.retriever.search.results import detail as build_detail
@@ -173,8 +174,9 @@ class Retriever:
                 run_id: str | None, query_id: str | None, with_detail: bool,
                 source: v.Source | None = None) -> tuple[SearchResponse, SearchDetail | None]:
         """One search under its root span; the detail only when asked for (a plain search skips building it)."""
+        manifest = self.index.manifest
         opening = {**attrs.span_kind(v.SEARCH_SPAN),
-                   **attrs.origin((source or self.source).value, self.index.manifest.dataset)}
+                   **attrs.origin((source or self.source).value, manifest.dataset, manifest.key, cold.PROCESS.take())}
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=opening,
                                                record_exception=False, set_status_on_exception=False) as root:
             record(root, attrs.eval_context, run_id, query_id)

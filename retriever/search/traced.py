@@ -30,7 +30,7 @@ from searchtrace.names import FUSED_STAGES, Stage
 from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.index import OpenIndex
 from searchtrace.retriever.request import SearchRequest, validate_request
-from searchtrace.retriever.response import SearchResponse
+from searchtrace.retriever.response import RelationHit, Result, SearchResponse
 from searchtrace.retriever.search import confidence as conf
 from searchtrace.retriever.stages.dense import dense
 from searchtrace.retriever.stages.embed import embed
@@ -149,13 +149,15 @@ def record_outcome(span: trace.Span, response: SearchResponse, deferred: Deferre
 
 
 def _outcome(response: SearchResponse) -> tuple[list[str], list[str], list[float], float, bool, tuple[str, ...],
-                                                 attrs.RetryValues | None]:
+                                                 attrs.RetryValues | None, list[str], list[attrs.RelationValues]]:
     """What the root span records of a response, in the parameters of :func:`traces.attributes.outcome`."""
     results, hints = response.results, response.retry_hints
     retry = (None if hints is None else
              (hints.detected_entities, hints.related_terms, hints.narrower_query, hints.broader_query))
+    relations = [(r.id, r.subject, r.relation, r.object) for r in results if isinstance(r, RelationHit)]
     return ([r.id for r in results], [r.band.value for r in results], [float(r.score) for r in results],
-            response.best_score, response.no_confident_results, response.degraded, retry)
+            response.best_score, response.no_confident_results, response.degraded, retry,
+            [r.title if isinstance(r, Result) else "" for r in results], relations)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, TRAC
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, search_fields
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
-from searchtrace.traces import StoreCommits, TraceFilter, TraceStore
+from searchtrace.traces import StoreCommits, TraceFilter, TraceKind, TraceStore
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -339,8 +339,8 @@ class Service:
         if self.store is None:
             return {"latencyMs": None}
         since = int(self.started * 1e9)
-        rows = [t.duration_ms for t in self.store.list_traces(TraceFilter(since=since, limit=5000))
-                if t.complete and (t.n_results is not None or t.error_code)]
+        searches = TraceFilter(since=since, kind=TraceKind.SEARCH, limit=5000)
+        rows = [t.duration_ms for t in self.store.list_traces(searches) if t.complete]
         if len(rows) < 2:
             return {"latencyMs": {"traces": len(rows), "p50": rows[0] if rows else None, "p95": None}}
         q = statistics.quantiles(rows, n=100, method="inclusive")

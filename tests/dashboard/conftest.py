@@ -59,3 +59,71 @@ def browser():
 
     with Chromium(timeout_s=60) as chromium:
         yield chromium
+
+
+# --- a home of live traffic: a model load, command-line and served searches, failures -------------
+
+GRAPH_QUERY = "What bird appears on the sigil of the fellowship Orsolya Venn entered?"
+CLI_QUERY = "In which shipyard town was the vessel commanded by Meribel Osk constructed?"
+
+
+@pytest.fixture(scope="session")
+def live_home(tmp_path_factory, sample_config, sample_index_path, model) -> dict[str, Any]:
+    """A home whose store holds what the real code records outside evals, in this order: the model's load (its
+    own trace), the cold command-line search after it, a command-line search that fails validation, then over
+    HTTP a graph search (with relation hits), a request refused as invalid, and a documents request. Its
+    ``indexes/`` links the sample's index, whose manifest names datasets/sample. Returns the home and the trace
+    id of each (keys: home, load, cold, failed, served, refused, docs)."""
+    import httpx
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from serve_helpers import make_service, running
+
+    from searchtrace.errors import ValidationError
+    from searchtrace.home import Home
+    from searchtrace.retriever.api import open_retriever
+    from searchtrace.retriever.embedding.cache import Embedder
+    from searchtrace.retriever.serve.http import create_app
+    from searchtrace.traces import TraceSettings, make_tracer_provider
+    from searchtrace.traces import vocabulary as v
+
+    home = tmp_path_factory.mktemp("live-home")
+    (home / "indexes").mkdir()
+    (home / "indexes" / sample_index_path.name).symlink_to(sample_index_path, target_is_directory=True)
+    provider, handles = make_tracer_provider(Home(home), TraceSettings(store=True, schedule_delay_ms=50))
+    memory = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("test.live")
+
+    def last(name: str) -> str:
+        span = [s for s in memory.get_finished_spans() if s.name == name][-1]
+        return format(span.context.trace_id, "032x")
+
+    ids: dict[str, Any] = {"home": home}
+    retriever = open_retriever(SAMPLE, sample_config, embedder=Embedder(sample_config.home), progress=False,
+                               tracer=tracer, source=v.Source.CLI)  # a fresh embedder: its load is traced
+    try:
+        ids["load"] = last(v.EMBEDDER_LOAD_SPAN)
+        ids["cold"] = retriever.search({"query": CLI_QUERY, "mode": "graph"}).trace_id
+        with pytest.raises(ValidationError):
+            retriever.search({"query": "   "})
+        ids["failed"] = last(v.SEARCH_SPAN)
+    finally:
+        retriever.close()
+    service = make_service([SAMPLE], sample_config, sample_index_path, model, tracer)
+    service.open()
+    try:
+        with running(create_app(service)) as url, httpx.Client(base_url=url, timeout=30) as client:
+            served = client.post("/v1/search", json={"query": GRAPH_QUERY, "mode": "graph", "top_k": 8})
+            assert served.status_code == 200 and any(r["component_type"] == "relation"
+                                                     for r in served.json()["results"])
+            ids["served"] = served.headers["x-trace-id"]
+            refused = client.post("/v1/search", json={"query": "x", "top_k": 0})
+            assert refused.status_code == 400
+            ids["refused"] = refused.headers["x-trace-id"]
+            doc = next(r["id"] for r in served.json()["results"] if r["component_type"] == "chunk")
+            ids["docs"] = client.get("/v1/docs", params={"ids": doc}).headers["x-trace-id"]
+    finally:
+        service.close()
+    handles.shutdown()
+    return ids

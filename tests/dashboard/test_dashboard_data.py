@@ -191,8 +191,9 @@ def test_traces_list_and_waterfall(dashboard_home, run_ids):
     loads = conn.execute("SELECT COUNT(*) FROM traces WHERE root_name = ?", (EMBEDDER_LOAD_SPAN,)).fetchone()[0]
     conn.close()
     assert loads <= 4  # at most one per eval; none when the process had the model loaded already
-    assert count_traces(dashboard_home) == 400 + loads
-    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 400 + loads
+    assert count_traces(dashboard_home) == 400 and count_traces(dashboard_home, kind=None) == 400 + loads
+    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 400  # searches
+    assert len(list_traces(dashboard_home, kind=None, limit=500)) == 400 + loads
     fast = list_traces(dashboard_home, run_id=run_ids["fast"], limit=500)
     assert len(fast) == 100 and set(fast["mode"]) == {"fast"}
     assert count_traces(dashboard_home, mode="fast") == 100

@@ -1,0 +1,63 @@
+"""The Latency page's served-traffic view: lays out a :class:`dashboard.data.Traffic` over a chosen window."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from searchtrace.dashboard.data import WINDOWS, since_for
+from searchtrace.dashboard.data.traffic import ALL, LIVE_SOURCES, REQUEST, STAGE_SAMPLE, TRAFFIC_LIMIT
+from searchtrace.dashboard.ui import cached, charts
+from searchtrace.dashboard.ui.text import MS_FORMAT
+
+__all__ = ["show_traffic"]
+
+DATES = "dates"  # the window picker's choice of a date range
+MS_COLUMNS = ("p50", "p95", "p99")
+
+
+def _window() -> tuple[int | None, int | None, str]:
+    """The window picker: (since, until) in epoch ns and how to say it."""
+    left, right = st.columns([1, 2])
+    choice = left.selectbox("Window", [*WINDOWS, DATES], index=1, key="latency-window")
+    if choice != DATES:
+        return since_for(WINDOWS[choice]), None, choice
+    today = datetime.now(UTC).date()
+    picked = right.date_input("Dates (UTC)", value=(today - timedelta(days=7), today), key="latency-dates")
+    days = [d for d in (picked if isinstance(picked, tuple) else (picked,)) if isinstance(d, date)]
+    first, last = (days[0], days[-1]) if days else (today, today)
+    since = datetime.combine(first, time(), UTC)
+    until = datetime.combine(last, time(), UTC) + timedelta(days=1)
+    return int(since.timestamp()) * 10**9, int(until.timestamp()) * 10**9, f"{first} to {last}"
+
+
+def _ms_columns() -> dict[str, Any]:
+    return {c: st.column_config.NumberColumn(c, format=MS_FORMAT) for c in MS_COLUMNS}
+
+
+def show_traffic(home: Path) -> None:
+    """Live traffic (every source but eval runs) in a window: per source, per minute and per stage."""
+    since, until, said = _window()
+    seen = cached.traffic(home, since, until)
+    if seen.requests.empty:
+        st.info(f"No live traffic ({', '.join(LIVE_SOURCES)}) in this window ({said}). Eval runs are in the "
+                "other view; a search records its source from this version on.")
+        return
+    more = f"; the window holds more, so these are its newest {TRAFFIC_LIMIT:,}" if seen.truncated else ""
+    st.caption(f"{len(seen.requests):,} requests and searches, {said}{more}. A request's time is its root span's "
+               "(the server span when served). 429: refused, every search slot taken; 504: timed out.")
+    st.subheader("Per source")
+    st.dataframe(seen.by_source, hide_index=True, key="latency-traffic-sources", column_config=_ms_columns())
+    st.altair_chart(charts.requests_per_minute(seen.per_minute, seen.bucket_min), width="stretch")
+    st.subheader("Per stage")
+    sources = [s for s in dict.fromkeys(seen.stages["source"])]
+    source = st.selectbox("Source", sources, index=sources.index(ALL) if ALL in sources else 0,
+                          key="latency-traffic-source")
+    table = seen.stages[seen.stages["source"] == source].drop(columns="source")
+    st.caption(f"The newest {seen.stage_traces:,} traces' spans (at most {STAGE_SAMPLE:,}); `{REQUEST}` is the "
+               "whole request.")
+    st.dataframe(table, hide_index=True, key="latency-traffic-stages", height=38 + 35 * len(table),
+                 column_config=_ms_columns())
