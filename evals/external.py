@@ -19,6 +19,7 @@ import numpy as np
 from searchtrace.errors import ValidationError
 from searchtrace.evals.metrics import Evaluation, QueryRules, coverage_metrics, evaluate
 from searchtrace.evals.rankings import Qrels, Run
+from searchtrace.evals.runfolder.arrow_columns import falses, floats, strings
 from searchtrace.retriever import MAX_CANDIDATES
 
 if TYPE_CHECKING:
@@ -94,41 +95,6 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def _floats(values: np.ndarray) -> Any:
-    """A float64 column, null where NaN (as pandas writes it), built from buffers.
-
-    pyarrow's ``pa.array`` and ``to_numpy`` import pandas (most of a second of CPU) even for
-    numpy input; arrays cross from numpy to arrow through their buffers instead.
-    """
-    import pyarrow as pa
-
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    valid = np.packbits(~np.isnan(values), bitorder="little")
-    return pa.Array.from_buffers(pa.float64(), len(values), [pa.py_buffer(valid), pa.py_buffer(values)])
-
-
-def _strings(values: Sequence[str]) -> Any:
-    """An arrow string array of ``values`` (``large_string`` past 2 GiB of text), built from buffers."""
-    import pyarrow as pa
-
-    blob = "".join(values).encode()
-    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    if len(blob) != lengths.sum():  # not all ASCII: characters are not bytes
-        lengths = np.fromiter((len(v.encode()) for v in values), dtype=np.int64, count=len(values))
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    small = offsets[-1] < 2**31
-    return pa.Array.from_buffers(pa.string() if small else pa.large_string(), len(values),
-                                 [None, pa.py_buffer(offsets.astype(np.int32) if small else offsets),
-                                  pa.py_buffer(blob)])
-
-
-def _falses(n: int) -> Any:
-    import pyarrow as pa
-
-    return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(np.zeros((n + 7) // 8, dtype=np.uint8))])
-
-
 def _per_query_table(scored: Scored) -> Any:
     """``per_query.parquet``'s table (see ``runfolder.tables``), built with pyarrow alone."""
     import pyarrow as pa
@@ -138,11 +104,11 @@ def _per_query_table(scored: Scored) -> Any:
     rest = sorted(set(scored.run.queries.tolist()) - set(judged))
     ids = judged + rest
     nan = np.full(len(rest), np.nan)
-    columns: dict[str, Any] = {"query_id": _strings(ids), "category": _strings([""] * len(ids))}
+    columns: dict[str, Any] = {"query_id": strings(ids), "category": strings([""] * len(ids))}
     for metric in ev.metrics:
-        columns[str(metric)] = _floats(np.concatenate([ev[metric], nan]))
-    columns |= {"bestScore": _floats(np.full(len(ids), np.nan)), "bands": _strings([""] * len(ids)),
-                "noConfidentResults": _falses(len(ids)), "error": pa.nulls(len(ids), pa.string())}
+        columns[str(metric)] = floats(np.concatenate([ev[metric], nan]))
+    columns |= {"bestScore": floats(np.full(len(ids), np.nan)), "bands": strings([""] * len(ids)),
+                "noConfidentResults": falses(len(ids)), "error": pa.nulls(len(ids), pa.string())}
     return pa.table(columns)
 
 

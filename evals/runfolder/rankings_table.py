@@ -13,12 +13,12 @@ format; a folder written before this table has only that.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from searchtrace.errors import DataError
 from searchtrace.evals.rankings import Run, duplicate_row
+from searchtrace.evals.runfolder.arrow_columns import dictionary, floats, numbers
 
 __all__ = ["read_rankings", "write_rankings"]
 
@@ -28,27 +28,9 @@ def write_rankings(path: Path, run: Run) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({
-        "query_id": pa.DictionaryArray.from_arrays(pa.array(run.query_index, pa.int32()),
-                                                   pa.array(run.queries.tolist(), pa.string())),
-        "doc_id": pa.DictionaryArray.from_arrays(pa.array(run.doc_index, pa.int32()),
-                                                 pa.array(run.docs.tolist(), pa.string())),
-        "score": pa.array(run.scores, pa.float64()),
-    })
+    table = pa.table({"query_id": dictionary(run.query_index, run.queries.tolist()),
+                      "doc_id": dictionary(run.doc_index, run.docs.tolist()), "score": floats(run.scores)})
     pq.write_table(table, path)
-
-
-def _numbers(array: Any, arrow_type: Any, dtype: type) -> np.ndarray:
-    """A numeric Arrow array without nulls as numpy, read from its buffer: pyarrow's ``to_numpy`` imports
-    pandas, 0.2 s of a command's start.
-
-    Raises:
-        ValueError: another type, or nulls (the caller names the file).
-    """
-    if array.type != arrow_type or array.null_count:
-        raise ValueError(f"expected {arrow_type} without nulls, got {array.type}")
-    width = np.dtype(dtype).itemsize
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * width).copy()
 
 
 def read_rankings(path: Path) -> Run:
@@ -65,7 +47,7 @@ def read_rankings(path: Path) -> Run:
         table = pq.ParquetFile(path).read().unify_dictionaries().combine_chunks()  # read_table imports pandas
         queries, docs, values = (table.column(name).chunk(0) if table.num_rows else None
                                  for name in ("query_id", "doc_id", "score"))
-        scores = _numbers(values, pa.float64(), np.float64) if values is not None else None
+        scores = numbers(values, pa.float64(), np.float64) if values is not None else None
     except (pa.ArrowException, KeyError, OSError, ValueError) as exc:
         raise DataError(str(path), None, f"cannot read the rankings table: {exc}") from None
     if queries is None or docs is None or scores is None:
@@ -73,7 +55,7 @@ def read_rankings(path: Path) -> Run:
     if not all(isinstance(c, pa.DictionaryArray) for c in (queries, docs)) or queries.null_count or docs.null_count:
         raise DataError(str(path), None, "query_id and doc_id must be dictionary-encoded ids without nulls")
     try:
-        query_index, doc_index = (_numbers(c.indices, pa.int32(), np.int32) for c in (queries, docs))
+        query_index, doc_index = (numbers(c.indices, pa.int32(), np.int32) for c in (queries, docs))
     except ValueError as exc:
         raise DataError(str(path), None, f"cannot read the rankings table: {exc}") from None
     doc_ids = np.asarray(docs.dictionary.to_pylist(), dtype=object)
