@@ -36,24 +36,29 @@ def _rows(state: object) -> list[int]:
 
 
 def pick_row(table: pd.DataFrame, ids: Sequence[str], *, key: str, param: str, what: str,
-             **dataframe: Any) -> str | None:
+             keep_unlisted: bool = False, notice: bool = True, **dataframe: Any) -> str | None:
     """Show ``table`` (one row per id of ``ids``, in order) with single-row selection; the picked id, or None.
 
     The pick lives in the URL parameter ``param``, the source of truth: a link, a reload or Back reopens it,
     and the table's selection is set from it before the table is drawn. A click writes the URL in the
     table's callback, before the page's script runs again. A pick that ``ids`` does not hold (a filter hid
     it, or the link names an id that does not exist) is cleared with a one-line notice naming it as a
-    ``what``.
+    ``what`` (none without ``notice``: a span of another trace, say). With ``keep_unlisted``, a pick the
+    table never showed (a link to a trace the list's filters or row limit leave out) is kept and returned;
+    one the table showed and a filter then hid is still cleared.
     """
     ids = [str(i) for i in ids]
     widget = table_key(key, ids)
     wanted = st.query_params.get(param) or None
-    if wanted is not None and wanted not in ids:
-        st.info(f"The picked {what} {md(wanted)} is not among the rows shown (a filter hides it, or it does not "
-                "exist): the pick is cleared.")
+    shown_before = st.session_state.get(f"{key}-listed") == wanted
+    if wanted is not None and wanted not in ids and not (keep_unlisted and not shown_before):
+        if notice:
+            st.info(f"The picked {what} {md(wanted)} is not among the rows shown (a filter hides it, or it does "
+                    "not exist): the pick is cleared.")
         del st.query_params[param]
         wanted = None
-    target = [ids.index(wanted)] if wanted is not None else []
+    st.session_state[f"{key}-listed"] = wanted if wanted in ids else None
+    target = [ids.index(wanted)] if wanted in ids else []
     if _rows(st.session_state.get(widget)) != target:
         st.session_state[widget] = {"selection": {"rows": target, "columns": []}}
 

@@ -8,21 +8,22 @@ import streamlit as st
 
 from searchtrace.dashboard.data import Waterfall, span_documents
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, ms
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, ms, plain_heading
 from searchtrace.traces import SEARCH_SPAN, TraceKind
 
 __all__ = ["show_span", "show_trace_header"]
 
 
 def _heading(view: Waterfall) -> str:
-    """A search's query; else what the trace is (a model load, a served request) by its root span."""
+    """A search's query; else what the trace is (a model load, a served request) by its root span. Plain
+    text: :func:`plain_heading` escapes it."""
     summary = view.summary
     kind = summary.get("kind")
     if kind in (TraceKind.MODEL_LOAD.value, TraceKind.OTHER.value):
         what = "Model load" if kind == TraceKind.MODEL_LOAD.value else "Request without a search"
-        return f"{what}: {md(summary.get('root_name') or '?')}"
+        return f"{what}: {summary.get('root_name') or '?'}"
     if summary["query"]:
-        return md(summary["query"])
+        return str(summary["query"])
     return "(failed before its query was recorded)" if summary.get("error_code") else "(query not recorded)"
 
 
@@ -45,7 +46,7 @@ def show_trace_header(view: Waterfall) -> None:
     """The query (or what the trace is), where it came from, its mode and duration, its first error, a
     cold-start flag, and links to its run and query."""
     summary = view.summary
-    st.markdown(f"### {_heading(view)}")
+    st.html(plain_heading(_heading(view)))
     st.caption(_about(view))
     error = view.error
     if error is not None:

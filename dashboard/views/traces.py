@@ -4,12 +4,16 @@ import streamlit as st
 
 from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM
 from searchtrace.dashboard.ui.trace_filters import trace_filters
 from searchtrace.dashboard.ui.trace_judging import show_trace_judging
 from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 
 st.title("Traces")
+VIEW = ("trace", "span", "run")
+if context.restore("traces", VIEW):
+    st.caption("The trace shown last in this session (the link named none).")
 home = context.home()
 filters, limit = trace_filters(cached.list_runs(home))
 scanned = any(filters[k] for k in ("source", "doc_id", "attribute"))
@@ -18,13 +22,13 @@ if scanned:  # one scan gives both the rows and their count
     listed, total = matched.head(limit), len(matched)
 else:
     listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
-st.caption(f"{total:,} matching traces{f' among the newest {SCAN_LIMIT:,}' if scanned else ''}; the newest "
-           f"{len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
+among = f" among the newest {SCAN_LIMIT:,}" if scanned else ""
+st.caption(f"{total:,} matching trace{'' if total == 1 else 's'}{among}; the newest {len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
            "loading the model (❄? an older slow search outside an eval run, likely one), so one slow start does not "
            "pass for a slow search.")
 table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
-event = st.dataframe(table, hide_index=True, key="traces-table", on_select="rerun", selection_mode="single-row",
-                     height=320, column_config={
+picked_trace = pick_row(table, listed["trace_id"].tolist(), key="traces-table", param="trace", what="trace",
+                        keep_unlisted=True, hide_index=True, height=320, column_config={
                          "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),
                          "status": st.column_config.TextColumn("status", width="small"),
                          "source": st.column_config.TextColumn("source", width="small"),
@@ -34,16 +38,13 @@ event = st.dataframe(table, hide_index=True, key="traces-table", on_select="reru
                          "query": st.column_config.TextColumn("query", width="large"),
                          "best_score": st.column_config.NumberColumn("bestScore", format="%.3f")})
 
-rows = event.selection.rows if event is not None else []
-wanted = context.param("trace")
-if rows:
-    trace_id = str(listed["trace_id"].iloc[rows[0]])
-    if trace_id != wanted:
-        st.query_params["trace"] = trace_id
-elif wanted:
-    trace_id = wanted
+if picked_trace is not None:
+    trace_id = picked_trace
+    if trace_id not in set(listed["trace_id"]):
+        st.caption("The trace shown is not among the rows listed (the filters or the row limit leave it out).")
 elif not listed.empty:
     trace_id = str(listed["trace_id"].iloc[0])
+    st.caption("No trace picked: the newest listed is shown.")
 else:
     st.info("No trace to show.")
     st.stop()
@@ -63,11 +64,11 @@ with right:
     st.caption("Select a span for its documents and attributes.")
     tree = view.spans[["label", "duration_ms", "status", "message", "skipped"]].assign(
         status=[charts.span_state(a, b) for a, b in zip(view.spans["status"], view.spans["skipped"])])
-    picked = st.dataframe(tree, hide_index=True, key="traces-spans", on_select="rerun", selection_mode="single-row",
-                          height=38 + 35 * len(tree), column_config={
+    span_id = pick_row(tree, view.spans["span_id"].tolist(), key="traces-spans", param="span", what="span",
+                       notice=False, hide_index=True, height=38 + 35 * len(tree), column_config={
                               "label": st.column_config.TextColumn("span", width=MEDIUM),
                               "status": st.column_config.TextColumn("state"),
                               "message": st.column_config.TextColumn("error message"),
                               "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
-span_rows = picked.selection.rows if picked is not None else []
-show_span(home, view, str(view.spans["span_id"].iloc[span_rows[0]]) if span_rows else None)
+context.remember("traces", VIEW)
+show_span(home, view, span_id)

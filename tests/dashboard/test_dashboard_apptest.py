@@ -173,9 +173,32 @@ def test_query_page_explains_skipped_stages(app, run_ids):
     assert any("dense: fusion weight 0" in c.value for c in at.caption)
 
 
+def test_traces_page_opens_the_trace_and_span_a_link_names(app, dashboard_home, run_ids):
+    from searchtrace.dashboard.data import list_traces, waterfall
+
+    newest, other = list_traces(dashboard_home, limit=2)["trace_id"].tolist()
+    view = waterfall(dashboard_home, other)
+    dense = view.spans[view.spans["name"] == "dense"]["span_id"].iloc[0]
+    at = page(app, "views/traces.py", trace=other, span=dense)  # the second row, and a span below its root
+    ok(at, "Traces")
+    assert any(h.value == "Span: dense" for h in at.subheader)
+    assert at.query_params["trace"] == other and at.query_params["span"] == dense
+    assert not any("newest listed" in c.value for c in at.caption)
+    # a span of another trace is not this trace's: dropped, the trace's root span shown
+    at = page(app, "views/traces.py", trace=newest, span=dense)
+    assert any(h.value == "Span: search" for h in at.subheader) and "span" not in at.query_params
+    # a trace id that does not exist: one line, no traceback
+    at = page(app, "views/traces.py", trace="0" * 32)
+    assert not at.exception and [w.value for w in at.warning] == ["That trace is not in the store (pruned?)."]
+    # no trace named (the sidebar's link): the trace shown last in this session, said so
+    at = page(app, "views/traces.py")
+    assert any("shown last in this session" in c.value for c in at.caption) and at.query_params["trace"] == newest
+
+
 def test_traces_page(app, dashboard_home, run_ids):
     at = page(app, "views/traces.py")
     ok(at, "Traces")
+    assert any("No trace picked: the newest listed is shown" in c.value for c in at.caption)
     listed, spans, documents, attributes = frames(at)
     assert len(listed) == 200 and len(spans) == 11 and len(documents) > 0 and len(attributes) > 0
     assert spans["label"].iloc[0] == "search" and spans["label"].iloc[4].endswith("└ dense")

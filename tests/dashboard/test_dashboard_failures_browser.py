@@ -53,7 +53,7 @@ def test_an_error_span_shows_its_message(live_server, narrow_browser, live_home,
     assert "root POST /v1/search · HTTP 400" in state["text"]
     narrow_browser.screenshot(shots / "failures-1-error-trace.png")
     spans = waterfall(live_home["home"], live_home["refused"]).spans["name"].tolist()
-    narrow_browser.click_row(".st-key-traces-spans", spans.index("validate"))
+    narrow_browser.click_row("[class*=st-key-traces-spans-]", spans.index("validate"))
     state = settle(narrow_browser, "Traces", "Span: validate")
     assert f"Ended in error: {message}" in state["text"]
     assert f"Exception searchtrace.errors.ValidationError: {message}" in state["text"]
@@ -65,7 +65,7 @@ def test_a_model_load_is_not_in_the_search_list(live_server, narrow_browser, liv
     narrow_browser.open(f"{live_server}/traces")
     state = settle(narrow_browser, "Traces", "matching traces")
     assert "4 matching traces" in state["text"]  # two command-line and two served searches
-    rows = table(narrow_browser, "traces-table")
+    rows = table(narrow_browser, "traces-table-")
     assert len(rows) == 4 and {r["root span"] for r in rows} == {"search", "POST /v1/search"}
     assert {r["source"] for r in rows} == {"cli", "http"} and {r["status"] for r in rows} == {"ok", "error"}
     assert sum(r["cold"] == "❄" for r in rows) == 1  # the first search after the load
