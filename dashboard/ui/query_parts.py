@@ -9,7 +9,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import band_style, md, plain_heading
+from searchtrace.dashboard.ui.text import band_style, gold_rows, md, plain_heading
 from searchtrace.retriever import RetryHints
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
@@ -33,21 +33,12 @@ def _moved(rank: Any, other: Any, side: str) -> str:
     return f"→ {other} {arrow}" if side == "baseline" else f"from {other} {arrow}"
 
 
-GOLD_BACKGROUND = "#fff8e1"  # a gold document's row: its rank, gold and title cells
-
-
-def _gold_style(data: pd.DataFrame) -> pd.DataFrame:
-    marked = data["gold"] != ""
-    return pd.DataFrame({c: [f"background-color: {GOLD_BACKGROUND}" if m else "" for m in marked]
-                         if c in ("rank", "gold", "title") else "" for c in data.columns}, index=data.index)
-
-
 def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
     data = results.assign(gold=["★" * int(g) if g else "" for g in results["grade"]],
                           moved=[_moved(r, o, side) for r, o in zip(results["rank"], results["other_rank"])]
                           if "other_rank" in results else "")
     data = data[["rank", "gold", "title", "snippet", "relevance", "band", "moved", "doc_id"]]
-    styled = (data.style.map(band_style, subset=["band"]).apply(_gold_style, axis=None)
+    styled = (data.style.map(band_style, subset=["band"]).apply(gold_rows, axis=None)
               .format({"relevance": "{:.3f}"}))
     st.caption("Ranked best first. Relevance is the calibrated relevance, shown as a running minimum down the "
                "ranking (a result never shows more than the one above it); gold documents are shaded.")

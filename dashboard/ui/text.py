@@ -14,11 +14,15 @@ and ``@``, which breaks the patterns without changing what is shown.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from searchtrace.names import Band
 
-__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "app_url", "band_style", "md", "metric", "ms",
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "GOLD_BACKGROUND", "app_url", "band_style", "gold_rows", "md", "metric", "ms",
            "plain_heading"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -28,6 +32,7 @@ METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
 MS_FORMAT = "%.1f"  # durations in milliseconds
 #: Background of a band's cells (the charts use the same hues, stronger).
 BAND_BACKGROUND = dict(zip((b.value for b in Band), ("#c8e6c9", "#fff3c4", "#ffcdd2")))  # best band first
+GOLD_BACKGROUND = "#fff8e1"  # a gold document's row (its rank, gold and title cells)
 MEDIUM = 240  # px: a text column of medium width (titles, names)
 
 
@@ -71,3 +76,13 @@ def band_style(band: object) -> str:
     """CSS for a cell holding a band name (pandas Styler)."""
     color = BAND_BACKGROUND.get(str(band))
     return f"background-color: {color}" if color else ""
+
+
+def gold_rows(data: pd.DataFrame, marked: str = "gold", cells: tuple[str, ...] = ("rank", "gold", "title")) -> Any:
+    """CSS per cell (for ``Styler.apply(..., axis=None)``): ``cells`` shaded on rows whose ``marked`` column
+    is not empty, so a gold document stands out among many rows."""
+    import pandas as pd
+
+    gold = data[marked].astype(str) != ""
+    return pd.DataFrame({c: [f"background-color: {GOLD_BACKGROUND}" if g else "" for g in gold]
+                         if c in cells else "" for c in data.columns}, index=data.index)

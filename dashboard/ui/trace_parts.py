@@ -8,7 +8,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import Waterfall, span_documents
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import MEDIUM, band_style, md, ms, plain_heading
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, gold_rows, md, ms, plain_heading
 from searchtrace.traces import SEARCH_SPAN, TraceKind
 
 __all__ = ["show_span", "show_trace_header"]
@@ -84,10 +84,15 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
     if table is not None:
         gold = table["grade"].notna().any()
         data = table.assign(gold=["★" * int(g) if g and g == g else "" for g in table["grade"].fillna(0)])
-        columns = ["rank", "doc_id", "title", "score", "band", *(["gold"] if gold else []),
+        columns = ["rank", *(["gold"] if gold else []), "doc_id", "title", "score", "band",
                    *(["content"] if data["content"].str.len().any() else [])]
-        st.caption(f"{len(data)} documents" + (" · ★ gold grade in the eval run" if gold else ""))
+        ranks = [str(r) for r, g in zip(data["rank"], data["gold"]) if g]
+        found = (f" · {len(ranks)} gold (★ grade in the eval run, shaded) at rank {', '.join(ranks[:12])}"
+                 f"{' …' if len(ranks) > 12 else ''}" if ranks else " · no gold document among them" if gold else "")
+        st.caption(f"{len(data)} documents{found}")
         styled = data[columns].style.map(band_style, subset=["band"]).format({"score": "{:.3f}"})
+        if gold:
+            styled = styled.apply(gold_rows, axis=None)
         st.container(key="traces-documents-box").dataframe(
                      styled, hide_index=True, key="traces-documents", height=38 + 35 * min(len(data), 10),
                      column_config={"title": st.column_config.TextColumn("title", width=MEDIUM)})

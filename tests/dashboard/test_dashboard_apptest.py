@@ -174,18 +174,24 @@ def test_query_page_explains_skipped_stages(app, run_ids):
 
 
 def test_traces_page_opens_the_trace_and_span_a_link_names(app, dashboard_home, run_ids):
-    from searchtrace.dashboard.data import list_traces, waterfall
+    from searchtrace.dashboard.data import list_traces, span_documents, waterfall
 
-    newest, other = list_traces(dashboard_home, limit=2)["trace_id"].tolist()
-    view = waterfall(dashboard_home, other)
-    dense = view.spans[view.spans["name"] == "dense"]["span_id"].iloc[0]
-    at = page(app, "views/traces.py", trace=other, span=dense)  # the second row, and a span below its root
+    newest, *older = list_traces(dashboard_home, limit=50)["trace_id"].tolist()
+    other, view, keyword = next(  # an older eval trace whose keyword stage found a gold document
+        (t, w, k) for t in older for w in [waterfall(dashboard_home, t)]
+        for k in w.spans[w.spans["name"] == "keyword"]["span_id"]
+        if k in w.documents and span_documents(dashboard_home, w, k)["grade"].fillna(0).gt(0).any())
+    at = page(app, "views/traces.py", trace=other, span=keyword)  # the second row, and a span below its root
     ok(at, "Traces")
-    assert any(h.value == "Span: dense" for h in at.subheader)
-    assert at.query_params["trace"] == other and at.query_params["span"] == dense
+    assert any(h.value == "Span: keyword" for h in at.subheader)
+    assert at.query_params["trace"] == other and at.query_params["span"] == keyword
+    docs = span_documents(dashboard_home, view, keyword)
+    ranks = [str(r) for r, g in zip(docs["rank"], docs["grade"].fillna(0)) if g > 0]
+    said = f"{len(docs)} documents · {len(ranks)} gold (★ grade in the eval run, shaded) at rank {', '.join(ranks)}"
+    assert said in [c.value for c in at.caption]
     assert not any("newest listed" in c.value for c in at.caption)
     # a span of another trace is not this trace's: dropped, the trace's root span shown
-    at = page(app, "views/traces.py", trace=newest, span=dense)
+    at = page(app, "views/traces.py", trace=newest, span=keyword)
     assert any(h.value == "Span: search" for h in at.subheader) and "span" not in at.query_params
     # a trace id that does not exist: one line, no traceback
     at = page(app, "views/traces.py", trace="0" * 32)
