@@ -8,7 +8,12 @@ import random
 
 import numpy as np
 import pytest
-import rbo as reference  # the rbo package (changyaochen/rbo): RankingSimilarity.rbo_ext is eq. 32
+
+try:
+    import rbo as reference  # the rbo package (changyaochen/rbo): RankingSimilarity.rbo_ext is eq. 32
+except ImportError as exc:  # the independent check must not skip quietly
+    raise ImportError("the RBO reference is missing: pip install --no-deps rbo (README's test command does; "
+                      "it declares numpy<2 but runs on numpy 2)") from exc
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals import RBO, jaccard, new_in_top, rbo

@@ -9,6 +9,7 @@ Folder names carry the UTC stamps the dashboard dates runs by.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,11 @@ def live_home(tmp_path_factory, sample_config, sample_index_path, model) -> dict
         service.close()
     handles.shutdown()
     return ids
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where browser tests put screenshots: ``$SEARCHTRACE_SCREENSHOTS`` when set, else a temporary folder."""
+    folder = Path(os.environ.get("SEARCHTRACE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -10,7 +10,6 @@ Debian's ``chromium`` (``.ci/install-browser.sh``).
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
@@ -41,13 +40,6 @@ def server(dashboard_home):
 
     with serve(dashboard_home) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ.get("SEARCHTRACE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def pages(run_ids: dict[str, str]) -> list[tuple[str, str, str, str]]:

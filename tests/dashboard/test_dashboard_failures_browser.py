@@ -4,9 +4,7 @@ listed as a search. Screenshots go to ``$SEARCHTRACE_SCREENSHOTS`` when set. Nee
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
 import pytest
 from test_dashboard_browser import settle, table
@@ -33,13 +31,6 @@ def live_server(live_home):
 
     with serve(live_home["home"]) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ.get("SEARCHTRACE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_an_error_span_shows_its_message(live_server, narrow_browser, live_home, shots):
