@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from searchtrace import __version__
 from searchtrace import environment as env_names
 from searchtrace.dashboard.cli import register as register_dashboard
+from searchtrace.database.cli import register as register_store
 from searchtrace.errors import ExitCode, SearchtraceError, os_error_message
 from searchtrace.evals.cli import register as register_evals
 from searchtrace.retriever.cli import register as register_retriever
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the full traceback of an unexpected error (default: one line)")
     parser.add_argument("--version", action="version", version=f"searchtrace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for register in (register_retriever, register_evals, register_traces, register_dashboard):
+    for register in (register_retriever, register_evals, register_traces, register_dashboard, register_store):
         register(sub)
     return parser
 

@@ -47,6 +47,8 @@ __all__ = [
     "SEARCHTRACE_RETRIEVER_CONFIG",
     "SEARCHTRACE_SERVE_MAX_INFLIGHT",
     "SEARCHTRACE_SERVE_TIMEOUT",
+    "SEARCHTRACE_STORE",
+    "SEARCHTRACE_STORE_BUFFER",
     "SEARCHTRACE_TRACE_ACK",
     "SEARCHTRACE_TRACE_STORE",
     "TOKENIZERS_PARALLELISM",
@@ -62,6 +64,12 @@ SEARCHTRACE_RETRIEVER_CONFIG = "SEARCHTRACE_RETRIEVER_CONFIG"
 
 SEARCHTRACE_EMBED_PRECISION = "SEARCHTRACE_EMBED_PRECISION"
 """The embedder's weights: ``fp32`` (default) or ``int8`` (dynamic quantization; its own index and cache entries)."""
+
+SEARCHTRACE_STORE = "SEARCHTRACE_STORE"
+"""A ``postgresql://`` URL of the store a team shares (traces, runs, judgments); unset: the home folder."""
+
+SEARCHTRACE_STORE_BUFFER = "SEARCHTRACE_STORE_BUFFER"
+"""Spans a process holds while the shared store is unreachable (default 100,000); more are dropped, counted."""
 
 SEARCHTRACE_TRACE_STORE = "SEARCHTRACE_TRACE_STORE"
 """``0`` turns the local trace store off (spans then go only over OTLP, if configured)."""

@@ -121,3 +121,41 @@ def unlabelled_home(tmp_path_factory, sample_config, sample_index_path, model):
                            trace_settings=TraceSettings.resolve(environ={})).path
             for i, mode in enumerate(("graph", "fast"))}
     return home, runs, queries
+
+
+# --- PostgreSQL: a real server, one per session, a database per test -------
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's PostgreSQL server (tests/postgres_server.py); skips with the reason when there is none."""
+    from postgres_server import PostgresServer, skip_reason
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    server = PostgresServer().setup()
+    yield server
+    server.teardown()
+
+
+@pytest.fixture
+def pg_url(postgres):
+    """A fresh, empty database on the session's server: its ``postgresql://`` URL (with a password)."""
+    url = postgres.new_database()
+    yield url
+    from searchtrace.database.pool import _open
+
+    for key in [k for k in _open if k == url]:
+        _open.pop(key).close()
+    postgres.drop_database(url)
+
+
+@pytest.fixture
+def pg_db(pg_url):
+    """A :class:`~searchtrace.database.Database` on a fresh database, migrated to this client's schema."""
+    from searchtrace.database import Database, StoreUrl, migrate
+
+    db = Database(StoreUrl(pg_url))
+    migrate(db)
+    yield db
+    db.close()

@@ -1,0 +1,105 @@
+"""The shared store's schema, versioned: migrations applied by ``searchtrace store migrate``.
+
+Each migration is one transaction, recorded in ``searchtrace_schema`` with its
+version; ``migrate`` takes an advisory lock first, so processes migrating at once
+apply each migration once. Every process checks the version before it uses the
+store (:func:`check_version`): a store older than this client is refused with the
+command that brings it up to date, one newer with the versions each side has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from searchtrace.database.traces_schema import TRACES_V1
+from searchtrace.errors import ValidationError
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from searchtrace.database.pool import Database
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "StoreVersionError", "check_version", "migrate",
+           "store_version"]
+
+_LOCK_KEY = 0x5EA2C47A  # pg_advisory_xact_lock key of a migration in progress
+
+
+class StoreVersionError(ValidationError):
+    """A store whose schema this client cannot use (older: migrate it; newer: upgrade searchtrace)."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: its version (1, 2, ...), a name, and the SQL it runs."""
+
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "traces: traces, spans, their documents", TRACES_V1),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+"""The schema version this client reads and writes."""
+
+_TABLE = """CREATE TABLE IF NOT EXISTS searchtrace_schema (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"""
+
+
+def store_version(conn: psycopg.Connection[Any]) -> int:
+    """The store's schema version (0: never migrated)."""
+    row = conn.execute("SELECT to_regclass('searchtrace_schema') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute("SELECT max(version) FROM searchtrace_schema").fetchone()
+    return int(found[0]) if found and found[0] is not None else 0
+
+
+def migrate(db: Database, *, on_step: Callable[[Migration], None] | None = None) -> tuple[int, int]:
+    """Apply every migration the store lacks, each in its own transaction; returns (version before, after).
+
+    Raises:
+        StoreVersionError: the store is newer than this client (nothing changed).
+        BackendUnavailable: the server cannot be reached.
+    """
+    with db.connection() as conn:
+        before = store_version(conn)
+        _refuse_newer(db, before)
+        for step in MIGRATIONS:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                conn.execute(_TABLE)
+                if conn.execute("SELECT 1 FROM searchtrace_schema WHERE version = %s", (step.version,)).fetchone():
+                    continue  # applied before, or by another process while this one waited for the lock
+                conn.execute(step.sql.encode())
+                conn.execute("INSERT INTO searchtrace_schema (version, name) VALUES (%s, %s)",
+                             (step.version, step.name))
+            if on_step is not None:
+                on_step(step)
+        return before, store_version(conn)
+
+
+def check_version(db: Database) -> None:
+    """Refuse a store this client cannot use; returns quietly when its version is this client's.
+
+    Raises:
+        StoreVersionError: one line saying which version the store and this client have, and what to do.
+        BackendUnavailable: the server cannot be reached.
+    """
+    with db.connection() as conn:
+        found = store_version(conn)
+    _refuse_newer(db, found)
+    if found < SCHEMA_VERSION:
+        what = "has no searchtrace schema" if found == 0 else f"is at schema version {found}"
+        raise StoreVersionError(f"store {db.url.masked()} {what}; this searchtrace needs version {SCHEMA_VERSION}: "
+                                f"run `searchtrace store migrate`", field="store")
+
+
+def _refuse_newer(db: Database, found: int) -> None:
+    if found > SCHEMA_VERSION:
+        raise StoreVersionError(f"store {db.url.masked()} is at schema version {found}, newer than this "
+                                f"searchtrace (version {SCHEMA_VERSION}): upgrade searchtrace", field="store")

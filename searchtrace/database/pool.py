@@ -1,0 +1,111 @@
+"""Connections to the shared store: one psycopg 3 pool per process and URL.
+
+The pool opens lazily and never blocks its caller for long: a connection is
+checked before it is handed out (a server restarted meanwhile costs one
+reconnect, not an error), a connect gives up after ``connect_timeout`` seconds
+and a wait for a free connection after ``timeout``. Every failure to reach the
+server is raised as :class:`~searchtrace.errors.BackendUnavailable`, naming the
+store by its masked URL. A process forked with an open pool makes its own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from searchtrace.database.url import StoreUrl
+from searchtrace.errors import BackendUnavailable
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+__all__ = ["Database", "database", "unavailable"]
+
+CONNECT_TIMEOUT_S = 5
+
+
+class Database:
+    """The shared store's connection pool (thread-safe; connections in autocommit mode).
+
+    Args:
+        url: the store.
+        max_size: most connections this process holds open.
+        timeout: seconds a caller waits for a connection before :class:`BackendUnavailable`.
+        application_name: what the server's ``pg_stat_activity`` shows for these connections.
+    """
+
+    def __init__(self, url: StoreUrl, *, max_size: int = 8, timeout: float = 10.0,
+                 application_name: str = "searchtrace") -> None:
+        self.url = url
+        self.max_size = max_size
+        self.timeout = timeout
+        self.application_name = application_name
+        self._pool: ConnectionPool | None = None
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Database({self.url.masked()!r})"
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection for the block (autocommit: use ``conn.transaction()`` for several statements).
+
+        Raises:
+            BackendUnavailable: the server cannot be reached within the timeouts.
+        """
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._get_pool().connection(timeout=self.timeout) as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            raise unavailable(self.url, exc) from exc
+
+    def close(self) -> None:
+        """Close this process's pool (a later use opens a new one)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None and self._pid == os.getpid():
+            pool.close(timeout=2.0)
+
+    def _get_pool(self) -> ConnectionPool:
+        if self._pool is not None and self._pid == os.getpid():
+            return self._pool
+        with self._lock:
+            if self._pid != os.getpid():  # forked: the parent's pool and its threads stay the parent's
+                self._pool, self._pid = None, os.getpid()
+            if self._pool is None:
+                from psycopg_pool import ConnectionPool
+
+                self._pool = ConnectionPool(
+                    self.url.conninfo, min_size=1, max_size=self.max_size, open=False, timeout=self.timeout,
+                    check=ConnectionPool.check_connection, name="searchtrace",
+                    kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S,
+                            "application_name": self.application_name})
+                self._pool.open(wait=False)
+            return self._pool
+
+
+def unavailable(url: StoreUrl, exc: BaseException) -> BackendUnavailable:
+    """The error for a store that cannot be reached, naming it masked and the driver's first line."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return BackendUnavailable(f"store {url.masked()} is unreachable: {reason}", field="store")
+
+
+_open: dict[str, Database] = {}
+_open_lock = threading.Lock()
+
+
+def database(url: StoreUrl) -> Database:
+    """This process's :class:`Database` for ``url`` (one pool per URL, shared by every store that uses it)."""
+    with _open_lock:
+        db = _open.get(url.conninfo)
+        if db is None:
+            db = _open[url.conninfo] = Database(url)
+        return db
