@@ -1,4 +1,5 @@
-"""The local trace store: round trips, partial batches, every filter, pagination, retention."""
+"""The trace store's contract, on SQLite and on PostgreSQL: round trips, partial batches, every filter,
+pagination, retention; then what only the SQLite file has (compression, schema upgrades, integrity)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,21 @@ S = 1000 * MS
 
 
 @pytest.fixture
-def store(tmp_path):
+def sqlite_store(tmp_path):
     s = TraceStore(tmp_path / "home" / "traces.sqlite")
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, tmp_path):
+    """Each implementation of the store in turn: the contract is the same (postgres skips without a server)."""
+    if request.param == "sqlite":
+        s = TraceStore(tmp_path / "home" / "traces.sqlite")
+    else:
+        from searchtrace.traces.postgres import PostgresTraceStore
+
+        s = PostgresTraceStore(request.getfixturevalue("pg_db"))
     yield s
     s.close()
 
@@ -73,13 +87,13 @@ def test_summary_columns_come_from_the_root(store):
     assert s.start == datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
 
 
-def test_large_attributes_are_compressed_and_small_ones_stay_json(store):
+def test_large_attributes_are_compressed_and_small_ones_stay_json(sqlite_store):
     spans, (trace_id,) = record(FakeSearch(candidates=100))
-    store.write(spans)
-    detail = store.load_trace(trace_id)
+    sqlite_store.write(spans)
+    detail = sqlite_store.load_trace(trace_id)
     assert {r.span_id: r.attributes for r in detail.spans} == {
         format(s.context.span_id, "016x"): dict(s.attributes) for s in spans}
-    with sqlite3.connect(store.path) as raw:
+    with sqlite3.connect(sqlite_store.path) as raw:
         types = dict(raw.execute("SELECT name, typeof(attributes) FROM spans"))
     assert types["dense"] == "blob" and types["search"] == "text" and types["validate"] == "text"
 
@@ -300,9 +314,13 @@ def test_naive_datetimes_are_local_time():
 DAY = 86_400 * S
 
 
-def _span_count(store: TraceStore) -> int:
-    with sqlite3.connect(store.path) as raw:
-        return raw.execute("SELECT count(*) FROM spans").fetchone()[0]
+def _span_count(store) -> int:
+    """Spans stored, read past the store's API (so a prune that left spans behind shows)."""
+    if isinstance(store, TraceStore):
+        with sqlite3.connect(store.path) as raw:
+            return raw.execute("SELECT count(*) FROM spans").fetchone()[0]
+    with store.db.connection() as conn:
+        return conn.execute("SELECT count(*) FROM st_spans").fetchone()[0]
 
 
 def test_prune_by_age(store):
@@ -340,13 +358,13 @@ def test_prune_needs_an_option(store):
 # -- integrity and threads ---------------------------------------------------------
 
 
-def test_integrity_check(store, tmp_path):
+def test_integrity_check(sqlite_store, tmp_path):
     spans, _ = record(*(FakeSearch(start_ns=T0 + i * S, candidates=100) for i in range(20)))
-    store.write(spans)
-    assert store.integrity_check()
-    store.close()
+    sqlite_store.write(spans)
+    assert sqlite_store.integrity_check()
+    sqlite_store.close()
     broken = tmp_path / "broken.sqlite"
-    data = bytearray(store.path.read_bytes())
+    data = bytearray(sqlite_store.path.read_bytes())
     data[4096 * 3: 4096 * 6] = b"\xff" * (4096 * 3)  # scribble over b-tree pages
     broken.write_bytes(bytes(data))
     assert TraceStore(broken).integrity_check() is False
@@ -373,19 +391,19 @@ def test_reads_while_another_thread_writes(store):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
-def test_a_forked_child_uses_its_own_connection(store):
+def test_a_forked_child_uses_its_own_connection(sqlite_store):
     spans, _ = record(FakeSearch(), FakeSearch(start_ns=T0 + S))
-    store.write(spans[:11])  # the parent's connection exists before the fork
+    sqlite_store.write(spans[:11])  # the parent's connection exists before the fork
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         try:
-            store.write(spans[11:])
-            os._exit(0 if store.count() == 2 else 1)
+            sqlite_store.write(spans[11:])
+            os._exit(0 if sqlite_store.count() == 2 else 1)
         except BaseException:  # noqa: BLE001
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
-    assert store.count() == 2 and store.integrity_check()
+    assert sqlite_store.count() == 2 and sqlite_store.integrity_check()
 
 
 def test_encoding_matches_the_stdlib_json():
@@ -434,10 +452,16 @@ def test_impressions_and_fetches_are_read_from_columns_oldest_first(store):
     assert [x.trace_id for b in store.interactions(InteractionFilter("sample", sources=("cli",))) for x in b] == [
         cli, fetch, named]
     assert [x.trace_id for b in store.interactions(InteractionFilter("other")) for x in b] == [other]
-    row = sqlite3.connect(store.path).execute(
-        "SELECT session_id, result_ids, fetched_ids, fetch_of, dataset FROM traces WHERE trace_id = ?",
-        (named,)).fetchone()
-    assert row == (None, None, '["d1"]', http, "sample")
+    if isinstance(store, TraceStore):
+        row = sqlite3.connect(store.path).execute(
+            "SELECT session_id, result_ids, fetched_ids, fetch_of, dataset FROM traces WHERE trace_id = ?",
+            (named,)).fetchone()
+        assert row == (None, None, '["d1"]', http, "sample")
+    else:
+        with store.db.connection() as conn:
+            row = conn.execute("SELECT session_id, result_ids, fetched_ids, fetch_of, dataset FROM st_traces "
+                               "WHERE trace_id = %s", (named,)).fetchone()
+        assert row == (None, None, ["d1"], http, "sample")
 
 
 def test_a_second_schema_store_gains_the_impression_columns(tmp_path):

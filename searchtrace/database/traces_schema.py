@@ -8,6 +8,8 @@ attribute), with the trace's start: the document filter reads it along
 ``(doc_id, start_ns)`` whatever the store's size. The attribute filter's exact
 value (or array item) is found by containment along the spans' ``jsonb_path_ops``
 index; a substring of a value is checked span by span over the whole store.
+``st_export_drops`` is where each process says how many spans it dropped while
+the store was out of reach and its buffer full (one row per process, updated).
 ``pg_trgm``'s trigram index serves the query-text filter (a substring).
 
 The list is newest first and every filter has a ``(column, start_ns)`` index,
@@ -44,8 +46,11 @@ CREATE TABLE st_spans (
     attributes jsonb NOT NULL, events jsonb NOT NULL, PRIMARY KEY (trace_id, span_id));
 CREATE INDEX st_spans_name ON st_spans (name, trace_id);
 CREATE TABLE st_trace_docs (
-    doc_id text NOT NULL, start_ns bigint NOT NULL, trace_id text NOT NULL,
-    PRIMARY KEY (doc_id, start_ns, trace_id));
+    doc_id text NOT NULL, trace_id text NOT NULL, start_ns bigint NOT NULL, PRIMARY KEY (doc_id, trace_id));
+CREATE INDEX st_trace_docs_recent ON st_trace_docs (doc_id, start_ns, trace_id);
 CREATE INDEX st_trace_docs_trace ON st_trace_docs (trace_id);
+CREATE TABLE st_export_drops (
+    host text NOT NULL, pid integer NOT NULL, started_ns bigint NOT NULL, dropped bigint NOT NULL,
+    buffer_size integer NOT NULL, noted_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (host, pid, started_ns));
 CREATE INDEX st_spans_attributes ON st_spans USING gin (attributes jsonb_path_ops);
 """

@@ -1,0 +1,76 @@
+"""What the PostgreSQL trace store adds to the contract: the document filter over the whole store, text
+jsonb cannot hold, the schema check, and the drop counts processes leave."""
+
+from __future__ import annotations
+
+import pytest
+from trace_fixtures import MS, T0, FakeSearch, record
+
+from searchtrace.database import Database, StoreUrl, StoreVersionError
+from searchtrace.traces import TraceFilter
+
+S = 1000 * MS
+
+
+@pytest.fixture
+def pg_store(pg_db):
+    from searchtrace.traces.postgres import PostgresTraceStore
+
+    return PostgresTraceStore(pg_db)
+
+
+def test_the_document_filter_covers_the_whole_store_newest_first(pg_store):
+    searches = [FakeSearch(start_ns=T0 + i * S, results=(("needle" if i in (3, 650) else f"hay{i}", "high", 0.9),),
+                           candidates=3, mode="fast" if i == 3 else "graph") for i in range(700)]
+    spans, ids = record(*searches)
+    for i in range(0, len(spans), 1000):
+        pg_store.write(spans[i:i + 1000])
+    found = pg_store.doc_traces("needle", TraceFilter(limit=200))
+    assert [t.trace_id for t in found] == [ids[650], ids[3]]  # far beyond the newest 500, newest first
+    assert [t.trace_id for t in pg_store.doc_traces("needle", TraceFilter(mode="fast"))] == [ids[3]]
+    assert [t.trace_id for t in pg_store.doc_traces("needle", TraceFilter(limit=1, offset=1))] == [ids[3]]
+    assert pg_store.doc_traces("absent") == []
+    # a candidate only (not a result) is found too: every id list of every span counts
+    assert [t.trace_id for t in pg_store.doc_traces("dense-0", TraceFilter(limit=3))] == ids[:-4:-1]
+
+
+def test_documents_listed_before_their_root_move_to_the_traces_start(pg_store):
+    spans, (trace_id,) = record(FakeSearch(start_ns=T0 + 5 * S))
+    children = [s for s in spans if s.parent is not None]
+    pg_store.write(children)
+    pg_store.write([s for s in spans if s.parent is None])
+    with pg_store.db.connection() as conn:
+        starts = {r[0] for r in conn.execute("SELECT start_ns FROM st_trace_docs WHERE trace_id = %s", (trace_id,))}
+    assert starts == {T0 + 5 * S}
+
+
+def test_text_jsonb_cannot_hold_is_stored_readably(pg_store):
+    spans, (trace_id,) = record(FakeSearch(query="nul\x00inside, a backslash-u0000 kept: \\u0000"))
+    assert pg_store.write(spans) == 11
+    detail = pg_store.load_trace(trace_id)
+    assert detail.summary.query == "nul\ufffdinside, a backslash-u0000 kept: \\u0000"
+    assert detail.spans[0].attributes["input.value"] == detail.summary.query
+    assert pg_store.list_traces(TraceFilter(query_text="nul\ufffd"))[0].trace_id == trace_id
+
+
+def test_an_unmigrated_store_is_refused_before_anything_is_written(pg_url):
+    from searchtrace.traces.postgres import PostgresTraceStore
+
+    db = Database(StoreUrl(pg_url))
+    try:
+        store = PostgresTraceStore(db)
+        spans, _ = record(FakeSearch())
+        with pytest.raises(StoreVersionError, match="run `searchtrace store migrate`"):
+            store.write(spans)
+        with db.connection() as conn:
+            assert conn.execute("SELECT to_regclass('st_spans')").fetchone()[0] is None
+    finally:
+        db.close()
+
+
+def test_drop_counts_are_one_running_total_per_process(pg_store):
+    assert pg_store.dropped() == 0
+    pg_store.note_dropped("host-a", 10, T0, 5, 100)
+    pg_store.note_dropped("host-a", 10, T0, 12, 100)  # the same process's total, updated
+    pg_store.note_dropped("host-b", 10, T0, 3, 100)
+    assert pg_store.dropped() == 15

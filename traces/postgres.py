@@ -1,0 +1,266 @@
+"""The trace store on PostgreSQL: the same reads and writes as :class:`~searchtrace.traces.store.TraceStore`,
+for every process of a team pointed at one server (``--store postgresql://...``).
+
+A batch of spans is one transaction of array statements (see ``traces._postgres_sql``).
+Reads are single statements on pooled connections; ``scan`` and ``interactions`` read
+through a server-side cursor in one transaction, so they see one snapshot. Every
+filter is served by an index, and the document filter (:meth:`doc_traces`) covers the
+whole store along ``st_trace_docs``. ``prune`` deletes in bounded batches, each its own
+transaction; PostgreSQL's autovacuum gives the space back to later writes.
+
+The store checks the server's schema version before its first use and refuses one it
+cannot use (``searchtrace store migrate`` brings an older one up to date).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+
+from searchtrace.database import Database, check_version
+from searchtrace.traces import _postgres_sql as sql
+from searchtrace.traces._sqlite import tuples
+from searchtrace.traces.records import (
+    EventRecord,
+    Fetch,
+    Impression,
+    InteractionFilter,
+    SpanRecord,
+    TraceDetail,
+    TraceFilter,
+    TraceSummary,
+    to_ns,
+)
+
+__all__ = ["PostgresTraceStore"]
+
+_NS_PER_DAY = 86_400 * 10**9
+PRUNE_BATCH = 500
+
+
+class PostgresTraceStore:
+    """Finished spans in the shared store; thread-safe (connections come from the database's pool).
+
+    Args:
+        db: the shared store's connections.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._checked = False
+        self._lock = threading.Lock()
+
+    @property
+    def location(self) -> str:
+        """Where the traces are, as shown to people (the URL with its password masked)."""
+        return self.db.url.masked()
+
+    def __repr__(self) -> str:
+        return f"PostgresTraceStore({self.location!r})"
+
+    def open(self) -> PostgresTraceStore:
+        """Connect and check the schema now rather than on first use."""
+        self._ready()
+        return self
+
+    def reset(self) -> None:
+        self._checked = False
+
+    def close(self) -> None:
+        """Nothing of the store's own to close: the pool is the process's (``Database.close``)."""
+
+    def _ready(self) -> None:
+        if not self._checked:
+            with self._lock:
+                if not self._checked:
+                    check_version(self.db)
+                    self._checked = True
+
+    def write(self, spans: Sequence[ReadableSpan]) -> int:
+        """Store finished spans in one transaction; returns how many were written."""
+        self._ready()
+        b = sql.plan(spans)
+        if not b.trace_ids:
+            return 0
+        with self.db.connection() as conn, conn.transaction():
+            conn.execute(sql.INSERT_SPANS, b.spans)
+            if b.partial[0]:
+                conn.execute(sql.UPSERT_PARTIAL, b.partial)
+            if b.roots[0]:
+                conn.execute(sql.UPSERT_ROOT, b.roots)
+            if b.searches[0]:
+                conn.execute(sql.UPDATE_SEARCH, b.searches)
+            conn.execute(sql.COUNT_SPANS, (b.trace_ids,))
+            if b.root_ids:
+                conn.execute(sql.MOVE_DOCS, (b.root_ids,))
+            if b.docs[0]:
+                conn.execute(sql.INSERT_DOCS, b.docs)
+        return len(b.spans[0])
+
+    def _read(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        self._ready()
+        with self.db.connection() as conn:
+            return conn.execute(query, params).fetchall()
+
+    def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
+        """Trace summaries matching ``flt``, newest first."""
+        where, params = sql.where(flt)
+        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
+                          "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s", [*params, flt.limit, flt.offset])
+        return [sql.summary(r) for r in rows]
+
+    def doc_traces(self, doc_id: str, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
+        """Traces any of whose spans named document ``doc_id`` (in an id list), matching ``flt``, newest first.
+
+        Read along the ``(doc_id, start_ns)`` index over the whole store.
+        """
+        where, params = sql.where(flt)
+        where = where.replace(" WHERE ", " AND ", 1)
+        columns = ", ".join(f"t.{c.strip()}" for c in sql.SUMMARY_COLUMNS.split(","))
+        rows = self._read(f"SELECT {columns} FROM st_trace_docs d JOIN st_traces t ON t.trace_id = d.trace_id "
+                          f"WHERE d.doc_id = %s{where.replace('start_ns', 't.start_ns')} "
+                          "ORDER BY d.start_ns DESC, d.trace_id DESC LIMIT %s OFFSET %s",
+                          [doc_id, *params, flt.limit, flt.offset])
+        return [sql.summary(r) for r in rows]
+
+    def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
+        """Trace summaries matching ``flt``, oldest first, ``batch`` at a time, from one snapshot."""
+        where, params = sql.where(flt)
+        query = (f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} ORDER BY start_ns, trace_id "
+                 "LIMIT %s OFFSET %s")
+        for rows in self._cursor(query, [*params, flt.limit, flt.offset], batch):
+            yield [sql.summary(r) for r in rows]
+
+    def _cursor(self, query: str, params: Sequence[Any], batch: int) -> Iterator[list[tuple[Any, ...]]]:
+        self._ready()
+        with self.db.connection() as conn, conn.transaction(), conn.cursor(name="searchtrace_scan") as cursor:
+            cursor.execute(query, params)
+            while rows := cursor.fetchmany(batch):
+                yield rows
+
+    def count(self, flt: TraceFilter | None = None) -> int:
+        """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
+        where, params = sql.where(flt) if flt else ("", [])
+        rows = self._read(f"SELECT count(*) FROM st_traces{where}", params)
+        return int(rows[0][0]) if rows else 0
+
+    def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
+        """A dataset's impressions and fetches, oldest first, ``batch`` traces at a time, from one snapshot."""
+        where, params = _interactions_where(flt)
+        sources = frozenset(flt.sources)
+        query = (f"SELECT trace_id, start_ns, session_id, query, query_id, result_ids, fetched_ids, fetch_of, source "
+                 f"FROM st_traces{where} ORDER BY start_ns, trace_id")
+        for rows in self._cursor(query, params, batch):
+            out: list[Impression | Fetch] = []
+            for trace_id, start_ns, session_id, query_text, query_id, shown, fetched, fetch_of, source in rows:
+                if shown is not None and source in sources:
+                    out.append(Impression(trace_id, start_ns, session_id, query_text, query_id, tuple(shown)))
+                if fetched is not None:
+                    out.append(Fetch(trace_id, start_ns, session_id, fetch_of, tuple(fetched)))
+            yield out
+
+    def count_interactions(self, flt: InteractionFilter) -> int:
+        where, params = _interactions_where(flt)
+        rows = self._read(f"SELECT count(*) FROM st_traces{where}", params)
+        return int(rows[0][0]) if rows else 0
+
+    def stored(self, trace_ids: Sequence[str]) -> dict[str, int]:
+        """How many spans each of ``trace_ids`` has stored, for those whose root span is stored."""
+        rows = self._read("SELECT trace_id, n_spans FROM st_traces WHERE has_root AND trace_id = ANY(%s)",
+                          ([t.lower() for t in trace_ids],))
+        return {r[0]: int(r[1]) for r in rows}
+
+    def trace_ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
+        prefix = prefix.lower()
+        rows = self._read("SELECT trace_id FROM st_traces WHERE trace_id >= %s AND trace_id < %s "
+                          "ORDER BY trace_id LIMIT %s", (prefix, prefix + "g", limit))
+        return [r[0] for r in rows]
+
+    def load_trace(self, trace_id: str) -> TraceDetail | None:
+        """One trace with all its spans in start order, or None for an unknown id."""
+        trace_id = trace_id.lower()
+        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS}, resource FROM st_traces WHERE trace_id = %s", (trace_id,))
+        if not rows:
+            return None
+        spans = self._read("SELECT trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, status_message, "
+                           "scope, attributes, events FROM st_spans WHERE trace_id = %s ORDER BY start_ns, span_id",
+                           (trace_id,))
+        return TraceDetail(sql.summary(rows[0][:-1]), tuple(_span(s) for s in spans), tuples(rows[0][-1] or {}))
+
+    def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
+        """(trace id, span name, ms) of the spans named ``names`` in the given traces."""
+        rows = self._read("SELECT trace_id, name, (end_ns - start_ns) / 1e6 FROM st_spans "
+                          "WHERE trace_id = ANY(%s) AND name = ANY(%s)",
+                          ([t.lower() for t in trace_ids], list(names)))
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+    def prune(self, older_than_days: float | None = None, keep_last: int | None = None, *,
+              now_ns: int | None = None, reclaim: bool = True) -> int:
+        """Delete traces that started over N days ago and/or all but the newest N, :data:`PRUNE_BATCH`
+        traces per transaction; returns how many (``reclaim`` is autovacuum's work here)."""
+        if older_than_days is None and keep_last is None:
+            raise ValueError("prune needs older_than_days and/or keep_last")
+        if (older_than_days or 0) < 0 or (keep_last or 0) < 0:
+            raise ValueError("older_than_days and keep_last must be >= 0")
+        conds, params = [], []
+        if older_than_days is not None:
+            conds.append("start_ns < %s")
+            params.append((now_ns if now_ns is not None else time.time_ns()) - int(older_than_days * _NS_PER_DAY))
+        if keep_last is not None:
+            boundary = self._read("SELECT start_ns, trace_id FROM st_traces ORDER BY start_ns DESC, trace_id DESC "
+                                  "LIMIT 1 OFFSET %s", (max(keep_last - 1, 0),))
+            if keep_last == 0:
+                conds.append("true")
+            elif boundary:
+                conds.append("(start_ns, trace_id) < (%s, %s)")
+                params += [boundary[0][0], boundary[0][1]]
+        if not conds:
+            return 0
+        doomed = f"SELECT trace_id FROM st_traces WHERE {' OR '.join(conds)} LIMIT {PRUNE_BATCH} FOR UPDATE SKIP LOCKED"
+        deleted = 0
+        while True:
+            with self.db.connection() as conn, conn.transaction():
+                ids = [r[0] for r in conn.execute(doomed, params)]
+                if ids:
+                    for table in ("st_spans", "st_trace_docs", "st_traces"):
+                        conn.execute(f"DELETE FROM {table} WHERE trace_id = ANY(%s)", (ids,))
+            deleted += len(ids)
+            if len(ids) < PRUNE_BATCH:
+                return deleted
+
+    def note_dropped(self, host: str, pid: int, started_ns: int, dropped: int, buffer_size: int) -> None:
+        """Record how many spans a process dropped while the store was out of reach (its running total)."""
+        with self.db.connection() as conn:
+            conn.execute("INSERT INTO st_export_drops (host, pid, started_ns, dropped, buffer_size) "
+                         "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (host, pid, started_ns) DO UPDATE "
+                         "SET dropped = excluded.dropped, noted_at = now()", (host, pid, started_ns, dropped,
+                                                                              buffer_size))
+
+    def dropped(self) -> int:
+        """Spans every process has said it dropped while the store was out of reach."""
+        rows = self._read("SELECT coalesce(sum(dropped), 0) FROM st_export_drops", ())
+        return int(rows[0][0])
+
+
+def _interactions_where(flt: InteractionFilter) -> tuple[str, list[Any]]:
+    conds = ["dataset = %s", "status IS DISTINCT FROM 'ERROR'",
+             "(fetched_ids IS NOT NULL OR (result_ids IS NOT NULL AND source = ANY(%s)))"]
+    params: list[Any] = [flt.dataset, list(flt.sources)]
+    if flt.since is not None:
+        conds.append("start_ns >= %s")
+        params.append(to_ns(flt.since))
+    if flt.until is not None:
+        conds.append("start_ns < %s")
+        params.append(to_ns(flt.until))
+    return " WHERE " + " AND ".join(conds), params
+
+
+def _span(row: Sequence[Any]) -> SpanRecord:
+    (trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope, attributes, events) = row
+    return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
+                      tuples(attributes),
+                      tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in events))
