@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from searchtrace.database import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.request import DEFAULT_CANDIDATES, DEFAULT_TOP_K, MAX_CANDIDATES, MAX_TOP_K
@@ -59,6 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--debug", action="store_true", help="include score components and stage ranks")
     p.add_argument("--json", action="store_true", help="print the response as JSON (in fused order)")
     add_retriever_arguments(p)
+    add_store_argument(p)  # where its trace goes
     p.set_defaults(func=cmd_search)
 
     from searchtrace.retriever.serve.run import add_serve_parser
@@ -160,8 +162,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings, make_tracer_provider, vocabulary
 
     config = config_from_arguments(args)
-    trace_settings = TraceSettings.resolve().for_home(config.home)
+    trace_settings = TraceSettings.resolve(store_url=args.store).for_home(config.home)
     provider, handles = make_tracer_provider(config.home, trace_settings)
+    if warning := handles.check_store():
+        print(warning, file=sys.stderr)
     retriever = open_retriever(args.dataset, config, progress=show_progress(args),
                                tracer=provider.get_tracer("searchtrace"), capture=trace_settings.capture,
                                deferred=handles.deferred, source=vocabulary.Source.CLI)

@@ -159,3 +159,18 @@ def pg_db(pg_url):
     migrate(db)
     yield db
     db.close()
+
+
+@pytest.fixture(scope="module")
+def stoppable_postgres():
+    """A PostgreSQL server of the module's own, which its tests may stop and start (never the shared one)."""
+    from postgres_server import TEST_POSTGRES, PostgresServer, skip_reason
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    if os.environ.get(TEST_POSTGRES):
+        pytest.skip(f"stops and starts its server: needs Debian's postgresql, not {TEST_POSTGRES}")
+    server = PostgresServer().setup()
+    yield server
+    server.teardown()

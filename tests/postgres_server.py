@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["PostgresServer", "binaries", "skip_reason"]
+__all__ = ["TEST_POSTGRES", "PostgresServer", "binaries", "skip_reason"]
 
 TEST_POSTGRES = "SEARCHTRACE_TEST_POSTGRES"
 

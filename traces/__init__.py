@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from searchtrace.traces.damage import is_damaged, set_aside
     from searchtrace.traces.deferred import DeferredAttributes
     from searchtrace.traces.exporter import FailureKind
+    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.protocol import TraceStoreProtocol
     from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
     from searchtrace.traces.readonly import reading
     from searchtrace.traces.records import (

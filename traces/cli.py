@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.names import Band, Mode
@@ -24,6 +25,7 @@ from searchtrace.traces.vocabulary import TraceKind
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
     from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
 
+    from searchtrace.traces.protocol import TraceStoreProtocol
     from searchtrace.traces.records import TraceDetail, TraceFilter, TraceSummary
     from searchtrace.traces.store import TraceStore
 
@@ -57,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                     f"least {MIN_PREFIX} (traces list shows {SHORT_ID})")
     p.add_argument("--wide", action="store_true", help="one line per span, nothing cut, whatever the width")
     add_home_argument(p)
+    add_store_argument(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="write traces as OTLP JSON lines, one trace per line")
@@ -70,7 +73,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="traces that started over N days ago")
     p.add_argument("--keep-last", type=_non_negative(int), metavar="N", help="all but the newest N traces")
     add_home_argument(p)
+    add_store_argument(p)
     p.set_defaults(func=cmd_prune)
+
+    p = sub.add_parser("status", help="where traces are kept, how many, and how many were dropped",
+                       description="Where traces are kept (the home's file or the shared store), how many there "
+                                   "are, and, for a shared store, the spans every process dropped while it was out "
+                                   "of reach with its buffer full.")
+    add_home_argument(p)
+    add_store_argument(p)
+    p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("repair", help="set a damaged store aside, start a new one, and copy into it what "
                                       "SQLite can still read of the damaged ones")
@@ -132,7 +144,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _one_trace(args: argparse.Namespace, store: TraceStore | None) -> str | None:
+def _one_trace(args: argparse.Namespace, store: TraceStoreProtocol | None) -> str | None:
     """The one stored trace whose id is or begins with ``args.trace_id``; None, said in one line, if none or many."""
     given = args.trace_id.strip().lower()
     if not _TRACE_ID.fullmatch(given):
@@ -171,9 +183,15 @@ def cmd_prune(args: argparse.Namespace) -> int:
     if args.older_than_days is None and args.keep_last is None:
         print("error: prune needs --older-than-days N and/or --keep-last N", file=sys.stderr)
         return ExitCode.INVALID
+    from searchtrace.traces.store import TraceStore
+
     store = _open(args)
     if store is None:
         print(f"no traces yet in {_store_file(args)}")
+        return ExitCode.OK
+    if not isinstance(store, TraceStore):  # the shared store: autovacuum gives the space to later writes
+        deleted = store.prune(args.older_than_days, args.keep_last)
+        print(f"pruned {deleted} traces; {store.count()} left in {store.location}")
         return ExitCode.OK
     before = store.path.stat().st_size
     deleted = store.prune(args.older_than_days, args.keep_last)
@@ -184,10 +202,29 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 
 @_store_errors
+def cmd_status(args: argparse.Namespace) -> int:
+    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store import TraceStore
+
+    store = _open(args)
+    print(f"store     {_store_file(args)}")
+    if store is None:
+        print("traces    none yet")
+        return ExitCode.OK
+    print(f"traces    {store.count():,}")
+    if isinstance(store, PostgresTraceStore):
+        print(f"dropped   {store.dropped():,} spans (by processes whose buffer was full while the store was "
+              "out of reach)")
+    elif isinstance(store, TraceStore):
+        print(f"size      {store.path.stat().st_size / 2**20:.1f} MiB")
+    return ExitCode.OK
+
+
+@_store_errors
 def cmd_repair(args: argparse.Namespace) -> int:
     from searchtrace.traces.repair import repair
 
-    path = _store_file(args)
+    path = Home.resolve(args.home).traces
     salvaged = repair(path)
     if not salvaged:
         print(f"nothing to repair in {path}")
@@ -268,6 +305,7 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
                    help=f"at most this many traces (default: {default_limit or 'all'})")
     p.add_argument("--offset", type=_non_negative(int), default=0, help="skip this many, newest first (default: 0)")
     add_home_argument(p)
+    add_store_argument(p)
 
 
 def _filter(args: argparse.Namespace) -> TraceFilter:
@@ -279,11 +317,24 @@ def _filter(args: argparse.Namespace) -> TraceFilter:
                        errors=True if args.errors else None, limit=args.limit, offset=args.offset)
 
 
-def _store_file(args: argparse.Namespace) -> Path:
-    return Home.resolve(args.home).traces
+def _store_file(args: argparse.Namespace) -> Path | str:
+    """Where the traces are, as said in messages: the shared store's URL (masked), else the home's file."""
+    url = resolve_store_url(getattr(args, "store", None))
+    return url.masked() if url is not None else Home.resolve(args.home).traces
 
 
-def _open(args: argparse.Namespace) -> TraceStore | None:
+def _open(args: argparse.Namespace) -> TraceStoreProtocol | None:
+    """The shared store (``--store``, ``$SEARCHTRACE_STORE``; checked on first use), else :func:`_open_file`."""
+    url = resolve_store_url(getattr(args, "store", None))
+    if url is None:
+        return _open_file(args)
+    from searchtrace.database import database
+    from searchtrace.traces.postgres import PostgresTraceStore
+
+    return PostgresTraceStore(database(url)).open()
+
+
+def _open_file(args: argparse.Namespace) -> TraceStore | None:
     """The store, or None when no search has written one yet (reads never create it).
 
     A damaged store is said to be damaged (SQLite's quick check: 43 ms for 10,000 traces, 69 MiB:
@@ -295,7 +346,7 @@ def _open(args: argparse.Namespace) -> TraceStore | None:
     from searchtrace.traces.damage import is_damaged
     from searchtrace.traces.store import TraceStore
 
-    path = _store_file(args)
+    path = Home.resolve(args.home).traces
     if not path.exists():
         return None
     if is_damaged(path):

@@ -16,8 +16,8 @@ from dataclasses import replace
 from itertools import groupby
 from typing import Any, Iterator, Mapping, TextIO
 
+from searchtrace.traces.protocol import TraceStoreProtocol
 from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
-from searchtrace.traces.store import TraceStore
 
 _KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
 _STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}
@@ -70,7 +70,7 @@ def trace_json(detail: TraceDetail) -> dict[str, Any]:
     }]}
 
 
-def export_jsonl(store: TraceStore, out: TextIO, flt: TraceFilter | None = None) -> int:
+def export_jsonl(store: TraceStoreProtocol, out: TextIO, flt: TraceFilter | None = None) -> int:
     """Write the traces matching ``flt`` (all when None; its limit caps the total) as JSON lines.
 
     Returns:
@@ -85,7 +85,7 @@ def export_jsonl(store: TraceStore, out: TextIO, flt: TraceFilter | None = None)
     return written
 
 
-def _summaries(store: TraceStore, flt: TraceFilter) -> Iterator[TraceSummary]:
+def _summaries(store: TraceStoreProtocol, flt: TraceFilter) -> Iterator[TraceSummary]:
     # Pinning ``until`` keeps offsets stable while searches add newer traces during the export.
     flt = flt if flt.until is not None else replace(flt, until=time.time_ns())
     remaining, offset = flt.limit, flt.offset

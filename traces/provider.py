@@ -21,13 +21,17 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcesso
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from searchtrace import environment as names
+from searchtrace.database import StoreUrl, database, resolve_store_url
 from searchtrace.envvalues import choice, flag, integer, number, pick, text
-from searchtrace.errors import ConfigError
+from searchtrace.errors import BackendUnavailable, ConfigError
 from searchtrace.home import Home
 from searchtrace.traces.attributes import CaptureConfig
+from searchtrace.traces.buffered import BUFFER_SPANS, BufferedStoreExporter
 from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
 from searchtrace.traces.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
 from searchtrace.traces.openinference import OpenInferenceExporter
+from searchtrace.traces.postgres import PostgresTraceStore
+from searchtrace.traces.protocol import TraceStoreProtocol
 from searchtrace.traces.store import TraceStore
 
 OTLP_ENDPOINT_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, names.OTEL_EXPORTER_OTLP_ENDPOINT)
@@ -60,6 +64,10 @@ class TraceSettings:
             OTEL_*ATTRIBUTE_COUNT_LIMIT variables (SDK default 128, too few for 100 candidates).
         exit_timeout_s: how long a command waits at exit for an OTLP collector
             (SEARCHTRACE_OTLP_EXIT_TIMEOUT, else 1 s); see :meth:`TraceHandles.close`.
+        store_url: the shared store (``--store``, ``$SEARCHTRACE_STORE``) that takes the place of the
+            home's file; None: the home's.
+        store_buffer: spans held while the shared store is out of reach
+            (``$SEARCHTRACE_STORE_BUFFER``, else 100,000); more are dropped, counted.
         store_retry_s: how long a batch keeps retrying while another process holds the
             store's write lock, before its spans are dropped (and counted).
     """
@@ -74,6 +82,8 @@ class TraceSettings:
     max_span_attributes: int | None = None
     exit_timeout_s: float = 1.0
     store_retry_s: float = 30.0
+    store_url: StoreUrl | None = None
+    store_buffer: int = BUFFER_SPANS
 
     def for_home(self, home: Home) -> TraceSettings:
         """These settings, with the local store off (and a one-line warning) when ``home`` cannot be written.
@@ -81,7 +91,7 @@ class TraceSettings:
         A read-only home (an index shipped in an image, a restored cache) still
         searches; its traces then go only where they can (OTLP, when on).
         """
-        if not self.store or home.writable():
+        if not self.store or self.store_url is not None or home.writable():
             return self
         import sys
         from dataclasses import replace
@@ -94,9 +104,12 @@ class TraceSettings:
     @classmethod
     def resolve(cls, *, store: bool | None = None, otlp: bool | None = None, protocol: str | None = None,
                 capture_query: bool | None = None, capture_content: bool | None = None,
-                max_candidates: int | None = None, service_name: str | None = None,
+                max_candidates: int | None = None, service_name: str | None = None, store_url: str | None = None,
                 environ: Mapping[str, str] | None = None) -> TraceSettings:
-        """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable."""
+        """Explicit argument > environment variable > default. Raises ConfigError (a ValueError) on a bad variable.
+
+        ``store_url`` is ``--store``'s value (else ``$SEARCHTRACE_STORE``; neither: the home's store).
+        """
         env = os.environ if environ is None else environ
         sdk_off = flag(env, names.OTEL_SDK_DISABLED) is True
         capture = CaptureConfig(
@@ -115,6 +128,8 @@ class TraceSettings:
             max_queue_size=pick(None, integer(env, names.OTEL_BSP_MAX_QUEUE_SIZE, minimum=1), 16_384),
             max_span_attributes=None if limit_from_env else attribute_limit(capture),
             exit_timeout_s=pick(None, number(env, names.SEARCHTRACE_OTLP_EXIT_TIMEOUT, minimum=0), 1.0),
+            store_url=resolve_store_url(store_url, env),
+            store_buffer=pick(None, integer(env, names.SEARCHTRACE_STORE_BUFFER, minimum=0), BUFFER_SPANS),
         )
 
 
@@ -154,15 +169,15 @@ class TraceHandles:
 
     Attributes:
         provider: the tracer provider.
-        store: the local store, when on.
+        store: the trace store, when on: the home's file, or the shared store.
         exporters: the store exporter and/or the OTLP exporter.
         deferred: pass to the Retriever: heavy attributes built at export.
         processors: each exporter's processor, in the order of ``exporters``.
     """
 
     provider: TracerProvider
-    store: TraceStore | None
-    exporters: tuple[StoreSpanExporter | SafeExporter, ...]
+    store: TraceStoreProtocol | None
+    exporters: tuple[StoreSpanExporter | BufferedStoreExporter | SafeExporter, ...]
     deferred: DeferredAttributes | None = None
     processors: tuple[CountedProcessor, ...] = ()
 
@@ -181,12 +196,17 @@ class TraceHandles:
                 before = exporter.stats().dropped_spans
                 processor.force_flush()
                 return exporter.stats().dropped_spans == before
+            if isinstance(exporter, BufferedStoreExporter):  # the shared store: held spans are not stored yet
+                before = exporter.stats().dropped_spans
+                processor.force_flush()
+                return exporter.held == 0 and exporter.stats().dropped_spans == before
         return True
 
     @property
     def store_failure(self) -> FailureKind | None:
         """Why the store's last failed write failed (None: none failed)."""
-        return next((e.last_failure for e in self.exporters if isinstance(e, StoreSpanExporter)), None)
+        return next((e.last_failure for e in self.exporters if isinstance(e, (StoreSpanExporter, BufferedStoreExporter))),
+                    None)
 
     def shutdown(self) -> None:
         """Flush everything, however long it takes, then close the exporters and the store."""
@@ -201,8 +221,8 @@ class TraceHandles:
         """
         unsent: dict[str, int] = {}
         for exporter, processor in zip(self.exporters, self.processors):
-            if isinstance(exporter, StoreSpanExporter):
-                processor.shutdown()
+            if isinstance(exporter, (StoreSpanExporter, BufferedStoreExporter)):
+                processor.shutdown()  # the shared store's exporter waits a bounded time for held spans
                 continue
             # The SDK's flush blocks until the exporter returns, whatever the timeout (a dead
             # collector: its retries); it runs in a daemon thread the process need not wait for.
@@ -223,6 +243,28 @@ class TraceHandles:
         """Counters of each exporter, by name."""
         return {e.name: e.stats() for e in self.exporters}
 
+    def check_store(self) -> str | None:
+        """Check a shared store at start: refuse one whose schema this client cannot use (raises
+        ``StoreVersionError``); a store out of reach is no reason not to start (its spans are held until it
+        answers): a one-line warning for it, else None."""
+        if not isinstance(self.store, PostgresTraceStore):
+            return None
+        try:
+            self.store.open()
+        except BackendUnavailable as exc:
+            return f"warning: {exc.message}; traces are held until it answers"
+        return None
+
+    def store_status(self) -> dict[str, object] | None:
+        """The trace store's export counters (None without a store): where, spans stored, dropped and held."""
+        for exporter in self.exporters:
+            if isinstance(exporter, (StoreSpanExporter, BufferedStoreExporter)):
+                stats = exporter.stats()
+                held = exporter.held if isinstance(exporter, BufferedStoreExporter) else 0
+                return {"store": exporter.store.location, "exportedSpans": stats.exported_spans,
+                        "droppedSpans": stats.dropped_spans, "heldSpans": held}
+        return None
+
 
 def attribute_limit(capture: CaptureConfig) -> int:
     """Attributes the busiest span (rerank: input and output documents) needs, plus headroom."""
@@ -241,15 +283,21 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
                               span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes),
                               shutdown_on_exit=False)
-    store = TraceStore(home.traces) if settings.store else None
-    deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
-    exporters: list[StoreSpanExporter | SafeExporter] = []
-    processors: list[CountedProcessor] = []
-    if store is not None:
+    store: TraceStore | PostgresTraceStore | None = None
+    exporters: list[StoreSpanExporter | BufferedStoreExporter | SafeExporter] = []
+    if settings.store and settings.store_url is not None:
+        store = PostgresTraceStore(database(settings.store_url))
+        exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer))
+    elif settings.store:
+        store = TraceStore(home.traces)
         exporters.append(StoreSpanExporter(store, retry_s=settings.store_retry_s))
+    deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
+    processors: list[CountedProcessor] = []
+    if exporters:
+        timeout_ms = store.busy_timeout_ms + 1000 if isinstance(store, TraceStore) else 30_000
         processors.append(CountedProcessor(BatchSpanProcessor(
             MaterializingExporter(exporters[-1], deferred), schedule_delay_millis=settings.schedule_delay_ms,
-            max_queue_size=settings.max_queue_size, export_timeout_millis=store.busy_timeout_ms + 1000)))
+            max_queue_size=settings.max_queue_size, export_timeout_millis=timeout_ms)))
         provider.add_span_processor(processors[-1])
     if settings.otlp:
         # the OTLP exporter reads the process's variables itself, so its name does too

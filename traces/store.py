@@ -89,6 +89,11 @@ class TraceStore:
             ref = weakref.ref(self)
             os.register_at_fork(after_in_child=lambda: _after_fork(ref()))
 
+    @property
+    def location(self) -> str:
+        """Where the traces are, as shown to people: the file's path."""
+        return str(self.path)
+
     def open(self) -> TraceStore:
         """Create the folder and schema now rather than on first write."""
         self._writer()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace import environment as env_names
+from searchtrace.database import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.serve.config import ServeConfig
@@ -47,6 +48,7 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
                    help="threads of each worker's embedding model (default: cores / workers, at least 1; "
                         "more cut one query's latency, fewer save CPU under load)")
     add_retriever_arguments(p)
+    add_store_argument(p)  # where the served traffic's traces go
     p.set_defaults(func=cmd_serve)
 
 
@@ -91,8 +93,10 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
     from searchtrace.retriever.serve.workers import cores
     from searchtrace.traces import TraceSettings, make_tracer_provider, vocabulary
 
-    trace_settings = TraceSettings.resolve()
+    trace_settings = TraceSettings.resolve(store_url=args.store)
     provider, handles = make_tracer_provider(config.home, trace_settings)
+    if warning := handles.check_store():
+        print(warning, file=sys.stderr)
     tracer = provider.get_tracer("searchtrace.serve")
     # N workers on C cores: C // N model threads each, so N concurrent model calls fill the cores
     # without oversubscribing them (None: ONNX Runtime's default, every core). More threads cut one
@@ -111,7 +115,7 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
 
     commits = StoreCommits(handles.flush_store) if handles.store is not None and serve.trace_ack else None
     service = Service([Path(d) for d in args.datasets], config, serve, opener, tracer=tracer, store=handles.store,
-                      commits=commits, worker=row)
+                      commits=commits, worker=row, trace_export=handles.store_status)
     try:
         if args.mcp == "stdio":
             service.open()

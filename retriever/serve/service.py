@@ -50,7 +50,7 @@ from searchtrace.retriever.serve.config import MAX_IDS, MAX_RESPONSE_BYTES, TRAC
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, search_fields
 from searchtrace.retriever.serve.workers import WorkerRow, WorkerState
 from searchtrace.retriever.types import FusionMethod
-from searchtrace.traces import StoreCommits, TraceFilter, TraceKind, TraceStore
+from searchtrace.traces import StoreCommits, TraceFilter, TraceKind, TraceStoreProtocol
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
@@ -122,14 +122,16 @@ class Service:
         opener: opens one dataset's hybrid retriever (indexes it if needed).
         tracer: the tracer of the server spans (the retrievers' own).
         store: the trace store, for the latency figures of ``stats`` (None: none).
+        trace_export: this process's trace export counters for ``stats`` (``TraceHandles.store_status``).
         commits: the store's group commits, which an answer waits for (None: no store, nothing to wait for).
         worker: this process's row of the workers' shared board, when it is one of
             ``--workers N`` (None: the only process): readiness and counters cover them all.
     """
 
     def __init__(self, datasets: Sequence[Path], config: RetrieverConfig, serve: ServeConfig, opener: Opener, *,
-                 tracer: trace.Tracer, store: TraceStore | None = None, commits: StoreCommits | None = None,
-                 worker: WorkerRow | None = None) -> None:
+                 tracer: trace.Tracer, store: TraceStoreProtocol | None = None, commits: StoreCommits | None = None,
+                 worker: WorkerRow | None = None, trace_export: Callable[[], dict[str, object] | None] | None = None
+                 ) -> None:
         names = [Path(d).name for d in datasets]
         if not names:
             raise ValidationError("serve needs at least one dataset folder", field="dataset")
@@ -143,6 +145,7 @@ class Service:
         self.commits = commits if serve.trace_ack else None
         self._opener = opener
         self.worker = worker
+        self._trace_export = trace_export
         self._served: dict[str, Served] = {}
         self._opening_error: str | None = None
         self._slots = threading.BoundedSemaphore(serve.max_inflight)
@@ -323,6 +326,8 @@ class Service:
                               "buildSeconds": round(m.build_seconds, 3)}
         out = {"datasets": datasets, MAX_TOP_K_FIELD: MAX_TOP_K, "searchesServed": self.searches_served,
                "uptimeSeconds": round(time.time() - self.started, 1), **self._latency()}
+        if self._trace_export is not None and (export := self._trace_export()) is not None:
+            out["traceExport"] = export
         embedder = next(iter(self._served.values())).main.embedder if self._served else None
         if isinstance(embedder, BatchingEncoder):
             out["queryEmbedding"] = {"queries": embedder.queries, "modelCalls": embedder.calls}
@@ -340,7 +345,10 @@ class Service:
             return {"latencyMs": None}
         since = int(self.started * 1e9)
         searches = TraceFilter(since=since, kind=TraceKind.SEARCH, limit=5000)
-        rows = [t.duration_ms for t in self.store.list_traces(searches) if t.complete]
+        try:
+            rows = [t.duration_ms for t in self.store.list_traces(searches) if t.complete]
+        except SearchtraceError as exc:  # a shared store out of reach: the figures are missing, the answer is not
+            return {"latencyMs": None, "latencyError": exc.message}
         if len(rows) < 2:
             return {"latencyMs": {"traces": len(rows), "p50": rows[0] if rows else None, "p95": None}}
         q = statistics.quantiles(rows, n=100, method="inclusive")

@@ -21,6 +21,6 @@ if TYPE_CHECKING:
         store_version,
     )
     from searchtrace.database.pool import Database, database
-    from searchtrace.database.url import StoreUrl, resolve_store_url
+    from searchtrace.database.url import StoreUrl, add_store_argument, resolve_store_url
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)
