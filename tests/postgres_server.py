@@ -66,7 +66,9 @@ class PostgresServer:
     """A cluster of its own (``start``/``stop``/``restart`` for fault tests), or the server ``SEARCHTRACE_TEST_POSTGRES``
     names (which cannot be stopped)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
+        """``durable``: fsync on (for benchmarks); tests run without it, which only an OS crash would notice."""
+        self.durable = durable
         self.external = os.environ.get(TEST_POSTGRES) or None
         self.folder: Path | None = None
         self.port = 0
@@ -107,8 +109,9 @@ class PostgresServer:
         assert self.folder is not None
         bindir = binaries()
         assert bindir is not None
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        speed = "" if self.durable else "-c fsync=off -c full_page_writes=off "
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 {speed}"
+                   "-c synchronous_commit=off -c max_connections=200")
         subprocess.run([*self._as_owner(), str(bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-l",
                         str(self.folder / "log"), "-o", options, "-w", "-t", "60", "start"],
                        check=True, capture_output=True, text=True)

@@ -66,7 +66,7 @@ def test_migrate_brings_an_empty_store_to_this_version_once(pg_url):
             versions = [r[0] for r in conn.execute("SELECT version FROM searchtrace_schema ORDER BY version")]
             tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
         assert versions == list(range(1, SCHEMA_VERSION + 1))
-        assert {"st_traces", "st_spans", "st_trace_docs"} <= tables
+        assert {"st_traces", "st_spans", "st_export_drops"} <= tables
     finally:
         db.close()
 

@@ -2,9 +2,11 @@
 
 The tables are the shared store's schema version 1 (``searchtrace.database.traces_schema``):
 the columns of the SQLite store's ``traces`` table, booleans as booleans and JSON as
-``jsonb``. A batch of spans is written in one transaction of a few statements, each
-carrying every row of the batch as arrays (``unnest``): one round trip per statement
-whatever the batch's size. The trace-level upserts mirror ``traces._sqlite``'s: a span
+``jsonb``. A batch of spans is written in one transaction, its statements pipelined (sent
+without waiting for each answer: one round trip for the batch): a span per row,
+the trace rows as arrays (``unnest``), and the documents the spans name joined to
+their trace's ``doc_ids``, deduplicated. A server whose answers wait for their
+trace's commit writes a few spans at a time, so the round trips are what count. The trace-level upserts mirror ``traces._sqlite``'s: a span
 that is not the root widens its trace's window until the root comes, the root fills
 timing, kind and the served columns, the ``search`` span the search columns.
 
@@ -28,11 +30,7 @@ DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_ID
                          v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
 """The array attributes that name documents: what the document filter finds a trace by."""
 
-INSERT_SPANS = """INSERT INTO st_spans AS s SELECT u.trace_id, u.span_id, u.parent_id, u.name, u.kind, u.start_ns,
-    u.end_ns, u.status, u.status_message, u.scope, u.attributes::jsonb, u.events::jsonb
-FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[], %s::bigint[], %s::text[],
-    %s::text[], %s::text[], %s::text[], %s::text[]) AS u(trace_id, span_id, parent_id, name, kind, start_ns, end_ns,
-    status, status_message, scope, attributes, events)
+INSERT_SPAN = """INSERT INTO st_spans VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name,
     kind = excluded.kind, start_ns = excluded.start_ns, end_ns = excluded.end_ns, status = excluded.status,
     status_message = excluded.status_message, scope = excluded.scope, attributes = excluded.attributes,
@@ -73,13 +71,9 @@ FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[
 WHERE t.trace_id = u.trace_id"""
 COUNT_SPANS = """UPDATE st_traces AS t SET n_spans = (SELECT count(*) FROM st_spans s WHERE s.trace_id = t.trace_id)
 WHERE t.trace_id = ANY(%s::text[])"""
-INSERT_DOCS = """INSERT INTO st_trace_docs (doc_id, trace_id, start_ns)
-SELECT d.doc_id, d.trace_id, t.start_ns FROM unnest(%s::text[], %s::text[]) AS d(doc_id, trace_id)
-JOIN st_traces t ON t.trace_id = d.trace_id
-ON CONFLICT (doc_id, trace_id) DO UPDATE SET start_ns = excluded.start_ns"""
-# A root come after its trace's documents were listed moves them to the trace's own start.
-MOVE_DOCS = """UPDATE st_trace_docs AS d SET start_ns = t.start_ns FROM st_traces t
-WHERE t.trace_id = ANY(%s::text[]) AND d.trace_id = t.trace_id AND d.start_ns <> t.start_ns"""
+ADD_DOCS = """UPDATE st_traces SET doc_ids = ARRAY(SELECT DISTINCT x FROM unnest(coalesce(doc_ids, '{}') || %s::text[])
+    AS x ORDER BY x) WHERE trace_id = %s"""
+"""The documents a batch's spans name join their trace's (a trace's spans may come in several batches)."""
 
 SUMMARY_COLUMNS = (f"{lite.SUMMARY_COLUMNS}, " + ", ".join(lite.NEWER_SUMMARY_COLUMNS))
 
@@ -92,6 +86,13 @@ def _json(value: Any) -> str:
     return _NUL_ESCAPE.sub(r"\1\\ufffd", text) if "\\u0000" in text else text
 
 
+def _packed(value: Any) -> bytes:
+    """A span's attributes or events as the SQLite store keeps them: JSON, zlib-compressed above 1 KiB (on the
+    export thread, so the server stores bytes it need not parse)."""
+    packed = lite.pack(value)
+    return packed.encode() if isinstance(packed, str) else packed
+
+
 def _clean(value: Any) -> Any:
     return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
 
@@ -100,13 +101,12 @@ def _clean(value: Any) -> Any:
 class Batch:
     """Every statement's array parameters for one batch of spans."""
 
-    spans: list[list]
+    spans: list[tuple]
     partial: list[list]
     roots: list[list]
     searches: list[list]
     trace_ids: list[str]
-    root_ids: list[str]
-    docs: list[list]
+    docs: list[tuple[list[str], str]]
 
 
 def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list]:
@@ -120,7 +120,7 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
     partial: dict[str, list] = {}
     roots: dict[str, tuple] = {}
     searches: dict[str, tuple] = {}
-    docs: dict[tuple[str, str], None] = {}
+    docs: dict[str, dict[str, None]] = {}
     resources: dict[int, str | None] = {}
     for span in spans:
         ctx = span.context
@@ -132,8 +132,8 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
         status = span.status.status_code.name
         span_rows.append((trace_id, span_id, format(span.parent.span_id, "016x") if span.parent else None, span.name,
                           span.kind.name, start, end, status, span.status.description,
-                          span.instrumentation_scope.name if span.instrumentation_scope else None, _json(attrs),
-                          _json(events)))
+                          span.instrumentation_scope.name if span.instrumentation_scope else None, _packed(attrs),
+                          _packed(events)))
         if id(span.resource) not in resources:
             resources[id(span.resource)] = _json(dict(span.resource.attributes)) if span.resource else None
         resource = resources[id(span.resource)]
@@ -148,12 +148,13 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
             searches[trace_id] = (*_search(attrs), trace_id)
         for key in DOC_ID_KEYS.intersection(attrs):
             ids = attrs[key]
+            named = docs.setdefault(trace_id, {})
             for doc in ids if isinstance(ids, (list, tuple)) else ():
-                docs[(str(doc), trace_id)] = None
+                named[_clean(str(doc))] = None
     trace_ids = sorted(dict.fromkeys(r[0] for r in span_rows))
-    return Batch(_columns(span_rows, 12), _columns(sorted(partial.values()), 5), _columns(sorted(roots.values()), 15),
-                 _columns(sorted(searches.values(), key=lambda r: r[-1]), 18), trace_ids, sorted(roots),
-                 _columns(sorted(docs), 2))
+    return Batch([(*(_clean(x) for x in row[:10]), *row[10:]) for row in span_rows], _columns(sorted(partial.values()), 5),
+                 _columns(sorted(roots.values()), 15), _columns(sorted(searches.values(), key=lambda r: r[-1]), 18),
+                 trace_ids, [(list(named), trace_id) for trace_id, named in sorted(docs.items()) if named])
 
 
 def _root(name: str, attrs: dict[str, Any]) -> tuple:

@@ -5,7 +5,7 @@ A batch of spans is one transaction of array statements (see ``traces._postgres_
 Reads are single statements on pooled connections; ``scan`` and ``interactions`` read
 through a server-side cursor in one transaction, so they see one snapshot. Every
 filter is served by an index, and the document filter (:meth:`doc_traces`) covers the
-whole store along ``st_trace_docs``. ``prune`` deletes in bounded batches, each its own
+whole store along ``st_traces.doc_ids``' index. ``prune`` deletes in bounded batches, each its own
 transaction; PostgreSQL's autovacuum gives the space back to later writes.
 
 The store checks the server's schema version before its first use and refuses one it
@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.database import Database, check_version
 from searchtrace.traces import _postgres_sql as sql
-from searchtrace.traces._sqlite import tuples
+from searchtrace.traces._sqlite import tuples, unpack
 from searchtrace.traces.records import (
     EventRecord,
     Fetch,
@@ -86,20 +86,18 @@ class PostgresTraceStore:
         b = sql.plan(spans)
         if not b.trace_ids:
             return 0
-        with self.db.connection() as conn, conn.transaction():
-            conn.execute(sql.INSERT_SPANS, b.spans)
+        with self.db.connection() as conn, conn.pipeline(), conn.transaction(), conn.cursor() as cursor:
+            cursor.executemany(sql.INSERT_SPAN, b.spans)
             if b.partial[0]:
-                conn.execute(sql.UPSERT_PARTIAL, b.partial)
+                cursor.execute(sql.UPSERT_PARTIAL, b.partial)
             if b.roots[0]:
-                conn.execute(sql.UPSERT_ROOT, b.roots)
+                cursor.execute(sql.UPSERT_ROOT, b.roots)
             if b.searches[0]:
-                conn.execute(sql.UPDATE_SEARCH, b.searches)
-            conn.execute(sql.COUNT_SPANS, (b.trace_ids,))
-            if b.root_ids:
-                conn.execute(sql.MOVE_DOCS, (b.root_ids,))
-            if b.docs[0]:
-                conn.execute(sql.INSERT_DOCS, b.docs)
-        return len(b.spans[0])
+                cursor.execute(sql.UPDATE_SEARCH, b.searches)
+            cursor.execute(sql.COUNT_SPANS, (b.trace_ids,))
+            if b.docs:
+                cursor.executemany(sql.ADD_DOCS, b.docs)
+        return len(b.spans)
 
     def _read(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         self._ready()
@@ -116,15 +114,13 @@ class PostgresTraceStore:
     def doc_traces(self, doc_id: str, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
         """Traces any of whose spans named document ``doc_id`` (in an id list), matching ``flt``, newest first.
 
-        Read along the ``(doc_id, start_ns)`` index over the whole store.
+        Over the whole store: along ``doc_ids``' GIN index for a rare document, the newest traces for a common one.
         """
         where, params = sql.where(flt)
-        where = where.replace(" WHERE ", " AND ", 1)
-        columns = ", ".join(f"t.{c.strip()}" for c in sql.SUMMARY_COLUMNS.split(","))
-        rows = self._read(f"SELECT {columns} FROM st_trace_docs d JOIN st_traces t ON t.trace_id = d.trace_id "
-                          f"WHERE d.doc_id = %s{where.replace('start_ns', 't.start_ns')} "
-                          "ORDER BY d.start_ns DESC, d.trace_id DESC LIMIT %s OFFSET %s",
-                          [doc_id, *params, flt.limit, flt.offset])
+        where = f"{where} AND doc_ids @> %s" if where else " WHERE doc_ids @> %s"
+        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
+                          "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s",
+                          [*params, [doc_id], flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
@@ -226,7 +222,7 @@ class PostgresTraceStore:
             with self.db.connection() as conn, conn.transaction():
                 ids = [r[0] for r in conn.execute(doomed, params)]
                 if ids:
-                    for table in ("st_spans", "st_trace_docs", "st_traces"):
+                    for table in ("st_spans", "st_traces"):
                         conn.execute(f"DELETE FROM {table} WHERE trace_id = ANY(%s)", (ids,))
             deleted += len(ids)
             if len(ids) < PRUNE_BATCH:
@@ -262,5 +258,10 @@ def _interactions_where(flt: InteractionFilter) -> tuple[str, list[Any]]:
 def _span(row: Sequence[Any]) -> SpanRecord:
     (trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope, attributes, events) = row
     return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
-                      tuples(attributes),
-                      tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in events))
+                      tuples(_unpack(attributes)),
+                      tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in _unpack(events)))
+
+
+def _unpack(raw: bytes) -> Any:
+    """Packed JSON (``traces._sqlite.pack``) as the driver returns ``bytea``: zlib's header, else UTF-8 text."""
+    return unpack(bytes(raw) if raw[:1] == b"\x78" else bytes(raw).decode())

@@ -1,9 +1,13 @@
 """Connections to the shared store: one psycopg 3 pool per process and URL.
 
-The pool opens lazily and never blocks its caller for long: a connection is
-checked before it is handed out (a server restarted meanwhile costs one
-reconnect, not an error), a connect gives up after ``connect_timeout`` seconds
-and a wait for a free connection after ``timeout``. Every failure to reach the
+The pool opens lazily and never blocks its caller for long: a connect gives
+up after ``connect_timeout`` seconds and a wait for a free connection after
+``timeout``. A connection idle for over :data:`CHECK_IDLE_S` is checked before
+it is handed out, so one a server restart broke meanwhile is replaced, not
+failed; one in steady use is not (a round trip on every use is a fifth of a
+small write's time), and if the server went away under it its statement fails
+as :class:`BackendUnavailable`, the pool replaces it, and a caller that retries
+(the trace buffer does) gets a new one. Every failure to reach the
 server is raised as :class:`~searchtrace.errors.BackendUnavailable`, naming the
 store by its masked URL. A process forked with an open pool makes its own.
 """
@@ -12,6 +16,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -26,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["Database", "database", "unavailable"]
 
 CONNECT_TIMEOUT_S = 5
+CHECK_IDLE_S = 1.0
 
 
 class Database:
@@ -47,6 +54,16 @@ class Database:
         self._pool: ConnectionPool | None = None
         self._pid = os.getpid()
         self._lock = threading.Lock()
+        self._last_used: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+    def _returned(self, conn: psycopg.Connection[Any]) -> None:
+        self._last_used[conn] = time.monotonic()
+
+    def _check(self, conn: psycopg.Connection[Any]) -> None:
+        if time.monotonic() - self._last_used.get(conn, float("-inf")) > CHECK_IDLE_S:
+            from psycopg_pool import ConnectionPool
+
+            ConnectionPool.check_connection(conn)
 
     def __repr__(self) -> str:
         return f"Database({self.url.masked()!r})"
@@ -85,7 +102,7 @@ class Database:
 
                 self._pool = ConnectionPool(
                     self.url.conninfo, min_size=1, max_size=self.max_size, open=False, timeout=self.timeout,
-                    check=ConnectionPool.check_connection, name="searchtrace",
+                    check=self._check, reset=self._returned, name="searchtrace",
                     kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S,
                             "application_name": self.application_name})
                 self._pool.open(wait=False)
