@@ -327,3 +327,21 @@ def test_judgments_carry_over_and_force_never_loses_one(traffic_home, tmp_path, 
     assert main([*argv, "--force"]) == 0
     assert JsonlStore(out / "judgments.jsonl").read() == (on_source[0], own)  # kept, and nothing twice
     capsys.readouterr()
+
+
+def test_the_shared_store_gives_the_same_query_set_as_the_home(traffic_home, pg_db, tmp_path, capsys):
+    """The same traffic in PostgreSQL (--store) and in the home's file: the same queries, ids and counts."""
+    from searchtrace.traces.postgres import PostgresTraceStore
+
+    spans, _ = record(*TRAFFIC)
+    PostgresTraceStore(pg_db).write(spans)
+    empty_home = tmp_path / "elsewhere"
+    assert from_traces(tmp_path / "shared", empty_home, "--store", pg_db.url.conninfo) == 0
+    assert from_traces(tmp_path / "home", traffic_home) == 0
+    def without_trace_ids(out: Path) -> dict:  # the traces were recorded twice: their ids differ
+        return {text: (qid, o.count, o.inclusion_probability) for text, (qid, o) in written(out).items()}
+
+    assert without_trace_ids(tmp_path / "shared") == without_trace_ids(tmp_path / "home")
+    assert len(written(tmp_path / "shared")) == sum(s.source in TRAFFIC_SOURCES and s.dataset == "sample"
+                                                    for s in TRAFFIC)
+    assert pg_db.url.conninfo.split(":")[2].split("@")[0] not in capsys.readouterr().out

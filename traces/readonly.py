@@ -1,4 +1,5 @@
-"""A trace store opened for reading by a command that reads many traces: refused when damaged, closed after."""
+"""A trace store opened for reading by a command that reads many traces: the home's file (refused when
+damaged, closed after), or the shared store when a URL is given."""
 
 from __future__ import annotations
 
@@ -6,20 +7,30 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from searchtrace.database import StoreUrl, database
 from searchtrace.errors import SearchtraceError
 from searchtrace.traces.damage import is_damaged
+from searchtrace.traces.protocol import TraceStoreProtocol
 from searchtrace.traces.store import TraceStore
 
 __all__ = ["reading"]
 
 
 @contextmanager
-def reading(path: str | Path) -> Iterator[TraceStore | None]:
-    """The store at ``path``, open while the block runs; None when there is no store.
+def reading(path: str | Path, url: StoreUrl | None = None) -> Iterator[TraceStoreProtocol | None]:
+    """The store at ``path`` (or the shared store at ``url``, when given), open while the block runs; None when
+    there is no store.
 
     Raises:
         SearchtraceError: the store is damaged, naming the command that salvages it (nothing read from it).
+        StoreVersionError: the shared store's schema is not this client's.
+        BackendUnavailable: the shared store cannot be reached.
     """
+    if url is not None:
+        from searchtrace.traces.postgres import PostgresTraceStore
+
+        yield PostgresTraceStore(database(url)).open()
+        return
     path = Path(path)
     if not path.exists():
         yield None

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from searchtrace.database import StoreUrl
 from searchtrace.errors import NotFoundError, ValidationError
 from searchtrace.evals.querysets.folder import LINKED, QuerySetInfo, write_folder
 from searchtrace.evals.querysets.options import TRAFFIC_SOURCES, Sampling
@@ -77,11 +78,13 @@ class QuerySet:
 
 def queries_from_traces(out: str | Path, dataset: str | Path, *, home: str | Path | None = None,
                         traffic: TrafficFilter = TrafficFilter(), sampling: Sampling = Sampling.ALL,
-                        n: int | None = None, seed: int = 0, force: bool = False, bars: bool = False) -> QuerySet:
+                        n: int | None = None, seed: int = 0, force: bool = False, bars: bool = False,
+                        store: StoreUrl | None = None) -> QuerySet:
     """Write to ``out`` a BEIR dataset of the queries the stored traffic asked of ``dataset``.
 
     Queries are de-duplicated by their normalized text (``querysets.traffic``); ``sampling`` picks ``n`` of
     them, seeded by ``seed`` (``querysets.sampling``). ``out`` links to the dataset's corpus (and triples).
+    ``store``: the shared store to read the traffic from (None: the home's).
 
     Raises:
         ValidationError: a bad option, a dataset without ``corpus.jsonl``, ``out`` not empty without ``force``.
@@ -95,9 +98,10 @@ def queries_from_traces(out: str | Path, dataset: str | Path, *, home: str | Pat
     name = dataset_name(dataset)
     store_path = Home.resolve(home).traces
     flt = traffic.trace_filter(name)
-    found = _read(store_path, flt, bars)
+    found = _read(store_path, store, flt, bars)
     if not found.queries:
-        raise NotFoundError(_nothing_matched(found, name, traffic, store_path), field="traces")
+        raise NotFoundError(_nothing_matched(found, name, traffic, store.masked() if store else store_path),
+                            field="traces")
     picked = sample(sampling, np.array([q.count for q in found.queries]), n, seed)
     chosen = _by_count([(found.queries[i], float(p)) for i, p in zip(picked.chosen, picked.probability)])
     info = QuerySetInfo(str(dataset.resolve()), name, traffic.to_json(), sampling.value,
@@ -107,9 +111,9 @@ def queries_from_traces(out: str | Path, dataset: str | Path, *, home: str | Pat
     return QuerySet(out, info)
 
 
-def _read(store_path: Path, flt: TraceFilter, bars: bool) -> Traffic:
+def _read(store_path: Path, url: StoreUrl | None, flt: TraceFilter, bars: bool) -> Traffic:
     """The traffic the store holds for ``flt``, oldest first, with progress over the traces."""
-    with reading(store_path) as store:
+    with reading(store_path, url) as store:
         if store is None:
             return Traffic((), 0, 0)
         shown = progress(store.count(flt), "reading traces", "trace", bars=bars)
@@ -124,7 +128,7 @@ def _by_count(chosen: list[tuple[TrafficQuery, float]]) -> list[tuple[TrafficQue
     return sorted(chosen, key=lambda pair: -pair[0].count)
 
 
-def _nothing_matched(found: Traffic, name: str, traffic: TrafficFilter, store_path: Path) -> str:
+def _nothing_matched(found: Traffic, name: str, traffic: TrafficFilter, store_path: Path | str) -> str:
     filters = ", ".join(_said(k, v) for k, v in traffic.to_json().items())
     if found.searches:
         return (f"{found.searches} searches of dataset {name!r} match ({filters}) but none recorded its query "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.evals.querysets.options import TRAFFIC_SOURCES, Sampling
 from searchtrace.home import add_home_argument
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace OUT when it is not empty")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_home_argument(p)
+    add_store_argument(p)
     p.set_defaults(func=cmd_from_traces)
 
 
@@ -59,7 +61,7 @@ def cmd_from_traces(args: argparse.Namespace) -> int:
                             best_band=Band(args.band) if args.band else None, no_confident=args.no_confident)
     made = queries_from_traces(args.out, args.dataset, home=args.home, traffic=traffic,
                                sampling=Sampling(args.sample), n=args.n, seed=args.seed, force=args.force,
-                               bars=not args.no_progress and sys.stderr.isatty())
+                               bars=not args.no_progress and sys.stderr.isatty(), store=resolve_store_url(args.store))
     for line in summary_lines(made):
         print(fit(line, columns))
     return ExitCode.OK
