@@ -106,6 +106,7 @@ def read_snapshot(folder: RunFolder) -> RunSnapshot:
 
         read_run(folder.run_file)  # the file exported beside the table must read too
     _readable_table(folder, "results")
+    _readable_table(folder, "per_query")
     names = [str(m) for m in summary.metrics]
     metrics = _metrics(folder, names)
     files = tuple(_file(folder, name) for name in sorted((*REQUIRED, *OPTIONAL))
