@@ -110,3 +110,25 @@ def test_files_lists_names_and_hashes_without_content(published, made):
     assert published.files("ghost") is None
     with pytest.raises(NotFoundError, match="ghost"):
         published.snapshot("ghost")
+
+
+def test_concurrent_publishers_of_one_run_add_it_once(index, made):
+    import threading
+
+    snapshot = read_snapshot(made["old"])
+    results: list[bool] = []
+    errors: list[BaseException] = []
+
+    def publish() -> None:
+        try:
+            results.append(index.publish(snapshot))
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=publish) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and sorted(results) == [False] * 5 + [True]
+    assert [e.run_id for e in index.entries()] == ["run-old"]

@@ -235,3 +235,31 @@ def test_an_eval_publishes_its_run_and_another_home_gates_against_its_tag(store,
         db.close()
     assert kept == {"journal.jsonl": True, "per_query.parquet": True, "results.parquet": True, "run.json": True,
                     "settings.json": True, "run.trec": False, "rankings.parquet": False}  # rankings: rows only
+
+
+def test_concurrent_readers_of_one_store_run_share_one_whole_cache_folder(store, tmp_path, capsys):
+    import threading
+
+    from searchtrace.evals.runindex import resolve_run
+
+    original = make_run(tmp_path / "src", "run-c", tags=("main",))
+    assert main(["runs", "push", str(original.path), "--store", store]) == 0
+    home = Home(tmp_path / "reader-home")
+    folders: list[Path] = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            folders.append(resolve_run("latest:tag=main", StoreUrl(store), home).path)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and set(folders) == {cache_folder(home, "run-c")}
+    assert sorted(p.name for p in (home.cache / "runs").iterdir()) == ["run-c"]  # no temporary folder left
+    for p in original.path.iterdir():
+        assert (cache_folder(home, "run-c") / p.name).read_bytes() == p.read_bytes()

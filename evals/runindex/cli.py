@@ -57,7 +57,9 @@ def cmd_push(args: argparse.Namespace) -> int:
     snapshot = read_snapshot(RunFolder(args.folder))
     index = open_store_index(url)
     added = index.publish(snapshot)
-    print(f"run {snapshot.run_id} {'published to' if added else 'already in'} {index.where}")
+    from searchtrace.terminal import fit, width
+
+    print(fit(f"run {snapshot.run_id} {'published to' if added else 'already in'} {index.where}", width()))
     return int(ExitCode.OK)
 
 

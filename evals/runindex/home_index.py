@@ -62,13 +62,17 @@ class HomeRunIndex:
         return folder if folder.is_complete else None
 
     def publish(self, snapshot: RunSnapshot) -> bool:
-        there = self.local_folder(snapshot.run_id)
-        if there is not None:
-            if content_hash(read_snapshot(there).files) == snapshot.content_hash():
-                return False
-            raise ValidationError(f"{self.where} has another run with id {snapshot.run_id!r}", field="run")
-        write_folder(snapshot.files, self.home.run(snapshot.run_id))
-        return True
+        if self.local_folder(snapshot.run_id) is None:
+            try:
+                write_folder(snapshot.files, self.home.run(snapshot.run_id))
+                return True
+            except (OSError, ValidationError):  # the rename lost to another publisher's, or came after it
+                if self.local_folder(snapshot.run_id) is None:
+                    raise  # no other publisher's run there: a real failure
+        there = RunFolder(self.home.run(snapshot.run_id))
+        if content_hash(read_snapshot(there).files) == snapshot.content_hash():
+            return False
+        raise ValidationError(f"{self.where} has another run with id {snapshot.run_id!r}", field="run")
 
 
 def _entry(folder: RunFolder) -> RunEntry:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from searchtrace.durable import fsync_dir, fsync_tree
@@ -31,10 +32,9 @@ def write_folder(files: tuple[RunFile, ...], path: Path, *, replace: bool = Fals
     if path.exists() and not replace:
         raise ValidationError(f"{path} already exists; choose another --out", field="out")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))  # one per writer
     try:
-        tmp.mkdir()
+        tmp.chmod(0o755)  # mkdtemp's 0700 would hide an exported run from the rest of a team
         for f in files:
             if f.content is None or sha256(f.content) != f.sha256:
                 raise DataError(f"{path / f.name}", None, "the content fetched does not match its sha256")
@@ -50,17 +50,17 @@ def _swap(tmp: Path, path: Path, replace: bool) -> None:
     if not replace:
         os.rename(tmp, path)  # an existing non-empty folder is refused by the rename itself
         return
-    old = path.with_name(f".{path.name}.{os.getpid()}.old")
+    old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)) / "run"
     try:
         os.rename(path, old)
-    except FileNotFoundError:
+    except FileNotFoundError:  # none yet, or another writer moved it away first
         pass
     try:
         os.rename(tmp, path)
     except OSError:
         if not path.is_dir():  # another process put its copy in place meanwhile: keep that one
             raise
-    shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old.parent, ignore_errors=True)
 
 
 def verified(files: tuple[RunFile, ...], path: Path) -> bool:
