@@ -74,6 +74,9 @@ def test_push_export_and_compare_show_no_difference_bit_for_bit(store, tmp_path,
     (lambda p: (p / "per_query.parquet").write_bytes(b"PAR1 torn"), "per_query.parquet"),
     (lambda p: (p / "settings.json").write_text("{"), "settings.json"),
     (lambda p: (p / "run.json").unlink(), "run.json"),
+    (lambda p: (p / "journal.jsonl").write_text("{not a record\n"), "journal.jsonl:1"),
+    (lambda p: (p / "rankings.parquet").write_bytes(b"torn"), "rankings.parquet"),
+    (lambda p: (p / "run.trec").write_text("q0 Q0 d0a 1 not-a-score t\n"), "run.trec"),
 ])
 def test_a_damaged_or_incomplete_folder_is_refused_naming_the_file(store, tmp_path, capsys, damage, named):
     folder = make_run(tmp_path / "src", "run-d")

@@ -8,7 +8,6 @@ settings that do not parse, an unreadable journal line, table or ranking.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -151,8 +150,3 @@ def _trec_tag(folder: RunFolder) -> str:
     except UnicodeDecodeError:
         raise DataError(str(folder.run_file), 1, "the tag is not UTF-8") from None
 
-
-def summary_json(snapshot: RunSnapshot) -> object:
-    """``run.json`` as JSON (its file's bytes parsed)."""
-    content = snapshot.file(RunFolder.SUMMARY).content
-    return json.loads(content or b"{}")
