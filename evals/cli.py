@@ -1,4 +1,4 @@
-"""``searchtrace eval | compare | gate | calibrate | judge | queries``: registered on the main parser."""
+"""``searchtrace eval | compare | gate | calibrate | judge | queries | runs``: registered on the main parser."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from searchtrace.database.url import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.evals.judgments.cli import register as register_judge
 from searchtrace.evals.querysets.cli import register as register_queries
+from searchtrace.evals.runindex.cli import register as register_runs
+from searchtrace.home import add_home_argument
 from searchtrace.names import Band
 from searchtrace.retriever import (
     DEFAULT_CANDIDATES,
@@ -64,12 +67,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tag", action="append", default=[], help="a tag for filtering runs (repeatable; default none)")
     p.add_argument("--note", help="a free-text note kept with the run")
     add_retriever_arguments(p)
+    add_store_argument(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("compare", help="compare two runs per metric, with paired significance tests; or, "
                        "without labels, by their rankings (rank-biased overlap)")
-    p.add_argument("base", help="baseline run folder")
-    p.add_argument("candidate", help="candidate run folder")
+    p.add_argument("base", help=f"baseline run: a run folder, or a run id, name or latest:tag=NAME{_FROM}")
+    p.add_argument("candidate", help=f"candidate run: a folder, id, name or latest:tag=NAME{_FROM}")
     p.add_argument("--metrics", nargs="+", help="metric keys to compare (default: those both runs have)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
@@ -77,11 +81,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     _no_labels_argument(p)
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="without labels: how many of the most changed queries to list (default: 10)")
+    _run_source_arguments(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("gate", help="fail (exit 1) when the candidate run regresses from the baseline")
-    p.add_argument("--baseline", required=True, help="baseline run folder")
-    p.add_argument("--candidate", required=True, help="candidate run folder")
+    p.add_argument("--baseline", required=True,
+                   help=f"baseline run: a run folder, or a run id, name or latest:tag=NAME{_FROM}")
+    p.add_argument("--candidate", required=True, help=f"candidate run: a folder, id, name or latest:tag=NAME{_FROM}")
     _label_change_argument(p)
     _no_labels_argument(p)
     p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01; "
@@ -90,6 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
                    help="write the Markdown summary (for a pull request comment) to FILE; without FILE, or with "
                         "'-', print it instead of the text summary (default: text only, fitted to the width)")
+    _run_source_arguments(p)
     p.set_defaults(func=cmd_gate)
 
     p = sub.add_parser("calibrate", help="fit the relevance model on a run's labels")
@@ -103,6 +110,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     register_judge(sub)
     register_queries(sub)
+    register_runs(sub)
+
+
+_FROM = " (from the store when given, else the home's runs)"
+
+
+def _run_source_arguments(p: argparse.ArgumentParser) -> None:
+    add_store_argument(p)
+    add_home_argument(p)
+
+
+def _resolved(args: argparse.Namespace, *names: str) -> argparse.Namespace:
+    """``args`` with each run argument in ``names`` as the path of the run folder it names (a store's: cached)."""
+    from searchtrace.database import resolve_store_url
+    from searchtrace.evals.runindex import resolve_run
+    from searchtrace.home import Home
+
+    store, home = resolve_store_url(args.store), Home.resolve(args.home)
+    return argparse.Namespace(**{**vars(args), **{n: str(resolve_run(getattr(args, n), store, home).path)
+                                                   for n in names}})
 
 
 def _label_change_argument(p: argparse.ArgumentParser) -> None:
@@ -132,12 +159,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
+    from searchtrace.database import resolve_store_url
     from searchtrace.evals.execution import run_eval
     from searchtrace.evals.metrics import parse_metrics
     from searchtrace.evals.naming import RunLabel
     from searchtrace.evals.runfolder import EvalSettings
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
+    resolve_store_url(args.store)  # and on a store URL that is none
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
     settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, depth=args.depth,
                             metrics=_metrics(args), corrective=args.corrective,
@@ -151,7 +180,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from searchtrace.evals.summary_text import print_summary
 
         print_summary(folder.path, summary)
-    return ExitCode.OK if not summary.errors else ExitCode.FAILURE
+    published = _publish(args, folder)
+    return ExitCode.OK if not summary.errors and published else ExitCode.FAILURE
+
+
+def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
+    """Publish the run to the store when one is given; False when it could not be (the lines say how to later)."""
+    from searchtrace.database import resolve_store_url
+
+    url = resolve_store_url(args.store)
+    if url is None:
+        return True
+    from searchtrace.evals.runindex import publish_folder
+
+    published, lines = publish_folder(folder, url)
+    for line in lines:
+        print(line, file=sys.stderr)
+    return published
 
 
 def _rules(args: argparse.Namespace) -> Any:
@@ -211,7 +256,8 @@ def _score_external(args: argparse.Namespace) -> int:
         print(plain_table(f"run file {args.run}\n{len(ev.query_ids)} queries", means))
         if folder:
             print(f"run folder: {folder.path}")
-    return ExitCode.OK
+    published = _publish(args, folder) if folder else True
+    return ExitCode.OK if published else ExitCode.FAILURE
 
 
 def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
@@ -238,6 +284,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from searchtrace.evals.overlap.cli import compare_command, label_free_note, unlabelled
     from searchtrace.evals.runfolder import RunFolder
 
+    args = _resolved(args, "base", "candidate")
     folders = (RunFolder.completed(args.base), RunFolder.completed(args.candidate))
     missing = unlabelled(folders)
     if args.no_labels or missing:
@@ -317,6 +364,7 @@ def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.runfolder import RunFolder
 
     config = load_config(args.config)
+    args = _resolved(args, "baseline", "candidate")
     folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
     missing = unlabelled(folders)
     if args.no_labels or missing:
