@@ -171,8 +171,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, depth=args.depth,
                             metrics=_metrics(args), corrective=args.corrective,
                             batch_size=args.batch_size, unjudged=args.unjudged)
+    from searchtrace.traces import TraceSettings
+
+    traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
     folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args), target=args.target, label=label)
+                      progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))

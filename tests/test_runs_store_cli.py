@@ -238,6 +238,12 @@ def test_an_eval_publishes_its_run_and_another_home_gates_against_its_tag(store,
         db.close()
     assert kept == {"journal.jsonl": True, "per_query.parquet": True, "results.parquet": True, "run.json": True,
                     "settings.json": True, "run.trec": False, "rankings.parquet": False}  # rankings: rows only
+    from searchtrace.traces import PostgresTraceStore, TraceFilter
+
+    traces = PostgresTraceStore(Database(StoreUrl(store)))  # the eval's traces went to the store too
+    stored = traces.list_traces(TraceFilter(run_id="sample-run", limit=None))
+    assert len(stored) == len(original.outcomes()) and all(t.source == "eval" for t in stored)
+    traces.db.close()
 
 
 def test_concurrent_readers_of_one_store_run_share_one_whole_cache_folder(store, tmp_path, capsys):
