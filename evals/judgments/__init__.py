@@ -3,7 +3,8 @@
 A judgment labels a (query id, doc id) pair, never a rank or a span, so a
 label given on one configuration's ranking counts for every other. Modules:
 ``records`` (the :class:`Judgment` record and its JSON line), ``store`` (the
-store protocol) and ``jsonl`` (``judgments.jsonl``, appended under ``flock``),
+store protocol), ``jsonl`` (``judgments.jsonl``, appended under ``flock``) and
+``postgres_store`` (``st_judgments`` in the store a team shares),
 ``scale`` (``judging.toml``), ``labels`` (who stands by which grade, one grade
 per pair, adjudications), ``tally`` (the standing labels kept up to date by
 reading only what was appended), ``agreement`` (between judges), ``reservations`` and ``session``
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         standing,
     )
     from searchtrace.evals.judgments.pool import PooledPair, pairs_of, read_pool
+    from searchtrace.evals.judgments.postgres_store import PostgresJudgmentStore
     from searchtrace.evals.judgments.qrels_export import Export, export_qrels
     from searchtrace.evals.judgments.qrels_import import import_qrels
     from searchtrace.evals.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair
