@@ -22,7 +22,7 @@ from searchtrace.evals.judgments.store import Appended
 if TYPE_CHECKING:
     import psycopg
 
-    from searchtrace.database import Database
+    from searchtrace.database import Database, StoreUrl
 
 __all__ = ["APPEND_LOCK", "PostgresJudgmentStore"]
 
@@ -31,6 +31,8 @@ APPEND_LOCK = 0x5EA2_0003
 
 _COLUMNS = "query_id, doc_id, grade, judge, kind, time, note, trace_id"
 _INSERT = f"INSERT INTO st_judgments (dataset, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+
+_checked: set[str] = set()  # stores whose schema version this process has checked
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,21 @@ class PostgresJudgmentStore:
     def __init__(self, db: Database, dataset: str) -> None:
         self.db = db
         self.dataset = dataset
+
+    @classmethod
+    def open(cls, url: StoreUrl, dataset: str) -> PostgresJudgmentStore:
+        """The dataset's judgments in the store at ``url``, its schema checked (once per process and store).
+
+        Raises:
+            StoreVersionError: a store older or newer than this client. BackendUnavailable: it cannot be reached.
+        """
+        from searchtrace.database import check_version, database
+
+        db = database(url)
+        if url.conninfo not in _checked:
+            check_version(db)
+            _checked.add(url.conninfo)
+        return cls(db, dataset)
 
     @property
     def location(self) -> str:

@@ -29,5 +29,5 @@ CREATE INDEX st_judgments_dataset ON st_judgments (dataset, seq);
 CREATE TABLE st_judge_queue (
     dataset text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL, holder text, expires timestamptz,
     PRIMARY KEY (dataset, query_id, doc_id), CHECK ((holder IS NULL) = (expires IS NULL)));
-CREATE INDEX st_judge_queue_holder ON st_judge_queue (dataset, holder) WHERE holder IS NOT NULL;
+CREATE UNIQUE INDEX st_judge_queue_holder ON st_judge_queue (dataset, holder) WHERE holder IS NOT NULL;
 """
