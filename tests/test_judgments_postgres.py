@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl, database
 from searchtrace.errors import BackendUnavailable
 from searchtrace.evals.judgments import JudgingSession, Judgment, PostgresJudgmentStore, PostgresReservations
@@ -232,3 +233,61 @@ def test_a_judgment_cut_off_before_its_commit_is_neither_stored_nor_frees_the_pa
 def test_a_session_on_a_store_that_is_down_is_one_clear_error(dataset):
     with pytest.raises(BackendUnavailable, match=r"^store postgresql://judge:\*\*\*\*@127.0.0.1:9/none.*unreachable"):
         JudgingSession.open(dataset, store=DOWN)
+
+
+# -- the judge commands with --store ------------------------------------------------------
+
+
+def test_judge_commands_with_a_store_read_and_write_it_not_the_folder(dataset, pg_db, pg_url, tmp_path, capsys,
+                                                                      monkeypatch):
+    password = pg_url.split(":")[2].split("@")[0]
+    qrels = tmp_path / "labels.tsv"
+    qrels.write_text(f"query-id\tcorpus-id\tscore\n{Q1}\t{D1}\t2\n{Q1}\t{D2}\t0\n{Q2}\t{D3}\t1\n")
+    assert main(["judge", "import", str(dataset), str(qrels), "--judge", "old", "--store", pg_url]) == 0
+    out = capsys.readouterr().out
+    assert "imported 3 judgments by 'old'" in out and "appended to dataset 'sample' in postgresql://" in out and password not in out
+    assert not (dataset / "judgments.jsonl").exists()
+    assert [(j.pair, j.grade) for j in PostgresJudgmentStore(database(pg_db.url), "sample").read()] == [
+        ((Q1, D1), 2), ((Q1, D2), 0), ((Q2, D3), 1)]
+    monkeypatch.setenv("SEARCHTRACE_STORE", pg_url)  # the environment names the store as --store does
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["judge", "status", str(dataset), "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert (totals["pairs"], totals["relevant"], totals["by_kind"]["imported"]) == (3, 2, 3)
+    assert main(["judge", "status", str(dataset)]) == 0
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines()[:-1]) and password not in out  # but the store, whole
+    assert out.splitlines()[-1] == f"judgments in dataset 'sample' in {StoreUrl(pg_url).masked()}"
+    assert main(["judge", "export", str(dataset), "--split", "shared", "--kind", "imported"]) == 0
+    assert (dataset / "qrels" / "shared.tsv").read_text().splitlines()[1:] == [
+        f"{Q1}\t{D1}\t2", f"{Q1}\t{D2}\t0", f"{Q2}\t{D3}\t1"]
+    monkeypatch.delenv("SEARCHTRACE_STORE")
+    capsys.readouterr()
+    assert main(["judge", "status", str(dataset), "--json"]) == 0  # without a store: the folder's (empty) file
+    assert json.loads(capsys.readouterr().out)["totals"]["pairs"] == 0
+
+
+def test_a_judge_command_on_a_store_not_migrated_or_down_is_one_line(dataset, pg_url, capsys):
+    assert main(["judge", "status", str(dataset), "--store", pg_url]) == 2
+    err = capsys.readouterr().err
+    assert "has no searchtrace schema" in err and "searchtrace store migrate" in err and len(err.splitlines()) == 1
+    assert main(["judge", "status", str(dataset), "--store", DOWN]) == 1
+    err = capsys.readouterr().err
+    assert "store postgresql://judge:****@127.0.0.1:9/none" in err and "unreachable" in err
+    assert len(err.splitlines()) == 1 and ":pw@" not in err
+
+
+def test_judge_implicit_with_a_store_writes_there_and_a_rerun_writes_nothing(dataset, pg_db, pg_url, tmp_path,
+                                                                              capsys):
+    from test_implicit_judgments import _traffic
+
+    home = tmp_path / "home"
+    _traffic(home, rounds=3)
+    args = ["judge", "implicit", str(dataset), "--home", str(home), "--no-progress", "--store", pg_url, "--json"]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    stored = PostgresJudgmentStore(database(pg_db.url), "sample").read()
+    assert report["judgments"]["written"] == len(stored) == len(report["pairs"]) > 0
+    assert {j.kind.value for j in stored} == {"implicit"} and not (dataset / "judgments.jsonl").exists()
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["judgments"]["written"] == 0  # the store's judgments were read back

@@ -67,7 +67,7 @@ class PostgresJudgmentStore:
 
     @property
     def location(self) -> str:
-        return f"{self.db.url.masked()} (dataset {self.dataset!r})"
+        return f"dataset {self.dataset!r} in {self.db.url.masked()}"
 
     def append(self, judgments: Sequence[Judgment]) -> None:
         """Append ``judgments`` in one transaction.
