@@ -23,7 +23,13 @@ import pytest
 from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl, database
 from searchtrace.errors import BackendUnavailable
-from searchtrace.evals.judgments import JudgingSession, Judgment, PostgresJudgmentStore, PostgresReservations
+from searchtrace.evals.judgments import (
+    JudgingFolder,
+    JudgingSession,
+    Judgment,
+    PostgresJudgmentStore,
+    PostgresReservations,
+)
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
 DOWN = "postgresql://judge:pw@127.0.0.1:9/none?connect_timeout=1"  # nothing listens on port 9
@@ -36,6 +42,16 @@ def judgment(doc: str, grade: int | None = 1, judge: str = "ana") -> Judgment:
 @pytest.fixture
 def db(pg_db) -> Database:
     return database(pg_db.url)
+
+
+@pytest.fixture
+def down():
+    """The URL of a store that is down; the pool a test opened on it is closed after (it would retry for minutes)."""
+    yield DOWN
+    from searchtrace.database.pool import _open
+
+    if DOWN in _open:
+        _open.pop(DOWN).close()
 
 
 def test_each_dataset_reads_only_its_own_judgments(db):
@@ -230,9 +246,9 @@ def test_a_judgment_cut_off_before_its_commit_is_neither_stored_nor_frees_the_pa
     assert [j.pair for j in session.store.read()] == [(Q1, D1)] and session.reservations.holds() == {}
 
 
-def test_a_session_on_a_store_that_is_down_is_one_clear_error(dataset):
+def test_a_session_on_a_store_that_is_down_is_one_clear_error(dataset, down):
     with pytest.raises(BackendUnavailable, match=r"^store postgresql://judge:\*\*\*\*@127.0.0.1:9/none.*unreachable"):
-        JudgingSession.open(dataset, store=DOWN)
+        JudgingSession.open(dataset, store=down)
 
 
 # -- the judge commands with --store ------------------------------------------------------
@@ -267,11 +283,11 @@ def test_judge_commands_with_a_store_read_and_write_it_not_the_folder(dataset, p
     assert json.loads(capsys.readouterr().out)["totals"]["pairs"] == 0
 
 
-def test_a_judge_command_on_a_store_not_migrated_or_down_is_one_line(dataset, pg_url, capsys):
+def test_a_judge_command_on_a_store_not_migrated_or_down_is_one_line(dataset, pg_url, down, capsys):
     assert main(["judge", "status", str(dataset), "--store", pg_url]) == 2
     err = capsys.readouterr().err
     assert "has no searchtrace schema" in err and "searchtrace store migrate" in err and len(err.splitlines()) == 1
-    assert main(["judge", "status", str(dataset), "--store", DOWN]) == 1
+    assert main(["judge", "status", str(dataset), "--store", down]) == 1
     err = capsys.readouterr().err
     assert "store postgresql://judge:****@127.0.0.1:9/none" in err and "unreachable" in err
     assert len(err.splitlines()) == 1 and ":pw@" not in err
@@ -291,3 +307,18 @@ def test_judge_implicit_with_a_store_writes_there_and_a_rerun_writes_nothing(dat
     assert {j.kind.value for j in stored} == {"implicit"} and not (dataset / "judgments.jsonl").exists()
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["judgments"]["written"] == 0  # the store's judgments were read back
+
+
+def test_a_take_needs_one_connection(dataset, pg_db, pg_url):
+    """The judgments a take reads go through its own transaction: a pool of one connection is enough."""
+    db = Database(StoreUrl(pg_url), max_size=1, timeout=3.0)
+    try:
+        store = PostgresJudgmentStore(db, "sample")
+        session = JudgingSession(store, JudgingFolder.at(dataset).scale(), PostgresReservations(store))
+        session.record(Q1, D1, 1, "bo")
+        assert session.next_pair("ana", [(Q1, D1), (Q1, D2)]) == (Q1, D2)
+        session.record(Q1, D2, 0, "ana")
+        assert session.next_pair("ana", [(Q1, D1), (Q1, D2)]) is None
+        assert session.reservations.holds() == {}
+    finally:
+        db.close()

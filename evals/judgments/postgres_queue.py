@@ -5,9 +5,10 @@ holder and when the hold ends (the server's clock, so machines' clocks do not
 matter). Taking a pair is one transaction: the candidates are queued, the
 first open one that nobody holds (or whose hold has run out) is locked with
 ``FOR UPDATE SKIP LOCKED`` (a row another judge is taking this instant is
-skipped, never waited on), the judgments are read again (one recorded before
-the lock is seen: recording a pair locks its row), and the hold is written in
-place of the judge's other one. Recording a judgment appends it and frees its
+skipped, never waited on), the judgments are read again on the same
+connection (one recorded before the lock is seen: recording a pair locks its
+row), and the hold is written in place of the judge's other one. New
+candidates are inserted sorted, so two first takes never deadlock. Recording a judgment appends it and frees its
 row in one transaction: a judge killed between taking and recording loses
 nothing stored, and their hold runs out. Takes by one judge (two tabs) run one
 at a time, and a unique index holds a judge to one row.
@@ -55,14 +56,15 @@ class PostgresReservations:
             BackendUnavailable: the store cannot be reached (nothing changed).
         """
         dataset = self.store.dataset
-        new = [p for p in dict.fromkeys(candidates) if p not in self._queued]
+        new = sorted(p for p in set(candidates) if p not in self._queued)  # one order: inserts never deadlock
         with self.store.db.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (TAKE_LOCK, f"{dataset}\n{judge}"))
             if new:
                 conn.execute("INSERT INTO st_judge_queue (dataset, query_id, doc_id) SELECT %s, * FROM "
                              "unnest(%s::text[], %s::text[]) ON CONFLICT DO NOTHING",
                              (dataset, [q for q, _ in new], [d for _, d in new]))
-            choice = self._lock_first_open(conn, judge, candidates, is_open)
+            with self.store.reading_in(conn):
+                choice = self._lock_first_open(conn, judge, candidates, is_open)
             if choice is None:
                 conn.execute(_FREE, (dataset, judge))
             else:

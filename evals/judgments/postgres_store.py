@@ -11,7 +11,9 @@ emptied) reads the dataset again whole.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
@@ -33,6 +35,8 @@ _COLUMNS = "query_id, doc_id, grade, judge, kind, time, note, trace_id"
 _INSERT = f"INSERT INTO st_judgments (dataset, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 _checked: set[str] = set()  # stores whose schema version this process has checked
+_reading_in: ContextVar[tuple[Database, psycopg.Connection[Any]] | None] = ContextVar("judgments_reading_in",
+                                                                                      default=None)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,26 @@ class PostgresJudgmentStore:
             cur.executemany(_INSERT, [(self.dataset, j.query_id, j.doc_id, j.grade, j.judge, j.kind.value, j.time,
                                        j.note, j.trace_id) for j in judgments])
 
+    @contextmanager
+    def reading_in(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
+        """Within the block, this thread's reads of the store go through ``conn`` (the caller's transaction): a
+        queue's take reads the judgments without a second connection, which a full pool could not give."""
+        token = _reading_in.set((self.db, conn))
+        try:
+            yield
+        finally:
+            _reading_in.reset(token)
+
+    @contextmanager
+    def _reader(self) -> Iterator[psycopg.Connection[Any]]:
+        bound = _reading_in.get()
+        if bound is not None and bound[0] is self.db:
+            with bound[1].transaction():  # a savepoint in the caller's transaction
+                yield bound[1]
+            return
+        with self.db.connection() as conn, conn.transaction():
+            yield conn
+
     def read(self) -> tuple[Judgment, ...]:
         """Every judgment of the dataset, in the order appended."""
         return self.read_after(None).judgments
@@ -94,7 +118,7 @@ class PostgresJudgmentStore:
     def read_after(self, cursor: object | None) -> Appended:
         """The dataset's judgments with a ``seq`` past ``cursor``'s (all: no cursor, another store's, or its row gone)."""
         key = (self.db.url.masked(), self.dataset)
-        with self.db.connection() as conn, conn.transaction():
+        with self._reader() as conn:
             resume = isinstance(cursor, _Cursor) and cursor.store == key and (
                 cursor.seq == 0 or conn.execute("SELECT 1 FROM st_judgments WHERE seq = %s AND dataset = %s",
                                                 (cursor.seq, self.dataset)).fetchone() is not None)
