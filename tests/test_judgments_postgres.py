@@ -153,7 +153,7 @@ def _judge(dataset: Path, url: str, judge: str, pool: list[tuple[str, str]], cou
     for _ in range(count):
         pair = session.next_pair(judge, pool, ttl=120)
         assert pair is not None
-        taken = time.monotonic_ns()  # after the hold committed
+        taken = time.monotonic_ns()  # after the hold committed (CLOCK_MONOTONIC: one clock for every process)
         time.sleep(0.002)  # a judge reads the document: the other process takes meanwhile
         windows.append((*pair, taken, time.monotonic_ns()))  # before the judgment (and release) commits
         session.record(*pair, len(pair[1]) % 3, judge)
