@@ -1,4 +1,5 @@
-"""The judgments store: one contract for every store, then ``judgments.jsonl``'s durability and damage.
+"""The judgments store: one contract for every store (``judgments.jsonl`` and PostgreSQL), then
+``judgments.jsonl``'s durability and damage.
 
 Concurrency runs real processes (forked); the kill tests run a child process
 that is killed with SIGKILL, once at a chosen point inside a write and once at
@@ -20,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from searchtrace.cli import main
+from searchtrace.database import StoreUrl, database, migrate
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.judgments import JsonlStore, Judgment, JudgmentStore, Kind
+from searchtrace.evals.judgments import JsonlStore, Judgment, JudgmentStore, Kind, PostgresJudgmentStore
 from searchtrace.evals.judgments.records import record_from_json
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,12 +37,20 @@ def judgment(doc: str, grade: int | None = 1, judge: str = "ana", **kw) -> Judgm
 
 # -- the contract, run on every store ------------------------------------------------
 
-STORES = {"jsonl": lambda folder: JsonlStore(folder / "judgments.jsonl")}
+def _postgres(request, tmp_path):
+    """A store on a fresh, migrated database of the session's PostgreSQL server (skips when there is none)."""
+    url = StoreUrl(request.getfixturevalue("pg_url"))
+    migrate(database(url))
+    return lambda: PostgresJudgmentStore(database(url), "mine")
+
+
+STORES = {"jsonl": lambda request, folder: lambda: JsonlStore(folder / "judgments.jsonl"),
+          "postgres": _postgres}
 
 
 @pytest.fixture(params=sorted(STORES))
 def make_store(request, tmp_path):
-    return lambda: STORES[request.param](tmp_path)
+    return STORES[request.param](request, tmp_path)
 
 
 def test_a_new_store_is_empty(make_store):

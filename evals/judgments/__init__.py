@@ -3,11 +3,14 @@
 A judgment labels a (query id, doc id) pair, never a rank or a span, so a
 label given on one configuration's ranking counts for every other. Modules:
 ``records`` (the :class:`Judgment` record and its JSON line), ``store`` (the
-store protocol) and ``jsonl`` (``judgments.jsonl``, appended under ``flock``),
+store protocol), ``jsonl`` (``judgments.jsonl``, appended under ``flock``),
+``postgres_store`` (``st_judgments`` in the store a team shares),
 ``scale`` (``judging.toml``), ``labels`` (who stands by which grade, one grade
 per pair, adjudications), ``tally`` (the standing labels kept up to date by
-reading only what was appended), ``agreement`` (between judges), ``reservations`` and ``session``
-(pairs handed out to concurrent judges, judgments recorded), ``pool`` (the
+reading only what was appended), ``agreement`` (between judges), ``holds`` (the
+protocol of who is judging which pair), ``reservations`` (its SQLite file),
+``postgres_queue`` (the shared store's judge queue, ``FOR UPDATE SKIP LOCKED``),
+``session`` (pairs handed out to concurrent judges, judgments recorded), ``pool`` (the
 pairs to judge), ``folder`` (the
 files in a dataset folder), ``qrels_import`` and ``qrels_export`` (TREC and BEIR
 qrels in and out), ``status``, ``text`` (both for a terminal) and ``cli``.
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from searchtrace.evals.judgments.agreement import Agreement, measure_agreement
     from searchtrace.evals.judgments.click_grades import ClickThresholds
     from searchtrace.evals.judgments.folder import JUDGMENTS_FILE, RESERVATIONS_FILE, JudgingFolder
+    from searchtrace.evals.judgments.holds import Holds
     from searchtrace.evals.judgments.implicit import IMPLICIT_JUDGE, ImplicitPair, ImplicitReport, implicit_judgments
     from searchtrace.evals.judgments.jsonl import JsonlStore
     from searchtrace.evals.judgments.labels import (
@@ -42,6 +46,8 @@ if TYPE_CHECKING:
         standing,
     )
     from searchtrace.evals.judgments.pool import PooledPair, pairs_of, read_pool
+    from searchtrace.evals.judgments.postgres_queue import PostgresReservations
+    from searchtrace.evals.judgments.postgres_store import PostgresJudgmentStore
     from searchtrace.evals.judgments.qrels_export import Export, export_qrels
     from searchtrace.evals.judgments.qrels_import import import_qrels
     from searchtrace.evals.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair

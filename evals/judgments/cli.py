@@ -7,10 +7,16 @@ import argparse
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from searchtrace.database.url import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.home import add_home_argument
 from searchtrace.terminal import fit, width
+
+if TYPE_CHECKING:
+    from searchtrace.database import StoreUrl
+    from searchtrace.evals.judgments.folder import JudgingFolder
 
 __all__ = ["register"]
 
@@ -18,13 +24,16 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``judge`` and its subcommands to ``sub`` (the main parser's subparsers)."""
     p = sub.add_parser("judge", help="gold labels for a dataset: the judgments store, its qrels and its status",
-                       description="Judgments of (query, doc) pairs, kept in DATASET/judgments.jsonl.")
+                       description="Judgments of (query, doc) pairs, kept in DATASET/judgments.jsonl, or with "
+                                   "--store (or $SEARCHTRACE_STORE) in the store a team shares, under the "
+                                   "dataset folder's name.")
     commands = p.add_subparsers(dest="judge_command", required=True, metavar="COMMAND")
 
     c = commands.add_parser("import", help="add a qrels file's labels as imported judgments")
     c.add_argument("dataset", help="dataset folder (its queries.jsonl and corpus.jsonl name the ids allowed)")
     c.add_argument("qrels", help="TREC qrels (qid 0 docid grade) or BEIR TSV (query-id, corpus-id, score)")
     c.add_argument("--judge", help="the judge the labels are recorded under (default: the qrels file's name)")
+    add_store_argument(c)
     c.set_defaults(func=cmd_import)
 
     c = commands.add_parser("export", help="write the human judgments as qrels/SPLIT.tsv, one grade per pair")
@@ -36,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--kind", choices=KINDS, default="human",
                    help="the judgments written: human (default), implicit (judge implicit's, from agents' "
                         "fetches) or imported")
+    add_store_argument(c)
     c.set_defaults(func=cmd_export)
 
     c = commands.add_parser("pool", help="the pairs to judge: each run's top K per query, less what is judged")
@@ -49,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--seed", type=int, default=0, help="the shuffle's and the deeper sample's seed (default: 0)")
     c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME, else the "
                    "default home)")
+    add_store_argument(c)
     c.set_defaults(func=cmd_pool)
 
     _register_implicit(commands)
@@ -56,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = commands.add_parser("status", help="judged pairs, relevant pairs and judges per query, and totals")
     c.add_argument("dataset", help="dataset folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_store_argument(c)
     c.set_defaults(func=cmd_status)
 
 
@@ -88,6 +100,7 @@ def _register_implicit(commands: argparse._SubParsersAction) -> None:
     c.add_argument("--json", action="store_true", help="print JSON (every pair's evidence) instead of a summary")
     c.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_home_argument(c)
+    add_store_argument(c)
     c.set_defaults(func=cmd_implicit)
 
 
@@ -104,34 +117,44 @@ def _when(text: str) -> datetime:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def cmd_import(args: argparse.Namespace) -> int:
+def _store(args: argparse.Namespace) -> StoreUrl | None:
+    from searchtrace.database import resolve_store_url
+
+    return resolve_store_url(args.store)
+
+
+def _folder(args: argparse.Namespace) -> JudgingFolder:
+    """The dataset folder, its judgments beside it or in the store ``--store`` / ``$SEARCHTRACE_STORE`` names."""
     from searchtrace.evals.judgments.folder import JudgingFolder
+
+    return JudgingFolder.at(args.dataset, _store(args))
+
+
+def cmd_import(args: argparse.Namespace) -> int:
     from searchtrace.evals.judgments.qrels_import import import_qrels
 
-    folder = JudgingFolder.at(args.dataset)
+    folder = _folder(args)
     added = import_qrels(folder, Path(args.qrels), args.judge)
     judge = added[0].judge if added else args.judge
-    print(f"{fit(f'imported {len(added)} judgments by {judge!r}', width())}\nappended to {folder.judgments}")
+    print(f"{fit(f'imported {len(added)} judgments by {judge!r}', width())}\nappended to {folder.location}")
     return ExitCode.OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from searchtrace.evals.judgments.folder import JudgingFolder
     from searchtrace.evals.judgments.qrels_export import export_qrels
     from searchtrace.evals.judgments.records import Kind
     from searchtrace.evals.judgments.text import export_lines
 
-    export = export_qrels(JudgingFolder.at(args.dataset), args.split, args.judge, args.force, Kind(args.kind))
+    export = export_qrels(_folder(args), args.split, args.judge, args.force, Kind(args.kind))
     print("\n".join(export_lines(export, width())))
     return ExitCode.OK
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
-    from searchtrace.evals.judgments.folder import JudgingFolder
     from searchtrace.evals.judgments.pool import build_pool, write_pool
     from searchtrace.home import Home
 
-    folder = JudgingFolder.at(args.dataset)
+    folder = _folder(args)
     pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
                       seed=args.seed, traces=Home.resolve(args.home).traces)
     path = write_pool(folder, pool)
@@ -146,12 +169,11 @@ def cmd_pool(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from searchtrace.evals.judgments.folder import JudgingFolder
     from searchtrace.evals.judgments.status import judging_status
     from searchtrace.evals.judgments.text import status_lines
 
-    folder = JudgingFolder.at(args.dataset)
-    report = judging_status(str(folder.judgments), folder.store().read(), folder.scale())
+    folder = _folder(args)
+    report = judging_status(folder.location, folder.store().read(), folder.scale())
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -169,7 +191,7 @@ def cmd_implicit(args: argparse.Namespace) -> int:
     columns = width()  # a bad $COLUMNS is said before any work
     report = implicit_judgments(args.dataset, home=args.home, since=args.since, until=args.until,
                                 thresholds=ClickThresholds(min_impressions=args.min_impressions),
-                                qrels=args.qrels or (), dry_run=args.dry_run,
+                                qrels=args.qrels or (), dry_run=args.dry_run, store=_store(args),
                                 bars=not args.no_progress and sys.stderr.isatty())
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))

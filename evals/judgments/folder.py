@@ -4,18 +4,29 @@
 ``judging.toml`` (the scale, optional), ``reservations.sqlite`` (who is judging
 which pair right now: disposable), ``pool.jsonl`` (the pairs ``judge pool``
 chose, in the order shown) and ``qrels/<split>.tsv`` (what ``judge export``
-writes).
+writes). With a store URL, the judgments and the holds are kept instead in the
+store a team shares, under the folder's name (``dataset_name``: what its runs
+and traces record); the scale, the pool and the qrels stay in the folder.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from searchtrace.errors import NotFoundError, ValidationError
+from searchtrace.evals.judgments.holds import Holds
 from searchtrace.evals.judgments.jsonl import JsonlStore
 from searchtrace.evals.judgments.scale import SCALE_FILE, Scale
-from searchtrace.retriever import SPLIT_NAME, load_corpus, load_queries
+from searchtrace.evals.judgments.store import JudgmentStore
+from searchtrace.retriever import SPLIT_NAME, dataset_name, load_corpus, load_queries
+
+if TYPE_CHECKING:
+    from searchtrace.database import StoreUrl
+    from searchtrace.evals.judgments.postgres_store import PostgresJudgmentStore
 
 __all__ = ["JUDGMENTS_FILE", "POOL_FILE", "RESERVATIONS_FILE", "JudgingFolder"]
 
@@ -26,21 +37,26 @@ POOL_FILE = "pool.jsonl"
 
 @dataclass(frozen=True)
 class JudgingFolder:
-    """A dataset folder, as judging sees it."""
+    """A dataset folder, as judging sees it; ``shared``: the store its judgments and holds are kept in, if any."""
 
     root: Path
+    shared: StoreUrl | None = None
 
     @classmethod
-    def at(cls, root: str | Path) -> JudgingFolder:
-        """The dataset folder ``root``.
+    def at(cls, root: str | Path, store: StoreUrl | str | None = None) -> JudgingFolder:
+        """The dataset folder ``root``, its judgments in ``store`` (a ``postgresql://`` URL) or beside it (None).
 
         Raises:
-            NotFoundError: ``root`` is not a folder.
+            NotFoundError: ``root`` is not a folder. ConfigError: a store that is no ``postgresql://`` URL.
         """
         path = Path(root)
         if not path.is_dir():
             raise NotFoundError(f"no dataset folder {root}", field="dataset")
-        return cls(path)
+        if isinstance(store, str):
+            from searchtrace.database import StoreUrl
+
+            store = StoreUrl(store)
+        return cls(path, store)
 
     @property
     def judgments(self) -> Path:
@@ -69,8 +85,33 @@ class JudgingFolder:
                                   "or digit", field="split")
         return self.root / "qrels" / f"{split}.tsv"
 
-    def store(self) -> JsonlStore:
-        return JsonlStore(self.judgments)
+    @property
+    def location(self) -> str:
+        """Where the judgments are, for messages (the store's URL shown masked)."""
+        return self.store().location if self.shared else str(self.judgments)
+
+    def store(self) -> JudgmentStore:
+        """The judgments store (the shared one's schema is checked first).
+
+        Raises:
+            StoreVersionError, BackendUnavailable: a shared store this client cannot use.
+        """
+        return JsonlStore(self.judgments) if self.shared is None else self._shared_store(self.shared)
+
+    def _shared_store(self, url: StoreUrl) -> PostgresJudgmentStore:
+        from searchtrace.evals.judgments.postgres_store import PostgresJudgmentStore
+
+        return PostgresJudgmentStore.open(url, dataset_name(self.root))
+
+    def holds(self, clock: Callable[[], float] = time.time) -> Holds:
+        """Who is judging which pair (``clock``: the files' clock; the shared store keeps the server's)."""
+        if self.shared is None:
+            from searchtrace.evals.judgments.reservations import Reservations
+
+            return Reservations(self.reservations, clock)
+        from searchtrace.evals.judgments.postgres_queue import PostgresReservations
+
+        return PostgresReservations(self._shared_store(self.shared))
 
     def scale(self) -> Scale:
         return Scale.load(self.root)

@@ -28,7 +28,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from searchtrace.home import Home
 from searchtrace.progress import progress
 from searchtrace.retriever import dataset_name, load_queries
 from searchtrace.traces import InteractionFilter, reading
+
+if TYPE_CHECKING:
+    from searchtrace.database import StoreUrl
 
 __all__ = ["IMPLICIT_JUDGE", "ImplicitPair", "ImplicitReport", "implicit_judgments"]
 
@@ -144,7 +147,8 @@ class ImplicitReport:
 
 def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, since: datetime | int | None = None,
                        until: datetime | int | None = None, thresholds: ClickThresholds = ClickThresholds(),
-                       qrels: Sequence[str | Path] = (), dry_run: bool = False, bars: bool = False) -> ImplicitReport:
+                       qrels: Sequence[str | Path] = (), dry_run: bool = False, bars: bool = False,
+                       store: StoreUrl | str | None = None) -> ImplicitReport:
     """Judge ``dataset``'s (query, doc) pairs from the clicks its served traffic left in ``home``'s trace store.
 
     Args:
@@ -155,13 +159,15 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
         qrels: compare with these qrels files (benchmark convention) instead of the human and imported labels.
         dry_run: write nothing.
         bars: a progress bar (else plain lines every few seconds when the reading is long).
+        store: the shared store (a ``postgresql://`` URL) the judgments are read from and written to (default:
+            ``judgments.jsonl`` beside the dataset).
 
     Raises:
         NotFoundError: no dataset folder, or no served search of it in the store (nothing is written).
         SearchtraceError: a damaged trace store.
         DataError: a damaged judgments file or qrels file.
     """
-    folder = JudgingFolder.at(dataset)
+    folder = JudgingFolder.at(dataset, store)
     name, scale = dataset_name(folder.root), folder.scale()
     reference_files = [Path(p) for p in qrels]
     store_path = Home.resolve(home).traces
@@ -178,12 +184,13 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
     chosen = tuple(ImplicitPair(*pairs[i], int(grades[i]), int(evidence.clicks[i]), int(evidence.impressions[i]),
                                 float(evidence.expected[i]), float(evidence.coec[i]), log.impressions[latest[i]].trace_id)
                    for i in np.flatnonzero(judged & inside))
-    existing = folder.store().read()
+    judgments = folder.store()
+    existing = judgments.read()
     changes = _changes(chosen, existing)
     if not dry_run:
-        folder.store().append(changes.judgments)
+        judgments.append(changes.judgments)
     reference = qrels_reference(reference_files, scale) if reference_files else store_reference(
-        existing, str(folder.judgments))
+        existing, judgments.location)
     agreement = agreement_with({p.pair: p.grade for p in chosen}, reference, scale)
     return ImplicitReport(str(folder.root), name, str(store_path), IMPLICIT_JUDGE, thresholds, log.counts, ctr,
                           sum(q is None for q in queries), int((judged & ~inside).sum()), chosen, changes.added,

@@ -65,6 +65,6 @@ def export_qrels(folder: JudgingFolder, split: str, judge: str | None = None, fo
 
 def _nothing(folder: JudgingFolder, judge: str | None, labels: tuple[PairLabels, ...], kind: Kind) -> str:
     if judge is None or not labels:
-        return f"no {kind.value} judgment to export in {folder.judgments}"
+        return f"no {kind.value} judgment to export in {folder.location}"
     judges = sorted({who for p in labels for who in p.judges})
-    return f"no {kind.value} judgment by {judge!r} in {folder.judgments}; judges: {', '.join(judges)}"
+    return f"no {kind.value} judgment by {judge!r} in {folder.location}; judges: {', '.join(judges)}"

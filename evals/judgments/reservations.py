@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
-from types import MappingProxyType
 
-from searchtrace.evals.judgments.records import Pair
+from searchtrace.evals.judgments.holds import OpenPairs, first_open
+from searchtrace.evals.judgments.records import Judgment, Pair
+from searchtrace.evals.judgments.store import JudgmentStore
 
 __all__ = ["Reservations"]
 
@@ -48,18 +49,15 @@ class Reservations:
                 db.execute("ROLLBACK")
                 raise
 
-    def take(self, judge: str, choose: Callable[[Mapping[Pair, str]], Pair | None], ttl: float) -> Pair | None:
-        """Hold the pair ``choose`` picks for ``judge`` until ``ttl`` seconds from now; drop their other hold.
+    def take(self, judge: str, candidates: Sequence[Pair], is_open: OpenPairs, ttl: float) -> Pair | None:
+        """Hold for ``judge`` until ``ttl`` seconds from now the pair :func:`first_open` picks; drop their other hold.
 
-        ``choose`` gets every pair held now and by whom, and is called inside the
-        transaction: what it reads (the judgments) cannot change between its
-        answer and the hold. It may pick the judge's own pair, never another's.
+        ``is_open`` is called inside the transaction: what it reads (the
+        judgments) cannot change between its answer and the hold.
         """
         with self._transaction() as db:
             held = {(q, d): j for q, d, j in db.execute("SELECT query_id, doc_id, judge FROM holds")}
-            choice = choose(MappingProxyType(held))
-            if choice is not None and held.get(choice, judge) != judge:
-                raise ValueError(f"{choice} is held by {held[choice]}")
+            choice = first_open(judge, candidates, held, is_open())
             db.execute("DELETE FROM holds WHERE judge = ?", (judge,))
             if choice is not None:
                 db.execute("INSERT INTO holds VALUES (?, ?, ?, ?)", (*choice, judge, self.clock() + ttl))
@@ -72,6 +70,11 @@ class Reservations:
                 db.execute("DELETE FROM holds WHERE judge = ?", (judge,))
             else:
                 db.execute("DELETE FROM holds WHERE judge = ? AND query_id = ? AND doc_id = ?", (judge, *pair))
+
+    def record(self, judgment: Judgment, store: JudgmentStore) -> None:
+        """Append ``judgment`` to ``store``, then drop the hold (a crash between leaves a hold that expires)."""
+        store.append([judgment])
+        self.release(judgment.judge, judgment.pair)
 
     def holds(self) -> dict[Pair, str]:
         """Every pair held now, and by whom."""

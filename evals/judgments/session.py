@@ -6,9 +6,10 @@ while (pair := session.next_pair("ana", pool, ttl=600)) is not None:
     session.record(*pair, grade=ask(pair), judge="ana")
 ```
 
-Several processes may do this at once on one dataset: :meth:`next_pair` never
-gives two judges the same pair while one holds it, and every :meth:`record`
-is appended whole. A session keeps a :class:`~searchtrace.evals.judgments.tally.Tally`
+Several processes may do this at once on one dataset, on one machine (the
+files beside the dataset) or on many (the store a team shares, ``store=URL``):
+:meth:`next_pair` never gives two judges the same pair while one holds it, and
+every :meth:`record` is appended whole. A session keeps a :class:`~searchtrace.evals.judgments.tally.Tally`
 of the store and brings it up to date inside each reservation's transaction,
 reading only what was appended since its last look: the next pair costs the
 same with 100 judgments stored or 100,000.
@@ -17,16 +18,20 @@ same with 100 judgments stored or 100,000.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.judgments.folder import JudgingFolder
+from searchtrace.evals.judgments.holds import Holds
 from searchtrace.evals.judgments.records import Judgment, Kind, Pair, now
-from searchtrace.evals.judgments.reservations import Reservations
 from searchtrace.evals.judgments.scale import Scale
 from searchtrace.evals.judgments.store import JudgmentStore
 from searchtrace.evals.judgments.tally import Tally
+
+if TYPE_CHECKING:
+    from searchtrace.database import StoreUrl
 
 __all__ = ["DEFAULT_TTL_S", "JudgingSession"]
 
@@ -37,7 +42,7 @@ DEFAULT_TTL_S = 600.0
 class JudgingSession:
     """One dataset's judging: its scale, its store and the pairs judges hold."""
 
-    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Reservations,
+    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Holds,
                  documents: Callable[[], frozenset[str]] | None = None) -> None:
         self.store, self.scale, self.reservations = store, scale, reservations
         self.tally = Tally(store)
@@ -45,10 +50,19 @@ class JudgingSession:
         self._known: frozenset[str] | None = None
 
     @classmethod
-    def open(cls, dataset: str | Path, clock: Callable[[], float] = time.time) -> JudgingSession:
-        """The session of the dataset folder ``dataset`` (its ``judgments.jsonl``, ``judging.toml``)."""
-        folder = JudgingFolder.at(dataset)
-        return cls(folder.store(), folder.scale(), Reservations(folder.reservations, clock), folder.doc_ids)
+    def open(cls, dataset: str | Path, clock: Callable[[], float] = time.time,
+             store: StoreUrl | str | None = None) -> JudgingSession:
+        """The session of the dataset folder ``dataset`` (its ``judging.toml``, its corpus).
+
+        Its judgments and holds are kept in ``judgments.jsonl`` and ``reservations.sqlite`` beside it, or with
+        ``store`` (a ``postgresql://`` URL) in the store a team shares, under the folder's name (``clock`` is then
+        the server's).
+
+        Raises:
+            NotFoundError: no such folder. StoreVersionError, BackendUnavailable: a store this client cannot use.
+        """
+        folder = JudgingFolder.at(dataset, store)
+        return cls(folder.store(), folder.scale(), folder.holds(clock), folder.doc_ids)
 
     def record(self, query_id: str, doc_id: str, grade: int | None, judge: str, *, kind: Kind = Kind.HUMAN,
                note: str | None = None, trace_id: str | None = None) -> Judgment:
@@ -68,8 +82,7 @@ class JudgingSession:
                 raise ValidationError(f"unknown document {doc_id!r}: not in the dataset's corpus.jsonl",
                                       field="doc_id")
         judgment = Judgment(query_id, doc_id, self.scale.check(grade), judge, kind, now(), note, trace_id)
-        self.store.append([judgment])
-        self.reservations.release(judge, judgment.pair)
+        self.reservations.record(judgment, self.store)
         return judgment
 
     def next_pair(self, judge: str, candidates: Sequence[Pair], ttl: float = DEFAULT_TTL_S,
@@ -88,15 +101,9 @@ class JudgingSession:
             raise ValidationError(f"ttl must be > 0 and judges_per_pair >= 1, got {ttl!r} and {judges_per_pair!r}",
                                   field="ttl" if not ttl > 0 else "judges_per_pair")
         pairs = [(query_id, doc_id) for query_id, doc_id in candidates]
-        return self.reservations.take(judge, lambda held: self._choose(judge, pairs, held, judges_per_pair), ttl)
+        return self.reservations.take(judge, pairs, lambda: self._open_to(judge, judges_per_pair), ttl)
 
-    def _choose(self, judge: str, candidates: Sequence[Pair], held: Mapping[Pair, str], per_pair: int) -> Pair | None:
-        tally = self.tally.refresh()  # inside the transaction: no judgment can land between this read and the hold
-
-        def is_open(pair: Pair) -> bool:
-            return held.get(pair, judge) == judge and not tally.settled([pair], judge, per_pair)[0]
-
-        own = next((p for p, who in held.items() if who == judge), None)
-        if own is not None and own in set(candidates) and is_open(own):
-            return own
-        return next((p for p in candidates if is_open(p)), None)
+    def _open_to(self, judge: str, per_pair: int) -> Callable[[Pair], bool]:
+        """Whether a pair is open to ``judge``, as of the judgments stored now."""
+        tally = self.tally.refresh()
+        return lambda pair: not tally.settled([pair], judge, per_pair)[0]

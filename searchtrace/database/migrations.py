@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from searchtrace.database.judgments_schema import JUDGMENTS_V3
 from searchtrace.database.runs_schema import RUNS_V2
 from searchtrace.database.traces_schema import TRACES_V1
 from searchtrace.errors import ValidationError
@@ -44,6 +45,7 @@ class Migration:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "traces: traces, spans, their documents", TRACES_V1),
     Migration(2, "runs: published runs, their tags, rankings, metrics and files", RUNS_V2),
+    Migration(3, "judgments: judgments per dataset, the judge queue", JUDGMENTS_V3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 """The schema version this client reads and writes."""
