@@ -139,16 +139,25 @@ def _queries() -> list[dict]:
 DOCS = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:12]]
 
 
-def _traffic(home: Path, rounds: int = 12, offset: int = 0) -> dict[str, str]:
+def _traffic(home: Path, rounds: int = 12, offset: int = 0, also: object = None) -> dict[str, str]:
     """Each round, four sample queries searched (ten results each) and what agents fetched after them: the
     first query's DOCS[0] at position 1 and the third's DOCS[2] at position 1 (one fetch in their MCP session),
     the second's DOCS[5] at position 6 (over HTTP, naming the search, twice); the fourth's never. Then one
-    fetch naming a trace the store does not hold. Returns the first search's trace id and that unknown id."""
+    fetch naming a trace the store does not hold. Returns the first search's trace id and that unknown id.
+    ``also``: another trace store that gets the same spans."""
     from searchtrace.home import Home
     from searchtrace.traces import TraceStore
 
     q1, q2, q3, q4 = (q["text"] for q in _queries()[:4])
-    store = TraceStore(Home(home).traces)
+    home_store = TraceStore(Home(home).traces)
+
+    class Both:
+        def write(self, spans: list) -> None:
+            home_store.write(spans)
+            if also is not None:
+                also.write(spans)  # type: ignore[attr-defined]
+
+    store = Both()
     first = ""
     for n in range(rounds):
         t = T0 + (offset + n) * 10 * S
@@ -165,7 +174,7 @@ def _traffic(home: Path, rounds: int = 12, offset: int = 0) -> dict[str, str]:
         store.write(fetches)
     unknown = "f" * 32
     store.write(record_served(Served(T0 + 99_999 * S, fetched=(DOCS[1],), follows=unknown, source="http"))[0])
-    store.close()
+    home_store.close()
     return {"first": first, "unknown": unknown}
 
 
@@ -263,3 +272,23 @@ def test_json_carries_every_pair_and_the_agreement_with_qrels(dataset, tmp_path,
     judged_q1 = [p for p in report["pairs"] if p["query_id"] == q1]
     assert agreement["pairs"] == len(judged_q1)  # the qrels list q1: its other documents are not relevant
     assert {"clicks", "impressions", "expected", "coec", "grade", "trace_id"} <= set(report["pairs"][0])
+
+
+def test_the_shared_stores_traffic_gives_the_same_judgments_as_the_homes(dataset, tmp_path, pg_db, capsys):
+    """The same served traffic in the home's file and in PostgreSQL: ``judge implicit --store`` reads the store's
+    traces (judging into the store too) and grades every pair as the home's traces do."""
+    from searchtrace.traces.postgres import PostgresTraceStore
+
+    home = tmp_path / "home"
+    _traffic(home, also=PostgresTraceStore(pg_db))
+    url = pg_db.url.conninfo
+    assert main(["judge", "implicit", str(dataset), "--home", str(tmp_path / "empty"), "--store", url, "--json",
+                 "--no-progress"]) == 0
+    shared = json.loads(capsys.readouterr().out)
+    assert main(["judge", "implicit", str(dataset), "--home", str(home), "--json", "--dry-run"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert shared["pairs"] and shared["counts"] == local["counts"]
+    assert [(p["query_id"], p["doc_id"], p["grade"]) for p in shared["pairs"]] == [
+        (p["query_id"], p["doc_id"], p["grade"]) for p in local["pairs"]]
+    assert shared["store"].startswith("postgresql://") and "****" in shared["store"]
+    assert not (dataset / "judgments.jsonl").exists()  # the judgments went to the shared store

@@ -156,7 +156,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
 
     folder = _folder(args)
     pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
-                      seed=args.seed, traces=Home.resolve(args.home).traces)
+                      seed=args.seed, traces=Home.resolve(args.home).traces, store=_store(args))
     path = write_pool(folder, pool)
     w = width()
     queries = len({p.query_id for p in pool.pairs})

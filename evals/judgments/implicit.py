@@ -28,10 +28,11 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from searchtrace.database import StoreUrl
 from searchtrace.errors import NotFoundError
 from searchtrace.evals.judgments.click_grades import ClickThresholds, click_grades
 from searchtrace.evals.judgments.clicks import ClickLog, LinkCounts, link
@@ -50,9 +51,6 @@ from searchtrace.home import Home
 from searchtrace.progress import progress
 from searchtrace.retriever import dataset_name, load_queries
 from searchtrace.traces import InteractionFilter, reading
-
-if TYPE_CHECKING:
-    from searchtrace.database import StoreUrl
 
 __all__ = ["IMPLICIT_JUDGE", "ImplicitPair", "ImplicitReport", "implicit_judgments"]
 
@@ -159,8 +157,8 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
         qrels: compare with these qrels files (benchmark convention) instead of the human and imported labels.
         dry_run: write nothing.
         bars: a progress bar (else plain lines every few seconds when the reading is long).
-        store: the shared store (a ``postgresql://`` URL) the judgments are read from and written to (default:
-            ``judgments.jsonl`` beside the dataset).
+        store: the shared store (a ``postgresql://`` URL) the traces are read from and the judgments read from
+            and written to (default: the home's trace store and ``judgments.jsonl`` beside the dataset).
 
     Raises:
         NotFoundError: no dataset folder, or no served search of it in the store (nothing is written).
@@ -170,10 +168,11 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
     folder = JudgingFolder.at(dataset, store)
     name, scale = dataset_name(folder.root), folder.scale()
     reference_files = [Path(p) for p in qrels]
+    url = store if isinstance(store, StoreUrl) else StoreUrl(store) if store else None
     store_path = Home.resolve(home).traces
-    log = _read(store_path, InteractionFilter(name, since, until), bars)
+    log = _read(store_path, url, InteractionFilter(name, since, until), bars)
     if not log.counts.impressions:
-        raise NotFoundError(f"no served search of dataset {name!r} in {store_path}"
+        raise NotFoundError(f"no served search of dataset {name!r} in {url.masked() if url else store_path}"
                             f"{' in that window' if since or until else ''}: nothing to judge", field="traces")
     ctr = position_ctr(np.array([len(i.shown) for i in log.impressions]), log.click_position)
     queries = _query_ids(log, {normalize(q.text): q.id for q in load_queries(folder.root / "queries.jsonl")})
@@ -192,15 +191,16 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
     reference = qrels_reference(reference_files, scale) if reference_files else store_reference(
         existing, judgments.location)
     agreement = agreement_with({p.pair: p.grade for p in chosen}, reference, scale)
-    return ImplicitReport(str(folder.root), name, str(store_path), IMPLICIT_JUDGE, thresholds, log.counts, ctr,
+    return ImplicitReport(str(folder.root), name, url.masked() if url else str(store_path), IMPLICIT_JUDGE, thresholds, log.counts, ctr,
                           sum(q is None for q in queries), int((judged & ~inside).sum()), chosen, changes.added,
                           changes.changed, len(chosen) - changes.added - changes.changed, changes.retracted,
                           0 if dry_run else len(changes.judgments), agreement if agreement.pairs else None)
 
 
-def _read(store_path: Path, flt: InteractionFilter, bars: bool) -> ClickLog:
-    """The dataset's impressions and clicks, with progress over the traces read."""
-    with reading(store_path) as store:
+def _read(store_path: Path, url: StoreUrl | None, flt: InteractionFilter, bars: bool) -> ClickLog:
+    """The dataset's impressions and clicks (from the shared store at ``url`` when given), with progress over the
+    traces read."""
+    with reading(store_path, url) as store:
         if store is None:
             return link([], lambda ids: ())
         shown = progress(store.count_interactions(flt), "reading traces", "trace", bars=bars)

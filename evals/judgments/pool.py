@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from searchtrace.database import StoreUrl
 from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, NotFoundError, ValidationError
 from searchtrace.evals.judgments.folder import JudgingFolder
@@ -81,8 +82,10 @@ class Pool:
         return out
 
 
-def _rankings(run: Path, stages: bool, traces: Path | None) -> dict[str, dict[str, list[str]]]:
-    """source -> query -> doc ids best first: the run's final ranking, and its traces' stage lists."""
+def _rankings(run: Path, stages: bool, traces: Path | None,
+              store: StoreUrl | None = None) -> dict[str, dict[str, list[str]]]:
+    """source -> query -> doc ids best first: the run's final ranking, and its traces' stage lists (read from the
+    shared store at ``store`` when given, else from the home's file ``traces``)."""
     from searchtrace.evals.runfolder import RunFolder
     from searchtrace.evals.trec import read_run
 
@@ -92,21 +95,18 @@ def _rankings(run: Path, stages: bool, traces: Path | None) -> dict[str, dict[st
     if not stages:
         return out
     outcomes = [o for o in folder.outcomes() if o.trace_id]
-    if not outcomes or traces is None or not traces.is_file():
+    if not outcomes or (store is None and (traces is None or not traces.is_file())):
         raise ValidationError(f"run {name} has no stored traces to pool stages from (--stages needs runs made by "
                               "searchtrace eval, with their traces in the home's store)", field="stages")
-    from searchtrace.traces import TraceStore
+    from searchtrace.traces import reading
     from searchtrace.traces import vocabulary as v
 
-    store = TraceStore(traces)
-    try:
+    with reading(traces or Path(), store) as reader:
         for o in outcomes:
-            detail = store.load_trace(o.trace_id)
+            detail = reader.load_trace(o.trace_id) if reader else None
             for span in detail.spans if detail else ():
                 if span.name in STAGE_SPANS and span.attributes.get(v.CANDIDATE_IDS):
                     out.setdefault(f"{name}:{span.name}", {})[o.query_id] = list(span.attributes[v.CANDIDATE_IDS])
-    finally:
-        store.close()
     return out
 
 
@@ -124,7 +124,7 @@ def _check_dataset(folder: JudgingFolder, runs: Sequence[Path]) -> None:
 
 
 def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stages: bool = False, deeper: int = 0,
-               seed: int = 0, traces: Path | None = None) -> Pool:
+               seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None) -> Pool:
     """The pool of ``runs`` at ``depth`` less the pairs already judged (see the module docstring).
 
     Raises:
@@ -137,7 +137,7 @@ def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stage
     _check_dataset(folder, runs)
     sources: dict[str, dict[str, list[str]]] = {}
     for run in runs:
-        sources |= _rankings(run, stages, traces)
+        sources |= _rankings(run, stages, traces, store)
     queries, _ = folder.ids()
     judged = {(j.query_id, j.doc_id) for j in folder.store().read()}
     rng = random.Random(seed)
