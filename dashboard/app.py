@@ -12,6 +12,7 @@ try:
 except ImportError:  # run from a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from searchtrace.dashboard import data  # noqa: E402
 from searchtrace.dashboard.ui import context  # noqa: E402
 from searchtrace.dashboard.ui.text import md  # noqa: E402
 from searchtrace.dashboard.ui.warmup import warm_up  # noqa: E402
@@ -28,5 +29,9 @@ pages = [
     st.Page(context.IMPLICIT, title="Implicit", url_path="implicit"),
 ]
 st.sidebar.caption(f"home: {md(context.home())}")
+if (shared := data.shared_store()) is not None:  # traces, runs and judgments from the team's store
+    st.sidebar.caption(f"store: {md(shared.masked())}")
+    if problem := data.store_problem():
+        st.sidebar.warning(problem, icon=":material/cloud_off:")
 st.navigation(pages).run()
 warm_up()  # after the first page's script: its imports are not slowed down

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from searchtrace import environment as env_names
+from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 
@@ -22,6 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``dashboard`` command to a CLI's subparsers."""
     p = subparsers.add_parser("dashboard", help="browse runs, traces and regressions in a local web app")
     add_home_argument(p)
+    add_store_argument(p)
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to serve on (default {DEFAULT_PORT})")
     p.add_argument("--address", default=DEFAULT_ADDRESS,
                    help=f"address to bind (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0 exposes it)")
@@ -51,9 +53,13 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("error: the dashboard needs streamlit: pip install streamlit altair", file=sys.stderr)
         return ExitCode.FAILURE
     home = _home(args)
-    print(f"searchtrace dashboard on http://{args.address}:{args.port} (home {home}); Ctrl+C stops it",
+    store = resolve_store_url(args.store)
+    shared = f", store {store.masked()}" if store else ""
+    print(f"searchtrace dashboard on http://{args.address}:{args.port} (home {home}{shared}); Ctrl+C stops it",
           file=sys.stderr)
     env = os.environ | {env_names.SEARCHTRACE_HOME: str(home)}
+    if store is not None:  # in the environment, never on the command line (where ps would show its password)
+        env[env_names.SEARCHTRACE_STORE] = store.conninfo
     command = streamlit_command(home, args.address, args.port)
     if os.name == "posix":  # become the server, so signals (a service manager's SIGTERM) reach it
         sys.stdout.flush()

@@ -98,6 +98,8 @@ if TYPE_CHECKING:
         latency_column,
         latency_stage,
     )
+    from searchtrace.evals.runindex.cache import cached_run
+    from searchtrace.evals.runindex.opening import open_store_index
     from searchtrace.evals.stats import RiskCoverage, risk_coverage
     from searchtrace.evals.trec import read_qrels, read_run, write_run
 

@@ -128,3 +128,20 @@ def test_store_commands_without_a_store_say_how_to_give_one(monkeypatch, capsys)
     monkeypatch.delenv("SEARCHTRACE_STORE", raising=False)
     assert main(["store", "migrate"]) == 2
     assert "pass --store postgresql://" in capsys.readouterr().err
+
+
+def test_a_store_that_just_failed_fails_at_once_for_a_moment():
+    import time
+
+    db = Database(StoreUrl("postgresql://u:pw@127.0.0.1:9/db?connect_timeout=1"), timeout=1.0)
+    try:
+        with pytest.raises(BackendUnavailable):
+            with db.connection():
+                pass
+        started = time.monotonic()
+        with pytest.raises(BackendUnavailable, match="unreachable") as exc:
+            with db.connection():
+                pass
+        assert time.monotonic() - started < 0.2 and "pw" not in str(exc.value)
+    finally:
+        db.close()

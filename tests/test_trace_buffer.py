@@ -111,10 +111,12 @@ def test_closing_gives_up_what_the_store_does_not_take_in_time_and_counts_it(sha
 
 
 def test_a_connection_a_restart_broke_is_replaced_before_an_idle_reader_uses_it(shared):
-    server, store = shared
+    server, quick = shared
+    store = PostgresTraceStore(Database(quick.db.url))  # the default wait for a connection, not the fixture's 1 s
     spans, _ = _searches(1)
     store.write(spans)  # the pool now holds a connection
     server.stop()
     server.start()
     time.sleep(1.2)  # idle longer than the pool's check threshold
     assert store.count() == 1  # the first use after the restart succeeds
+    store.db.close()

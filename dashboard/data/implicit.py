@@ -8,11 +8,13 @@ imported labels) as a dry run; only :func:`recompute` writes.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from searchtrace.dashboard.data.shared import shared_store
 from searchtrace.errors import NotFoundError
 from searchtrace.evals import (
     ClickThresholds,
@@ -41,7 +43,7 @@ def implicit_view(home: str | Path, dataset: str | Path, min_impressions: int = 
     """``judge implicit`` on ``dataset`` from ``home``'s traces, writing nothing (``stamp``: what the caller's
     cache keys on, the store's and the judgments' sizes and times)."""
     try:
-        report = implicit_judgments(dataset, home=home, dry_run=True,
+        report = implicit_judgments(dataset, home=home, dry_run=True, store=shared_store(),
                                     thresholds=ClickThresholds(min_impressions=min_impressions))
     except NotFoundError as exc:
         if exc.field != "traces":
@@ -52,18 +54,22 @@ def implicit_view(home: str | Path, dataset: str | Path, min_impressions: int = 
 
 def recompute(home: str | Path, dataset: str | Path, min_impressions: int = 1) -> ImplicitReport:
     """``judge implicit`` for real: the changed grades appended, pairs no longer judged retracted."""
-    return implicit_judgments(dataset, home=home, thresholds=ClickThresholds(min_impressions=min_impressions))
+    return implicit_judgments(dataset, home=home, thresholds=ClickThresholds(min_impressions=min_impressions),
+                              store=shared_store())
 
 
 def stamp(home: str | Path, dataset: str | Path) -> tuple[tuple[int, int], ...]:
-    """The sizes and modification times of the trace store and the judgments file (a cache key)."""
+    """The sizes and modification times of the trace store and the judgments file (a cache key); with a shared
+    store, which has neither, the time to the minute (the page's view is then at most a minute old)."""
+    if shared_store() is not None:
+        return ((int(time.time() // 60), 0),)
     paths = [Path(home) / "traces.sqlite", Path(home) / "traces.sqlite-wal", JudgingFolder.at(dataset).judgments]
     return tuple((p.stat().st_size, p.stat().st_mtime_ns) if p.exists() else (0, 0) for p in paths)
 
 
 def label_counts(dataset: str | Path) -> dict[str, int]:
     """Standing judgments of each kind (human, implicit, imported) in the dataset's store."""
-    folder = JudgingFolder.at(dataset)
+    folder = JudgingFolder.at(dataset, shared_store())
     status = judging_status(str(folder.judgments), folder.store().read(), folder.scale())
     return {kind.value: count for kind, count in status.by_kind}
 

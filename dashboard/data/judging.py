@@ -18,9 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from searchtrace.dashboard.data.documents import documents, metadata, query_texts
+from searchtrace.dashboard.data.runs import all_runs
 from searchtrace.errors import SearchtraceError
-from searchtrace.evals import JudgingFolder, PairLabels, RunFolder, Tally, adjudicates, read_pool
-from searchtrace.home import Home
+from searchtrace.evals import JudgingFolder, PairLabels, Tally, adjudicates, read_pool
 
 __all__ = ["DISAGREEMENT_COLUMNS", "PairView", "Progress", "Queue", "dataset_folders", "disagreements", "highlight",
            "pair_view", "progress", "queue"]
@@ -36,7 +36,7 @@ that the their there these this those to was were what when where which who whom
 def dataset_folders(home: str | Path) -> list[str]:
     """The dataset folders the home's runs scored that still exist, sorted."""
     found = set()
-    for folder in RunFolder.all_in_home(Home(Path(home))):
+    for folder in all_runs(home):
         try:
             path = folder.summary().dataset.path
         except (SearchtraceError, OSError):

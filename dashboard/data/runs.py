@@ -8,11 +8,12 @@ from typing import Any
 
 import pandas as pd
 
-from searchtrace.errors import SearchtraceError
+from searchtrace.dashboard.data.shared import store_run, store_runs
+from searchtrace.errors import NotFoundError, SearchtraceError
 from searchtrace.evals import RunFolder, RunSummary, default_run_name, run_settings, show_setting
 from searchtrace.home import Home
 
-__all__ = ["RUN_COLUMNS", "damaged_runs", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
+__all__ = ["RUN_COLUMNS", "all_runs", "damaged_runs", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
            "run_folder", "settings_table", "skipped_stages", "trend"]
 
 #: Columns of :func:`list_runs` before the metric columns.
@@ -21,13 +22,26 @@ RUN_COLUMNS = ("run_id", "dataset", "name", "tags", "note", "group", "previous",
 
 
 def run_folder(home: str | Path, run_id: str) -> RunFolder:
-    """The completed run ``run_id`` of a home folder.
+    """The completed run ``run_id`` of a home folder, else of the shared store (through the home's cache).
 
     Raises:
         ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
         NotFoundError: no completed run by that id.
     """
-    return RunFolder.in_home(Home(Path(home)), run_id)
+    try:
+        return RunFolder.in_home(Home(Path(home)), run_id)
+    except NotFoundError:
+        found = store_run(home, run_id)
+        if found is None:
+            raise
+        return found
+
+
+def all_runs(home: str | Path) -> list[RunFolder]:
+    """The home's completed run folders, then the shared store's runs the home does not have (by run id)."""
+    local = RunFolder.all_in_home(Home(Path(home)))
+    ids = {f.run_id for f in local}
+    return [*local, *(f for f in store_runs(home) if f.run_id not in ids)]
 
 
 def load_run(home: str | Path, run_id: str) -> RunSummary:
@@ -61,7 +75,7 @@ def _row(folder: RunFolder, summary: RunSummary) -> dict[str, Any]:
 
 
 def list_runs(home: str | Path) -> pd.DataFrame:
-    """Every completed run under ``<home>/runs``, newest first.
+    """Every completed run under ``<home>/runs`` and in the shared store (when there is one), newest first.
 
     Columns: :data:`RUN_COLUMNS`, then one per metric (NaN where a run lacks it).
     The row's ``run_id`` is the folder name; ``name`` the run's name (its default for
@@ -71,7 +85,7 @@ def list_runs(home: str | Path) -> pd.DataFrame:
     runs whose ``run.json`` cannot be read (:func:`damaged_runs` lists those, with why).
     """
     rows = []
-    for folder in RunFolder.all_in_home(Home(Path(home))):
+    for folder in all_runs(home):
         try:
             rows.append(_row(folder, folder.summary()))
         except (SearchtraceError, OSError):
@@ -92,7 +106,7 @@ def damaged_runs(home: str | Path) -> pd.DataFrame:
     A damaged run is shown with what is wrong, never dropped without a word.
     """
     rows = []
-    for folder in RunFolder.all_in_home(Home(Path(home))):
+    for folder in all_runs(home):
         try:
             folder.summary()
         except SearchtraceError as exc:
@@ -122,7 +136,7 @@ def trend(home: str | Path, dataset: str, metric: str) -> pd.DataFrame:
 def settings_table(home: str | Path) -> pd.DataFrame:
     """Each run's settings (see :func:`searchtrace.evals.run_settings`) as text, one row per run id."""
     rows = {}
-    for folder in RunFolder.all_in_home(Home(Path(home))):
+    for folder in all_runs(home):
         try:
             settings = run_settings(folder.summary())
         except (SearchtraceError, OSError):

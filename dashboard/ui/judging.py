@@ -13,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from searchtrace.dashboard.data import shared_store
 from searchtrace.evals import ADJUDICATION, JudgingSession, Scale
 
 __all__ = ["JUDGE_KEY", "QueueState", "adjudicate", "ask_judge_name", "grade", "grade_label", "judging_session",
@@ -24,8 +25,8 @@ Pair = tuple[str, str]
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _session(folder: str, scale_mtime_ns: int) -> JudgingSession:
-    return JudgingSession.open(folder)
+def _session(folder: str, scale_mtime_ns: int, store: str | None) -> JudgingSession:
+    return JudgingSession.open(folder, store=store)
 
 
 def judging_session(dataset: str) -> JudgingSession:
@@ -36,7 +37,8 @@ def judging_session(dataset: str) -> JudgingSession:
     """
     folder = Path(dataset).resolve()
     scale = folder / "judging.toml"
-    return _session(str(folder), scale.stat().st_mtime_ns if scale.is_file() else -1)
+    url = shared_store()  # judgments and the judge queue in the shared store, when there is one
+    return _session(str(folder), scale.stat().st_mtime_ns if scale.is_file() else -1, url.conninfo if url else None)
 
 
 def ask_judge_name(prefix: str) -> str | None:

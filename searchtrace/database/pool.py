@@ -33,6 +33,9 @@ __all__ = ["Database", "database", "unavailable"]
 
 CONNECT_TIMEOUT_S = 5
 CHECK_IDLE_S = 1.0
+RESTING_S = 2.0
+"""After the server could not be reached, uses within this long fail at once (a dashboard page, a CLI read)
+rather than each waiting out the pool's timeout again."""
 
 
 class Database:
@@ -55,6 +58,8 @@ class Database:
         self._pid = os.getpid()
         self._lock = threading.Lock()
         self._last_used: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+        self._down_until = float("-inf")
+        self._down_reason = ""
 
     def _returned(self, conn: psycopg.Connection[Any]) -> None:
         self._last_used[conn] = time.monotonic()
@@ -78,11 +83,15 @@ class Database:
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        if time.monotonic() < self._down_until:  # failed a moment ago: say so at once, not after another timeout
+            raise BackendUnavailable(self._down_reason, field="store")
         try:
             with self._get_pool().connection(timeout=self.timeout) as conn:
                 yield conn
         except (PoolTimeout, psycopg.OperationalError) as exc:
-            raise unavailable(self.url, exc) from exc
+            error = unavailable(self.url, exc)
+            self._down_until, self._down_reason = time.monotonic() + RESTING_S, error.message
+            raise error from exc
 
     def close(self) -> None:
         """Close this process's pool (a later use opens a new one)."""
