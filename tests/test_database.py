@@ -145,3 +145,27 @@ def test_a_store_that_just_failed_fails_at_once_for_a_moment():
         assert time.monotonic() - started < 0.2 and "pw" not in str(exc.value)
     finally:
         db.close()
+
+
+def test_libpq_parameters_in_the_url_pass_through(pg_url):
+    db = Database(StoreUrl(f"{pg_url}?options=-c%20statement_timeout%3D4321&sslmode=disable"))
+    try:
+        with db.connection() as conn:
+            assert conn.execute("SHOW statement_timeout").fetchone()[0] == "4321ms"
+            assert conn.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()[0] is False
+    finally:
+        db.close()
+
+
+def test_the_password_may_come_from_libpqs_environment(pg_url, monkeypatch):
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(pg_url)
+    without = urlunsplit(parts._replace(netloc=f"{parts.username}@{parts.hostname}:{parts.port}"))
+    monkeypatch.setenv("PGPASSWORD", parts.password or "")
+    db = Database(StoreUrl(without))
+    try:
+        with db.connection() as conn:
+            assert conn.execute("SELECT current_user").fetchone()[0] == parts.username
+    finally:
+        db.close()
