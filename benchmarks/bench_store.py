@@ -138,7 +138,7 @@ SELECT md5(i::text), %(now)s - i * 2000000000::bigint, %(now)s - i * 2000000000:
     END, q, lower(q), CASE WHEN i %% 5 = 0 THEN 'run-' || (i / 5000) END, NULL, 5, 0.5, i %% 13 = 0,
     CASE WHEN i %% 33 = 0 THEN ',graph,' ELSE '' END, 1 + (i %% 7), 5, 11,
     (ARRAY['http', 'mcp', 'eval', 'cli'])[1 + i %% 4], 'scifact', 'search',
-    ARRAY(SELECT DISTINCT 'doc-' || ((i * 7919 + k * 104729) %% 50000) FROM generate_series(1, 10) AS k)
+    ARRAY(SELECT DISTINCT 'doc-' || ((i::bigint * 7919 + k * 104729) %% 50000) FROM generate_series(1, 10) AS k)
 FROM generate_series(1, %(n)s) AS i,
     LATERAL (SELECT (%(words)s::text[])[1 + (i * 31) %% %(w)s] || ' ' || (%(words)s::text[])[1 + (i * 17) %% %(w)s]
              || ' ' || (%(words)s::text[])[1 + (i * 7) %% %(w)s] AS q) AS words;

@@ -34,6 +34,25 @@ def test_the_document_filter_covers_the_whole_store_newest_first(pg_store):
     assert [t.trace_id for t in pg_store.doc_traces("dense-0", TraceFilter(limit=3))] == ids[:-4:-1]
 
 
+@pytest.mark.parametrize("sorted_up_to", [1, 100_000])
+def test_both_plans_of_the_document_filter_give_the_same_page(pg_store, monkeypatch, sorted_up_to):
+    """A document in more traces than DOC_SORTED is found by walking the newest; in fewer, by its index, sorted."""
+    from searchtrace.traces import postgres
+
+    monkeypatch.setattr(postgres, "DOC_SORTED", sorted_up_to)
+    spans, ids = record(*(FakeSearch(start_ns=T0 + i * S, candidates=3, mode="fast" if i % 3 else "graph",
+                                     results=(("common", "high", 0.9),) if i % 2 else (("rare", "low", 0.1),))
+                          for i in range(60)))
+    pg_store.write(spans)
+    common = [t for i, t in enumerate(ids) if i % 2][::-1]
+    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(limit=10))] == common[:10]
+    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(limit=5, offset=10))] == common[10:15]
+    fast = [t for i, t in enumerate(ids) if i % 2 and i % 3][::-1]
+    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(mode="fast", limit=None))] == fast
+    assert [t.trace_id for t in pg_store.doc_traces("rare", TraceFilter(limit=None))] == [
+        t for i, t in enumerate(ids) if not i % 2][::-1]
+
+
 def test_a_traces_documents_from_several_batches_are_one_list(pg_store):
     spans, (trace_id,) = record(FakeSearch(start_ns=T0 + 5 * S, candidates=4))
     children = [s for s in spans if s.parent is not None]

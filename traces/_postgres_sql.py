@@ -25,6 +25,7 @@ from searchtrace.names import Band
 from searchtrace.traces import _sqlite as lite
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.records import TraceFilter, to_ns
+from searchtrace.traces.vocabulary import TraceKind
 
 DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_IDS, v.RESULT_IDS,
                          v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
@@ -35,45 +36,75 @@ ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_id = excluded.parent_id, na
     kind = excluded.kind, start_ns = excluded.start_ns, end_ns = excluded.end_ns, status = excluded.status,
     status_message = excluded.status_message, scope = excluded.scope, attributes = excluded.attributes,
     events = excluded.events"""
-UPSERT_PARTIAL = """INSERT INTO st_traces AS t (trace_id, start_ns, end_ns, duration_ms, resource)
-SELECT u.trace_id, u.start_ns, u.end_ns, u.duration_ms, u.resource::jsonb
-FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::float8[], %s::text[])
-    AS u(trace_id, start_ns, end_ns, duration_ms, resource)
-ON CONFLICT (trace_id) DO UPDATE SET start_ns = least(t.start_ns, excluded.start_ns),
-    end_ns = greatest(t.end_ns, excluded.end_ns),
-    duration_ms = (greatest(t.end_ns, excluded.end_ns) - least(t.start_ns, excluded.start_ns)) / 1e6,
-    resource = coalesce(t.resource, excluded.resource)
-WHERE NOT t.has_root"""
-UPSERT_ROOT = """INSERT INTO st_traces AS t (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
-    status, session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code)
-SELECT u.trace_id, u.start_ns, u.end_ns, u.duration_ms, u.resource::jsonb, true, u.root_name, u.status, u.session_id,
-    u.fetched_ids::jsonb, u.fetch_of, u.dataset, u.kind, u.source, u.error_code, u.status_code
-FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::float8[], %s::text[], %s::text[], %s::text[], %s::text[],
-    %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[])
-    AS u(trace_id, start_ns, end_ns, duration_ms, resource, root_name, status, session_id, fetched_ids, fetch_of,
-    dataset, kind, source, error_code, status_code)
-ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
-    duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = true,
-    root_name = excluded.root_name, status = excluded.status, session_id = excluded.session_id,
-    fetched_ids = excluded.fetched_ids, fetch_of = excluded.fetch_of, dataset = coalesce(t.dataset, excluded.dataset),
-    kind = CASE WHEN t.kind = 'search' THEN t.kind ELSE excluded.kind END,
-    source = coalesce(t.source, excluded.source), error_code = coalesce(t.error_code, excluded.error_code),
-    status_code = excluded.status_code"""
-UPDATE_SEARCH = """UPDATE st_traces AS t SET mode = u.mode, query = u.query, query_fold = u.query_fold,
-    run_id = u.run_id, query_id = u.query_id, top_k = u.top_k, best_score = u.best_score,
-    no_confident = u.no_confident, degraded = u.degraded, bands = u.bands, n_results = u.n_results,
-    error_code = coalesce(u.error_code, t.error_code), source = coalesce(u.source, t.source), dataset = u.dataset,
-    result_ids = u.result_ids::jsonb, kind = u.kind, cold = u.cold
-FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::float8[], %s::bool[],
-    %s::text[], %s::int[], %s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bool[],
-    %s::text[]) AS u(mode, query, query_fold, run_id, query_id, top_k, best_score, no_confident, degraded, bands,
-    n_results, error_code, source, dataset, result_ids, kind, cold, trace_id)
-WHERE t.trace_id = u.trace_id"""
-COUNT_SPANS = """UPDATE st_traces AS t SET n_spans = (SELECT count(*) FROM st_spans s WHERE s.trace_id = t.trace_id)
-WHERE t.trace_id = ANY(%s::text[])"""
-ADD_DOCS = """UPDATE st_traces SET doc_ids = ARRAY(SELECT DISTINCT x FROM unnest(coalesce(doc_ids, '{}') || %s::text[])
-    AS x ORDER BY x) WHERE trace_id = %s"""
-"""The documents a batch's spans name join their trace's (a trace's spans may come in several batches)."""
+TRACE_COLUMNS = ('trace_id', 'start_ns', 'end_ns', 'duration_ms', 'resource', 'has_root', 'root_name', 'status',
+                 'session_id', 'fetched_ids', 'fetch_of', 'status_code', 'has_search', 'mode',
+                 'query', 'query_fold', 'run_id', 'query_id', 'top_k', 'best_score', 'no_confident',
+                 'degraded', 'bands', 'n_results', 'result_ids', 'cold', 'dataset', 'source',
+                 'error_code', 'kind', 'n_spans', 'doc_ids')
+"""The columns of a batch's one row per trace, in :data:`UPSERT_TRACES` order."""
+UPSERT_TRACES = """INSERT INTO st_traces AS t (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
+    status,
+    session_id, fetched_ids, fetch_of, status_code, has_search, mode, query, query_fold, run_id, query_id,
+    top_k, best_score, no_confident, degraded, bands, n_results, result_ids, cold, dataset, source, error_code,
+    kind, n_spans, doc_ids)
+SELECT u.trace_id, u.start_ns, u.end_ns, u.duration_ms, u.resource::jsonb, u.has_root, u.root_name, u.status,
+    u.session_id, u.fetched_ids::jsonb, u.fetch_of, u.status_code, u.has_search, u.mode, u.query, u.query_fold,
+    u.run_id, u.query_id, u.top_k, u.best_score, u.no_confident, u.degraded, u.bands, u.n_results,
+    u.result_ids::jsonb, u.cold, u.dataset, u.source, u.error_code, u.kind, u.n_spans, CASE WHEN u.doc_ids IS
+    NULL THEN NULL ELSE ARRAY(SELECT DISTINCT x FROM jsonb_array_elements_text(u.doc_ids::jsonb) AS x ORDER BY
+    x) END
+FROM unnest(%s::text[], %s::int8[], %s::int8[], %s::float8[], %s::text[], %s::bool[], %s::text[], %s::text[],
+    %s::text[], %s::text[], %s::text[], %s::int4[], %s::bool[], %s::text[], %s::text[], %s::text[], %s::text[],
+    %s::text[], %s::int4[], %s::float8[], %s::bool[], %s::text[], %s::int4[], %s::int4[], %s::text[],
+    %s::bool[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[])
+    AS u(trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status, session_id,
+        fetched_ids, fetch_of, status_code, has_search, mode, query, query_fold, run_id, query_id, top_k,
+        best_score, no_confident, degraded, bands, n_results, result_ids, cold, dataset, source, error_code,
+        kind, n_spans, doc_ids)
+ON CONFLICT (trace_id) DO UPDATE SET
+    start_ns = CASE WHEN excluded.has_root THEN excluded.start_ns WHEN t.has_root THEN t.start_ns ELSE
+        least(t.start_ns, excluded.start_ns) END,
+    end_ns = CASE WHEN excluded.has_root THEN excluded.end_ns WHEN t.has_root THEN t.end_ns ELSE
+        greatest(t.end_ns, excluded.end_ns) END,
+    duration_ms = CASE WHEN excluded.has_root THEN excluded.duration_ms WHEN t.has_root THEN t.duration_ms ELSE
+        (greatest(t.end_ns, excluded.end_ns) - least(t.start_ns, excluded.start_ns)) / 1e6 END,
+    resource = CASE WHEN excluded.has_root THEN excluded.resource ELSE coalesce(t.resource, excluded.resource)
+        END,
+    has_root = t.has_root OR excluded.has_root,
+    root_name = CASE WHEN excluded.has_root THEN excluded.root_name ELSE t.root_name END,
+    status = CASE WHEN excluded.has_root THEN excluded.status ELSE t.status END,
+    session_id = CASE WHEN excluded.has_root THEN excluded.session_id ELSE t.session_id END,
+    fetched_ids = CASE WHEN excluded.has_root THEN excluded.fetched_ids ELSE t.fetched_ids END,
+    fetch_of = CASE WHEN excluded.has_root THEN excluded.fetch_of ELSE t.fetch_of END,
+    status_code = CASE WHEN excluded.has_root THEN excluded.status_code ELSE t.status_code END,
+    has_search = t.has_search OR excluded.has_search,
+    mode = CASE WHEN excluded.has_search THEN excluded.mode ELSE t.mode END,
+    query = CASE WHEN excluded.has_search THEN excluded.query ELSE t.query END,
+    query_fold = CASE WHEN excluded.has_search THEN excluded.query_fold ELSE t.query_fold END,
+    run_id = CASE WHEN excluded.has_search THEN excluded.run_id ELSE t.run_id END,
+    query_id = CASE WHEN excluded.has_search THEN excluded.query_id ELSE t.query_id END,
+    top_k = CASE WHEN excluded.has_search THEN excluded.top_k ELSE t.top_k END,
+    best_score = CASE WHEN excluded.has_search THEN excluded.best_score ELSE t.best_score END,
+    no_confident = CASE WHEN excluded.has_search THEN excluded.no_confident ELSE t.no_confident END,
+    degraded = CASE WHEN excluded.has_search THEN excluded.degraded ELSE t.degraded END,
+    bands = CASE WHEN excluded.has_search THEN excluded.bands ELSE t.bands END,
+    n_results = CASE WHEN excluded.has_search THEN excluded.n_results ELSE t.n_results END,
+    result_ids = CASE WHEN excluded.has_search THEN excluded.result_ids ELSE t.result_ids END,
+    cold = CASE WHEN excluded.has_search THEN excluded.cold ELSE t.cold END,
+    dataset = CASE WHEN excluded.has_search THEN coalesce(excluded.dataset, t.dataset) ELSE coalesce(t.dataset,
+        excluded.dataset) END,
+    source = CASE WHEN excluded.has_search THEN coalesce(excluded.source, t.source) ELSE coalesce(t.source,
+        excluded.source) END,
+    error_code = CASE WHEN excluded.has_search THEN coalesce(excluded.error_code, t.error_code) ELSE
+        coalesce(t.error_code, excluded.error_code) END,
+    kind = CASE WHEN excluded.has_search OR t.kind = 'search' THEN 'search' WHEN excluded.has_root THEN
+        excluded.kind ELSE t.kind END,
+    n_spans = (SELECT count(*) FROM st_spans AS s WHERE s.trace_id = excluded.trace_id),
+    doc_ids = CASE WHEN excluded.doc_ids IS NULL THEN t.doc_ids WHEN t.doc_ids IS NULL THEN excluded.doc_ids
+        ELSE ARRAY(SELECT DISTINCT x FROM unnest(t.doc_ids || excluded.doc_ids) AS x ORDER BY x) END"""
+"""One statement for every trace of a batch, one row version each (every extra UPDATE of a row wrote all
+its index entries again): the root's columns when the batch has the root, the search span's when it has
+it, else what the trace already holds; the window widened by children until the root comes."""
 
 SUMMARY_COLUMNS = (f"{lite.SUMMARY_COLUMNS}, " + ", ".join(lite.NEWER_SUMMARY_COLUMNS))
 
@@ -99,14 +130,23 @@ def _clean(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Batch:
-    """Every statement's array parameters for one batch of spans."""
+    """One batch's parameters: its span rows, and its traces' columns (:data:`TRACE_COLUMNS`) as arrays."""
 
     spans: list[tuple]
-    partial: list[list]
-    roots: list[list]
-    searches: list[list]
-    trace_ids: list[str]
-    docs: list[tuple[list[str], str]]
+    traces: list[list]
+
+
+@dataclass
+class _Trace:
+    """What one batch says of one trace."""
+
+    start: int
+    end: int
+    resource: str | None
+    spans: int = 0
+    root: tuple | None = None  # start, end, name, status, then lite.root_columns
+    search: tuple | None = None  # _search's columns
+    docs: dict[str, None] | None = None
 
 
 def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list]:
@@ -115,12 +155,9 @@ def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list]:
 
 
 def plan(spans: Sequence[ReadableSpan]) -> Batch:
-    """The arrays of one batch (a trace's several spans of one batch become one row of its trace)."""
+    """The parameters of one batch: a row per span, and one per trace merging what its spans here say."""
     span_rows: list[tuple] = []
-    partial: dict[str, list] = {}
-    roots: dict[str, tuple] = {}
-    searches: dict[str, tuple] = {}
-    docs: dict[str, dict[str, None]] = {}
+    traces: dict[str, _Trace] = {}
     resources: dict[int, str | None] = {}
     for span in spans:
         ctx = span.context
@@ -130,36 +167,50 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
                   for e in span.events]
         start, end = int(span.start_time or 0), int(span.end_time or 0)
         status = span.status.status_code.name
-        span_rows.append((trace_id, span_id, format(span.parent.span_id, "016x") if span.parent else None, span.name,
-                          span.kind.name, start, end, status, span.status.description,
-                          span.instrumentation_scope.name if span.instrumentation_scope else None, _packed(attrs),
-                          _packed(events)))
+        span_rows.append((*(_clean(x) for x in (trace_id, span_id, format(span.parent.span_id, "016x")
+                                                 if span.parent else None, span.name, span.kind.name)),
+                          start, end, status, _clean(span.status.description),
+                          _clean(span.instrumentation_scope.name) if span.instrumentation_scope else None,
+                          _packed(attrs), _packed(events)))
         if id(span.resource) not in resources:
             resources[id(span.resource)] = _json(dict(span.resource.attributes)) if span.resource else None
-        resource = resources[id(span.resource)]
+        trace = traces.get(trace_id)
+        if trace is None:
+            trace = traces[trace_id] = _Trace(start, end, resources[id(span.resource)])
+        trace.spans += 1
         if span.parent is None or span.parent.is_remote:
-            roots[trace_id] = (trace_id, start, end, (end - start) / 1e6, resource, span.name, status,
-                               *_root(span.name, attrs))
+            trace.root = (start, end, span.name, status, *lite.root_columns(span.name, attrs))
+            trace.resource = resources[id(span.resource)]
         else:
-            seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
-            seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
-            seen[3] = (seen[2] - seen[1]) / 1e6
+            trace.start, trace.end = min(trace.start, start), max(trace.end, end)
         if span.name == v.SEARCH_SPAN:
-            searches[trace_id] = (*_search(attrs), trace_id)
+            trace.search = _search(attrs)
         for key in DOC_ID_KEYS.intersection(attrs):
             ids = attrs[key]
-            named = docs.setdefault(trace_id, {})
+            named = trace.docs = trace.docs if trace.docs is not None else {}
             for doc in ids if isinstance(ids, (list, tuple)) else ():
-                named[_clean(str(doc))] = None
-    trace_ids = sorted(dict.fromkeys(r[0] for r in span_rows))
-    return Batch([(*(_clean(x) for x in row[:10]), *row[10:]) for row in span_rows], _columns(sorted(partial.values()), 5),
-                 _columns(sorted(roots.values()), 15), _columns(sorted(searches.values(), key=lambda r: r[-1]), 18),
-                 trace_ids, [(list(named), trace_id) for trace_id, named in sorted(docs.items()) if named])
+                named[str(doc)] = None
+    rows = [_trace_row(trace_id, traces[trace_id]) for trace_id in sorted(traces)]
+    return Batch(span_rows, _columns(rows, len(TRACE_COLUMNS)))
 
 
-def _root(name: str, attrs: dict[str, Any]) -> tuple:
-    session, fetched, fetch_of, dataset, kind, source, error_code, status_code = lite.root_columns(name, attrs)
-    return (session, fetched, fetch_of, dataset, kind, source, error_code, status_code)
+def _trace_row(trace_id: str, t: _Trace) -> tuple:
+    """A trace's row of :data:`TRACE_COLUMNS`: its root's timing and columns if the batch has its root, its search
+    span's if it has that (dataset, source and error code: the search span's, else the root's)."""
+    start, end = (t.root[0], t.root[1]) if t.root else (t.start, t.end)
+    if t.root:
+        _, _, name, status, session, fetched, fetch_of, r_dataset, r_kind, r_source, r_error, status_code = t.root
+    else:
+        name = status = session = fetched = fetch_of = r_dataset = r_kind = r_source = r_error = status_code = None
+    (mode, query, fold, run_id, query_id, top_k, best, no_confident, degraded, bands, n_results, s_error, s_source,
+     s_dataset, result_ids, _, cold) = t.search or (None,) * 8 + ("", 0) + (None,) * 7
+    kind = TraceKind.SEARCH.value if t.search else r_kind
+    docs = None if t.docs is None else _json(list(t.docs))
+    return (trace_id, start, end, (end - start) / 1e6, t.resource, t.root is not None, name, status, session,
+            fetched, fetch_of, status_code, t.search is not None, mode, query, fold, run_id, query_id, top_k, best,
+            no_confident, degraded, bands, n_results, result_ids, cold,
+            s_dataset if s_dataset is not None else r_dataset, s_source if s_source is not None else r_source,
+            s_error if s_error is not None else r_error, kind, t.spans, docs)
 
 
 def _search(attrs: dict[str, Any]) -> tuple:

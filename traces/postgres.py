@@ -40,6 +40,8 @@ __all__ = ["PostgresTraceStore"]
 
 _NS_PER_DAY = 86_400 * 10**9
 PRUNE_BATCH = 500
+DOC_SORTED = 20_000
+"""Traces a document may be in for :meth:`PostgresTraceStore.doc_traces` to read them by index and sort them."""
 
 
 class PostgresTraceStore:
@@ -84,19 +86,11 @@ class PostgresTraceStore:
         """Store finished spans in one transaction; returns how many were written."""
         self._ready()
         b = sql.plan(spans)
-        if not b.trace_ids:
+        if not b.spans:
             return 0
         with self.db.connection() as conn, conn.pipeline(), conn.transaction(), conn.cursor() as cursor:
             cursor.executemany(sql.INSERT_SPAN, b.spans)
-            if b.partial[0]:
-                cursor.execute(sql.UPSERT_PARTIAL, b.partial)
-            if b.roots[0]:
-                cursor.execute(sql.UPSERT_ROOT, b.roots)
-            if b.searches[0]:
-                cursor.execute(sql.UPDATE_SEARCH, b.searches)
-            cursor.execute(sql.COUNT_SPANS, (b.trace_ids,))
-            if b.docs:
-                cursor.executemany(sql.ADD_DOCS, b.docs)
+            cursor.execute(sql.UPSERT_TRACES, b.traces)
         return len(b.spans)
 
     def _read(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -112,15 +106,34 @@ class PostgresTraceStore:
         return [sql.summary(r) for r in rows]
 
     def doc_traces(self, doc_id: str, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
-        """Traces any of whose spans named document ``doc_id`` (in an id list), matching ``flt``, newest first.
+        """Traces any of whose spans named document ``doc_id`` (in an id list), matching ``flt``, newest first,
+        over the whole store.
 
-        Over the whole store: along ``doc_ids``' GIN index for a rare document, the newest traces for a common one.
+        Two plans, chosen by counting (up to :data:`DOC_SORTED`) the traces ``doc_ids``' GIN index finds: a
+        document in fewer traces is read by that index and its traces sorted; one in more is found by walking
+        the newest traces, where it soon turns up. (Left to itself, the planner walked a million traces for a
+        document in 200 of them: 318 ms instead of 1.)
         """
+        self._ready()
         where, params = sql.where(flt)
-        where = f"{where} AND doc_ids @> %s" if where else " WHERE doc_ids @> %s"
-        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
-                          "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s",
-                          [*params, [doc_id], flt.limit, flt.offset])
+        columns = sql.SUMMARY_COLUMNS
+        page = "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s"
+        with self.db.connection() as conn, conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            conn.execute("SET LOCAL enable_indexscan = off")
+            found = conn.execute("SELECT count(*) FROM (SELECT 1 FROM st_traces WHERE doc_ids @> %s LIMIT %s) AS c",
+                                 ([doc_id], DOC_SORTED)).fetchone()
+            conn.execute("RESET enable_seqscan")
+            conn.execute("RESET enable_indexscan")
+            if found and found[0] < DOC_SORTED:
+                rows = conn.execute(f"WITH hits AS MATERIALIZED (SELECT * FROM st_traces WHERE doc_ids @> %s) "
+                                    f"SELECT {columns} FROM hits{where} {page}",
+                                    [[doc_id], *params, flt.limit, flt.offset]).fetchall()
+            else:
+                conn.execute("SET LOCAL enable_bitmapscan = off")
+                where = f"{where} AND doc_ids @> %s" if where else " WHERE doc_ids @> %s"
+                rows = conn.execute(f"SELECT {columns} FROM st_traces{where} {page}",
+                                    [*params, [doc_id], flt.limit, flt.offset]).fetchall()
         return [sql.summary(r) for r in rows]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:

@@ -29,7 +29,8 @@ TRACES_V1 = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE TABLE st_traces (
     trace_id text PRIMARY KEY, start_ns bigint NOT NULL, end_ns bigint NOT NULL,
-    duration_ms double precision NOT NULL, has_root boolean NOT NULL DEFAULT false, root_name text,
+    duration_ms double precision NOT NULL, has_root boolean NOT NULL DEFAULT false, has_search boolean NOT NULL
+    DEFAULT false, root_name text,
     status text, mode text, query text, query_fold text, run_id text, query_id text, top_k integer,
     best_score double precision, no_confident boolean, degraded text NOT NULL DEFAULT '',
     bands integer NOT NULL DEFAULT 0, n_results integer, error_code text, n_spans integer NOT NULL DEFAULT 0,
