@@ -97,3 +97,22 @@ def test_drop_counts_are_one_running_total_per_process(pg_store):
     pg_store.note_dropped("host-a", 10, T0, 12, 100)  # the same process's total, updated
     pg_store.note_dropped("host-b", 10, T0, 3, 100)
     assert pg_store.dropped() == 15
+
+
+def test_the_attribute_filter_covers_the_whole_store(pg_store):
+    """An attribute's value (any case; an array's items joined) found in any span of any trace, newest first,
+    however far back: read a batch of traces at a time."""
+    searches = [FakeSearch(start_ns=T0 + i * S, candidates=3, mode="fast" if i % 2 else "graph",
+                           query="the Needle in the haystack" if i in (1, 4, 640) else f"hay {i}")
+                for i in range(650)]
+    spans, ids = record(*searches)
+    pg_store.write(spans)
+    found = pg_store.attribute_traces("input.value", "NEEDLE", TraceFilter(limit=200), batch=100)
+    assert [t.trace_id for t in found] == [ids[640], ids[4], ids[1]]
+    assert [t.trace_id for t in pg_store.attribute_traces("input.value", "needle", TraceFilter(mode="fast"))] == [
+        ids[1]]
+    assert [t.trace_id for t in pg_store.attribute_traces("input.value", "needle", TraceFilter(limit=1, offset=1),
+                                                          batch=7)] == [ids[4]]
+    dense = "searchtrace.candidate.ids"  # an array: its items joined by ", "
+    assert len(pg_store.attribute_traces(dense, "d1, d2", TraceFilter(limit=None))) == 650
+    assert pg_store.attribute_traces("no.such.key", "x") == []

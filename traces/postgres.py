@@ -136,6 +136,38 @@ class PostgresTraceStore:
                                     [*params, [doc_id], flt.limit, flt.offset]).fetchall()
         return [sql.summary(r) for r in rows]
 
+    def attribute_traces(self, key: str, text: str, flt: TraceFilter = TraceFilter(),
+                         batch: int = 500) -> list[TraceSummary]:
+        """Traces one of whose spans has attribute ``key`` with ``text`` in its value (case-insensitive; an array's
+        items joined by ", "), matching ``flt``, newest first: the dashboard's attribute filter, over the whole
+        store. The attributes are stored packed, so the traces ``flt`` matches are read newest first, ``batch``
+        at a time, their spans' attributes unpacked here, until the page is full.
+        """
+        wanted, skip = text.casefold(), flt.offset
+        limit = flt.limit if flt.limit is not None else float("inf")
+        out: list[TraceSummary] = []
+        where, params = sql.where(flt)
+        after: tuple[int, str] | None = None
+        while len(out) < limit:
+            keyset = "(start_ns, trace_id) < (%s, %s)" if after else ""
+            clause = " AND ".join(x for x in (where.removeprefix(" WHERE "), keyset) if x)
+            rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{' WHERE ' + clause if clause else ''} "
+                              "ORDER BY start_ns DESC, trace_id DESC LIMIT %s", [*params, *(after or ()), batch])
+            if not rows:
+                break
+            summaries = [sql.summary(r) for r in rows]
+            spans = self._read("SELECT trace_id, attributes FROM st_spans WHERE trace_id = ANY(%s)",
+                               ([t.trace_id for t in summaries],))
+            hits = {trace_id for trace_id, packed in spans if _has(_unpack(packed), key, wanted)}
+            for summary in summaries:
+                if summary.trace_id in hits:
+                    if skip:
+                        skip -= 1
+                    elif len(out) < limit:
+                        out.append(summary)
+            after = (summaries[-1].start_ns, summaries[-1].trace_id)
+        return out
+
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time, from one snapshot."""
         where, params = sql.where(flt)
@@ -273,6 +305,15 @@ def _span(row: Sequence[Any]) -> SpanRecord:
     return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
                       tuples(_unpack(attributes)),
                       tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in _unpack(events)))
+
+
+def _has(attributes: dict[str, Any], key: str, wanted: str) -> bool:
+    """True when ``attributes[key]`` shown as text (an array's items joined by ", ") holds ``wanted`` (casefolded)."""
+    if key not in attributes:
+        return False
+    value = attributes[key]
+    shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    return wanted in shown.casefold()
 
 
 def _unpack(raw: bytes) -> Any:
