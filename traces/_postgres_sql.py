@@ -31,7 +31,7 @@ DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_ID
                          v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
 """The array attributes that name documents: what the document filter finds a trace by."""
 
-INSERT_SPAN = """INSERT INTO st_spans VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+INSERT_SPAN = """INSERT INTO st_spans VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name,
     kind = excluded.kind, start_ns = excluded.start_ns, end_ns = excluded.end_ns, status = excluded.status,
     status_message = excluded.status_message, scope = excluded.scope, attributes = excluded.attributes,
@@ -42,67 +42,11 @@ TRACE_COLUMNS = ('trace_id', 'start_ns', 'end_ns', 'duration_ms', 'resource', 'h
                  'degraded', 'bands', 'n_results', 'result_ids', 'cold', 'dataset', 'source',
                  'error_code', 'kind', 'n_spans', 'doc_ids')
 """The columns of a batch's one row per trace, in :data:`UPSERT_TRACES` order."""
-UPSERT_TRACES = """INSERT INTO st_traces AS t (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
-    status,
-    session_id, fetched_ids, fetch_of, status_code, has_search, mode, query, query_fold, run_id, query_id,
-    top_k, best_score, no_confident, degraded, bands, n_results, result_ids, cold, dataset, source, error_code,
-    kind, n_spans, doc_ids)
-SELECT u.trace_id, u.start_ns, u.end_ns, u.duration_ms, u.resource::jsonb, u.has_root, u.root_name, u.status,
-    u.session_id, u.fetched_ids::jsonb, u.fetch_of, u.status_code, u.has_search, u.mode, u.query, u.query_fold,
-    u.run_id, u.query_id, u.top_k, u.best_score, u.no_confident, u.degraded, u.bands, u.n_results,
-    u.result_ids::jsonb, u.cold, u.dataset, u.source, u.error_code, u.kind, u.n_spans, CASE WHEN u.doc_ids IS
-    NULL THEN NULL ELSE ARRAY(SELECT DISTINCT x FROM jsonb_array_elements_text(u.doc_ids::jsonb) AS x ORDER BY
-    x) END
-FROM unnest(%s::text[], %s::int8[], %s::int8[], %s::float8[], %s::text[], %s::bool[], %s::text[], %s::text[],
-    %s::text[], %s::text[], %s::text[], %s::int4[], %s::bool[], %s::text[], %s::text[], %s::text[], %s::text[],
-    %s::text[], %s::int4[], %s::float8[], %s::bool[], %s::text[], %s::int4[], %s::int4[], %s::text[],
-    %s::bool[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[])
-    AS u(trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status, session_id,
-        fetched_ids, fetch_of, status_code, has_search, mode, query, query_fold, run_id, query_id, top_k,
-        best_score, no_confident, degraded, bands, n_results, result_ids, cold, dataset, source, error_code,
-        kind, n_spans, doc_ids)
-ON CONFLICT (trace_id) DO UPDATE SET
-    start_ns = CASE WHEN excluded.has_root THEN excluded.start_ns WHEN t.has_root THEN t.start_ns ELSE
-        least(t.start_ns, excluded.start_ns) END,
-    end_ns = CASE WHEN excluded.has_root THEN excluded.end_ns WHEN t.has_root THEN t.end_ns ELSE
-        greatest(t.end_ns, excluded.end_ns) END,
-    duration_ms = CASE WHEN excluded.has_root THEN excluded.duration_ms WHEN t.has_root THEN t.duration_ms ELSE
-        (greatest(t.end_ns, excluded.end_ns) - least(t.start_ns, excluded.start_ns)) / 1e6 END,
-    resource = CASE WHEN excluded.has_root THEN excluded.resource ELSE coalesce(t.resource, excluded.resource)
-        END,
-    has_root = t.has_root OR excluded.has_root,
-    root_name = CASE WHEN excluded.has_root THEN excluded.root_name ELSE t.root_name END,
-    status = CASE WHEN excluded.has_root THEN excluded.status ELSE t.status END,
-    session_id = CASE WHEN excluded.has_root THEN excluded.session_id ELSE t.session_id END,
-    fetched_ids = CASE WHEN excluded.has_root THEN excluded.fetched_ids ELSE t.fetched_ids END,
-    fetch_of = CASE WHEN excluded.has_root THEN excluded.fetch_of ELSE t.fetch_of END,
-    status_code = CASE WHEN excluded.has_root THEN excluded.status_code ELSE t.status_code END,
-    has_search = t.has_search OR excluded.has_search,
-    mode = CASE WHEN excluded.has_search THEN excluded.mode ELSE t.mode END,
-    query = CASE WHEN excluded.has_search THEN excluded.query ELSE t.query END,
-    query_fold = CASE WHEN excluded.has_search THEN excluded.query_fold ELSE t.query_fold END,
-    run_id = CASE WHEN excluded.has_search THEN excluded.run_id ELSE t.run_id END,
-    query_id = CASE WHEN excluded.has_search THEN excluded.query_id ELSE t.query_id END,
-    top_k = CASE WHEN excluded.has_search THEN excluded.top_k ELSE t.top_k END,
-    best_score = CASE WHEN excluded.has_search THEN excluded.best_score ELSE t.best_score END,
-    no_confident = CASE WHEN excluded.has_search THEN excluded.no_confident ELSE t.no_confident END,
-    degraded = CASE WHEN excluded.has_search THEN excluded.degraded ELSE t.degraded END,
-    bands = CASE WHEN excluded.has_search THEN excluded.bands ELSE t.bands END,
-    n_results = CASE WHEN excluded.has_search THEN excluded.n_results ELSE t.n_results END,
-    result_ids = CASE WHEN excluded.has_search THEN excluded.result_ids ELSE t.result_ids END,
-    cold = CASE WHEN excluded.has_search THEN excluded.cold ELSE t.cold END,
-    dataset = CASE WHEN excluded.has_search THEN coalesce(excluded.dataset, t.dataset) ELSE coalesce(t.dataset,
-        excluded.dataset) END,
-    source = CASE WHEN excluded.has_search THEN coalesce(excluded.source, t.source) ELSE coalesce(t.source,
-        excluded.source) END,
-    error_code = CASE WHEN excluded.has_search THEN coalesce(excluded.error_code, t.error_code) ELSE
-        coalesce(t.error_code, excluded.error_code) END,
-    kind = CASE WHEN excluded.has_search OR t.kind = 'search' THEN 'search' WHEN excluded.has_root THEN
-        excluded.kind ELSE t.kind END,
-    n_spans = (SELECT count(*) FROM st_spans AS s WHERE s.trace_id = excluded.trace_id),
-    doc_ids = CASE WHEN excluded.doc_ids IS NULL THEN t.doc_ids WHEN t.doc_ids IS NULL THEN excluded.doc_ids
-        ELSE ARRAY(SELECT DISTINCT x FROM unnest(t.doc_ids || excluded.doc_ids) AS x ORDER BY x) END"""
-"""One statement for every trace of a batch, one row version each (every extra UPDATE of a row wrote all
+TRACE_TYPES = ("text", "int8", "int8", "float8", "text", "bool", "text", "text", "text", "text", "text", "int4",
+               "bool", "text", "text", "text", "text", "text", "int4", "float8", "bool", "text", "int4", "int4",
+               "text", "bool", "text", "text", "text", "text", "int4", "text")
+UPSERT_TRACES = "SELECT st_upsert_traces(" + ", ".join(f"%b::{t}[]" for t in TRACE_TYPES) + ")"
+"""One statement for every trace of a batch (the schema's ``st_upsert_traces``), one row version each (every extra UPDATE of a row wrote all
 its index entries again): the root's columns when the batch has the root, the search span's when it has
 it, else what the trace already holds; the window widened by children until the root comes."""
 
