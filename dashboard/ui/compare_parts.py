@@ -10,7 +10,7 @@ from pandas.io.formats.style import Styler
 
 from searchtrace.dashboard.data import RunComparison, metric_names
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
 
 __all__ = ["METRIC_COLUMNS", "query_table", "query_view", "several_runs", "settings_diff", "styled_metrics"]
 
@@ -73,7 +73,7 @@ def query_table(comparison: RunComparison, metric: str, view: str) -> str | None
     number = st.column_config.NumberColumn
     columns = ["query_id", "text", "category", "base", "candidate", "delta", "base_rank", "candidate_rank",
                "base_gold_ranks", "candidate_gold_ranks"]
-    event = st.dataframe(
+    event = show_table(st,
         shown[columns], hide_index=True, key=f"compare-queries-{view}", on_select="rerun",
         selection_mode="single-row", height=min(38 + 35 * max(len(shown), 1), 420),
         column_config={"text": st.column_config.TextColumn("query", width="large"),
@@ -97,5 +97,5 @@ def several_runs(runs: pd.DataFrame, base: str, cand: str) -> None:
     chosen = runs.set_index("run_id").loc[picked]
     table = chosen[metric_names(runs)].T
     table.columns = [f"{label(r)}" for r in picked]
-    st.dataframe(table.style.format("{:.3f}", na_rep="n/a").highlight_max(axis=1, color=GOOD),
+    show_table(st, table.style.format("{:.3f}", na_rep="n/a").highlight_max(axis=1, color=GOOD),
                  key="compare-several-table")

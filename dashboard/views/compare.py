@@ -13,6 +13,7 @@ from searchtrace.dashboard.ui.compare_parts import (
     styled_metrics,
 )
 from searchtrace.dashboard.ui.overlap_parts import label_free
+from searchtrace.dashboard.ui.text import show_table
 from searchtrace.evals import labelled
 
 st.title("Compare")
@@ -49,7 +50,7 @@ st.caption(f"{comparison.n_queries} paired queries; delta = candidate - baseline
            "unadjusted (one metric at a time); p-values Holm-corrected across metrics, so a CI that excludes 0 "
            "can stand beside a p above 0.05; ✓ marks p (randomization, Holm) < 0.05, coloured by direction; a "
            "delta that rounds to 0.000 is left uncoloured.")
-st.dataframe(styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics", column_config=METRIC_COLUMNS)
+show_table(st, styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics", column_config=METRIC_COLUMNS)
 
 st.subheader("Most regressed queries")
 metrics = comparison.metrics["metric"].tolist()
@@ -74,6 +75,6 @@ with left:
 with right:
     st.subheader("Per category")
     categories = comparison.categories[comparison.categories["metric"] == metric].drop(columns="metric")
-    st.dataframe(styled_metrics(categories, significance=False), hide_index=True, key="compare-categories")
+    show_table(st, styled_metrics(categories, significance=False), hide_index=True, key="compare-categories")
 
 several_runs(runs, base, cand)

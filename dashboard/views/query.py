@@ -5,7 +5,7 @@ import streamlit as st
 from searchtrace.dashboard.data import find_queries
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.query_parts import show_context, show_gold_moves, show_header, show_run
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
 from searchtrace.evals import BEST_SCORE, NO_CONFIDENT
 
 home, runs = context.runs_page("Query")
@@ -80,7 +80,7 @@ show_context(either)
 
 st.header("Across runs")
 across = across.assign(name=across["run_id"].map(names))
-st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
+show_table(st, across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
                      "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
              column_config={"created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
                             **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT)
@@ -110,5 +110,5 @@ else:
     table = table.reindex(columns=list(dict.fromkeys(ranks["run"])))
     st.caption("Rank of each gold document in each run (1 = top; empty: not ranked within the run's depth, "
                f"{int(ranks['depth'].max())} at most).")
-    st.dataframe(table.reset_index(), hide_index=True, key="query-gold-ranks")
+    show_table(st, table.reset_index(), hide_index=True, key="query-gold-ranks")
     st.altair_chart(charts.gold_ranks(ranks), width="stretch")
