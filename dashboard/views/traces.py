@@ -46,6 +46,7 @@ elif not listed.empty:
     trace_id = str(listed["trace_id"].iloc[0])
     st.caption("No trace picked: the newest listed is shown.")
 else:
+    context.remember("traces", VIEW)  # filters that list nothing are a view too
     st.info("No trace to show.")
     st.stop()
 

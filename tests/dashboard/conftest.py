@@ -165,3 +165,16 @@ def served(tmp_path) -> tuple[Path, Path]:
     store.close()
     JudgingSession.open(dataset).record(queries[0]["_id"], docs[0], 2, "ana")
     return tmp_path / "home", dataset
+
+
+@pytest.fixture(scope="session")
+def mixed_home(dashboard_home, live_home, tmp_path_factory) -> Path:
+    """The fixture home's four runs with the live home's trace store: a model load, a failed CLI search, a
+    served search, a refused request and a documents request."""
+    import shutil
+
+    home = tmp_path_factory.mktemp("mixed-home")
+    shutil.copytree(dashboard_home / "runs", home / "runs")
+    shutil.copy(live_home["home"] / "traces.sqlite", home / "traces.sqlite")
+    (home / "indexes").symlink_to(live_home["home"] / "indexes", target_is_directory=True)
+    return home

@@ -55,17 +55,6 @@ def _open(at, script: str, **params: str):
     return at.switch_page(script).run()
 
 
-@pytest.fixture(scope="module")
-def mixed_home(dashboard_home, live_home, tmp_path_factory) -> Path:
-    """The fixture home's four runs with the live home's trace store: a model load, a failed CLI search, a
-    served search, a refused request and a documents request."""
-    home = tmp_path_factory.mktemp("mixed-home")
-    shutil.copytree(dashboard_home / "runs", home / "runs")
-    shutil.copy(live_home["home"] / "traces.sqlite", home / "traces.sqlite")
-    (home / "indexes").symlink_to(live_home["home"] / "indexes", target_is_directory=True)
-    return home
-
-
 @pytest.fixture
 def app(mixed_home, monkeypatch):
     from streamlit.testing.v1 import AppTest
