@@ -49,6 +49,7 @@ def test_the_waterfall_keeps_tree_order_one_row_a_span_and_left_aligned_labels()
     spec = charts.waterfall(spans).to_dict()
     y = spec["layer"][0]["encoding"]["y"]
     assert y["sort"] is None and y["axis"]["labelAlign"] == "left"
+    assert y["axis"]["labelPadding"] == y["axis"]["labelLimit"] == 12 + 7 * len("└ dense")  # the longest label
     rows = next(iter(spec["datasets"].values()))
     shown = [r["row"] for r in rows]
     assert len(set(shown)) == 4  # two spans of one name are two rows, not one
