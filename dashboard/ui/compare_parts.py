@@ -11,6 +11,7 @@ from pandas.io.formats.style import Styler
 from searchtrace.dashboard.data import RunComparison, metric_names
 from searchtrace.dashboard.ui import context
 from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
+from searchtrace.dashboard.ui.url_state import url_multiselect, url_segmented
 
 __all__ = ["METRIC_COLUMNS", "query_table", "query_view", "several_runs", "settings_diff", "styled_metrics"]
 
@@ -55,7 +56,7 @@ def styled_metrics(frame: pd.DataFrame, significance: bool = True) -> Styler:
 
 def query_view(comparison: RunComparison, metric: str) -> str:
     """Which queries to list (regressed, improved, all changed), with the metric's wins, ties and losses."""
-    view = st.segmented_control("Show", list(VIEWS), default="regressed", key="compare-view") or "regressed"
+    view = url_segmented(st, "Show", list(VIEWS), default="regressed", key="compare-view", param="show")
     row = comparison.metrics[comparison.metrics["metric"] == metric].iloc[0].to_dict()
     st.caption(f"{md(metric)}: {row['wins']} wins, {row['ties']} ties, {row['losses']} losses")
     return str(view)
@@ -90,8 +91,8 @@ def several_runs(runs: pd.DataFrame, base: str, cand: str) -> None:
     """Pick N runs and see their metrics side by side (one column per run)."""
     st.header("Several runs")
     label = context.run_label(runs)
-    picked = st.multiselect("Runs", runs["run_id"].tolist(), default=[base, cand], format_func=label,
-                            key="compare-several")
+    picked = url_multiselect(st, "Runs", runs["run_id"].tolist(), default=[base, cand], format_func=label,
+                             key="compare-several", param="runs")
     if not picked:
         return
     chosen = runs.set_index("run_id").loc[picked]

@@ -291,3 +291,53 @@ def test_implicit_dataset_and_threshold_in_the_url(served, monkeypatch):
     at = fresh(home, IMPLICIT, {"dataset": str(dataset), "min": "zero"}, monkeypatch)
     ok(at)
     assert len(notices(at)) == 1 and at.number_input(key="implicit-min").value == 1
+
+
+# --- Compare, Query and Runs: the choices beside the picks ---------------------------------------------------
+
+COMPARE, QUERY, RUNS = "views/compare.py", "views/query.py", "views/runs.py"
+
+
+def test_compare_metric_outcome_and_runs_in_the_url(dashboard_home, run_ids, monkeypatch):
+    pair = {"base": run_ids["base"], "cand": run_ids["fast"]}
+    params = pair | {"metric": "recall@100", "show": "improved", "runs": [run_ids["top20"], run_ids["fast"]]}
+    at = fresh(dashboard_home, COMPARE, params, monkeypatch)
+    ok(at)
+    assert at.selectbox(key="compare-metric").value == "recall@100"
+    assert at.segmented_control(key="compare-view").value == "improved"
+    assert at.multiselect(key="compare-several").value == [run_ids["top20"], run_ids["fast"]]
+    at.selectbox(key="compare-metric").set_value("ndcg@10").run()
+    at.segmented_control(key="compare-view").set_value("all changed").run()
+    at.multiselect(key="compare-several").set_value([run_ids["nodense"]]).run()
+    ok(at)
+    assert url(at) == pair | {"show": "all changed", "runs": run_ids["nodense"]}
+    visit(at, RUNS, {})
+    at = visit(at, COMPARE, {})  # the sidebar's link
+    assert url(at) == pair | {"show": "all changed", "runs": run_ids["nodense"]}
+    bad = fresh(dashboard_home, COMPARE, pair | {"metric": "ndcg@9000"}, monkeypatch)
+    ok(bad)
+    assert len(notices(bad)) == 1 and bad.selectbox(key="compare-metric").value == "ndcg@10"
+
+
+def test_query_gold_runs_in_the_url(dashboard_home, run_ids, monkeypatch):
+    params = {"run": run_ids["fast"], "base": run_ids["base"], "query": "test-001", "gold": [run_ids["top20"]]}
+    at = fresh(dashboard_home, QUERY, params, monkeypatch)
+    ok(at)
+    assert at.multiselect(key="query-gold-runs").value == [run_ids["top20"]]
+    at.multiselect(key="query-gold-runs").set_value([run_ids["nodense"], run_ids["base"]]).run()
+    ok(at)
+    assert url(at)["gold"] == [run_ids["nodense"], run_ids["base"]]
+
+
+def test_runs_trend_in_the_url(dashboard_home, monkeypatch):
+    at = fresh(dashboard_home, RUNS, {"metric": "recall@100"}, monkeypatch)
+    ok(at)
+    assert at.selectbox(key="trend-metric").value == "recall@100"
+    at.selectbox(key="trend-metric").set_value("ndcg@10").run()
+    ok(at)
+    assert "metric" not in at.query_params
+    at.selectbox(key="trend-metric").set_value("mrr@10").run()
+    assert url(at) == {"metric": "mrr@10"}
+    bad = fresh(dashboard_home, RUNS, {"trend": "no-such-dataset"}, monkeypatch)
+    ok(bad)
+    assert len(notices(bad)) == 1
