@@ -13,6 +13,7 @@ VIEW = ("dataset", "view")
 if context.restore("judge", VIEW):
     st.caption("The dataset judged last in this session (the link named none).")
 dataset = pick_dataset(context.home())
+context.remember("judge", VIEW)  # the dataset, before the page asks for a name
 judge = judging.ask_judge_name("judge")
 if judge is None:
     st.stop()

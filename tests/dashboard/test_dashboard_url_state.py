@@ -264,6 +264,9 @@ def test_judge_typed_dataset_writes_the_url(judged, monkeypatch):
     at.text_input(key="judge-dataset-path").input(str(dataset)).run()
     ok(at)
     assert url(at) == {"dataset": str(dataset)}
+    visit(at, IMPLICIT, {"dataset": str(home)})  # not a dataset: that page stops, this one keeps its own
+    at = visit(at, JUDGE, {})  # the sidebar's link, before any name was given
+    assert url(at) == {"dataset": str(dataset)}
 
 
 def test_judge_bad_values_are_one_line(judged, tmp_path, monkeypatch):
