@@ -11,6 +11,7 @@ import pandas as pd
 
 from searchtrace.dashboard.data.documents import documents
 from searchtrace.dashboard.data.runs import run_folder
+from searchtrace.dashboard.data.span_tree import span_label, tree_order
 from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, first_error
 from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
@@ -149,8 +150,8 @@ class Waterfall:
 
     Attributes:
         summary: the trace's summary (see :meth:`traces.records.TraceSummary.to_dict`).
-        spans: one row per span in tree order (each parent before its children): span_id,
-            parent_id, name, label (indented by depth), depth, start_ms and end_ms (from the
+        spans: one row per span in tree order (each parent before its children, siblings by
+            start): span_id, parent_id, name, label (its depth marked: ``span_tree.span_label``), depth, start_ms and end_ms (from the
             trace's start), duration_ms, status, message (the status message of a span in
             error), skipped (why the stage did not run, else "").
         attributes: one row per span attribute: span_id, name, key, value (readable text;
@@ -189,26 +190,6 @@ TABLE_KEYS = {v.CANDIDATE_IDS, v.CANDIDATE_SCORES, v.CANDIDATE_CONTENTS, v.RESUL
               v.RESULT_RELEVANCE, v.RERANK_INPUT_IDS, v.RERANK_INPUT_SCORES, v.RERANK_OUTPUT_IDS,
               v.RERANK_OUTPUT_SCORES, v.RESULT_TITLES, v.RELATION_IDS, v.RELATION_SUBJECTS, v.RELATION_PREDICATES,
               v.RELATION_OBJECTS}
-
-
-def _tree(spans: tuple[SpanRecord, ...]) -> list[tuple[SpanRecord, int]]:
-    """Spans depth first (children in start order), each with its depth; orphans are roots."""
-    ids = {s.span_id for s in spans}
-    children: dict[str | None, list[SpanRecord]] = {}
-    for s in spans:
-        children.setdefault(s.parent_id if s.parent_id in ids else None, []).append(s)
-    out: list[tuple[SpanRecord, int]] = []
-    seen: set[str] = set()
-
-    def walk(parent: str | None, depth: int) -> None:
-        for child in children.get(parent, []):
-            if child.span_id not in seen:
-                seen.add(child.span_id)
-                out.append((child, depth))
-                walk(child.span_id, depth + 1)
-
-    walk(None, 0)
-    return out
 
 
 def _text(value: Any) -> str:
@@ -254,9 +235,9 @@ def _cold_ms(detail: TraceDetail) -> float | None:
 
 def _waterfall(detail: TraceDetail) -> Waterfall:
     t0 = min((s.start_ns for s in detail.spans), default=detail.summary.start_ns)
-    tree = _tree(detail.spans)
+    tree = tree_order(detail.spans)
     spans = pd.DataFrame([{"span_id": s.span_id, "parent_id": s.parent_id, "name": s.name,
-                           "label": ("\u2003" * d) + ("└ " if d else "") + s.name, "depth": d,
+                           "label": span_label(s.name, d), "depth": d,
                            "start_ms": (s.start_ns - t0) / 1e6, "end_ms": (s.end_ns - t0) / 1e6,
                            "duration_ms": s.duration_ms, "status": s.status,
                            "message": (s.status_message or "") if s.status == "ERROR" else "",

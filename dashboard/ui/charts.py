@@ -102,16 +102,31 @@ def span_state(status: str, skipped: str) -> str:
     return "error" if status == "ERROR" else "skipped" if skipped else "ran"
 
 
+LABEL_PX = 260  # the waterfall's label column at most
+
+
 def waterfall(spans: pd.DataFrame) -> alt.LayerChart:
     """Spans as bars from start to end (ms from the trace's start) in tree order, every row labelled
-    with its stage (indented by depth) and its duration; skipped stages grey, errors red."""
+    with its stage (its depth marked) and its duration; skipped stages grey, errors red."""
     visible = spans["end_ms"].max() / 300 if len(spans) else 0.0  # sub-pixel spans still show
+    rows: list[str] = []
+    taken: set[str] = set()
+    for label, skip in zip(spans["label"], spans["skipped"]):
+        row = f"{label} (skipped)" if skip else label
+        while row in taken:  # one row per span, siblings of one name too (zero-width spaces tell them apart)
+            row += "\u200b"
+        rows.append(row)
+        taken.add(row)
     frame = spans.assign(
-        row=[f"{label} (skipped)" if skip else label for label, skip in zip(spans["label"], spans["skipped"])],
+        row=rows,
         bar_end=spans["end_ms"].clip(lower=spans["start_ms"] + visible),
         state=[span_state(st, sk) for st, sk in zip(spans["status"], spans["skipped"])],
         duration=[f"{d:.1f} ms" if d < 10_000 else f"{d / 1000:.1f} s" for d in spans["duration_ms"]])
-    y = alt.Y("row:N", sort=None, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=12))
+    # left-aligned labels, so a label's depth marks line up as a tree; as wide as the longest (about 7 px a
+    # character at 12 px), so short names leave the bars their room
+    width = min(LABEL_PX, 12 + 7 * max((len(r.rstrip("\u200b")) for r in rows), default=0))
+    y = alt.Y("row:N", sort=None, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=width, labelFontSize=12,
+                                                            labelAlign="left", labelPadding=width))
     base = alt.Chart(frame).encode(y=y)
     bars = base.mark_bar().encode(
         x=alt.X("start_ms:Q", title="ms since trace start"), x2="bar_end:Q",

@@ -10,7 +10,8 @@ from pandas.io.formats.style import Styler
 
 from searchtrace.dashboard.data import RunComparison, metric_names
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
+from searchtrace.dashboard.ui.url_state import url_multiselect, url_segmented
 
 __all__ = ["METRIC_COLUMNS", "query_table", "query_view", "several_runs", "settings_diff", "styled_metrics"]
 
@@ -55,7 +56,7 @@ def styled_metrics(frame: pd.DataFrame, significance: bool = True) -> Styler:
 
 def query_view(comparison: RunComparison, metric: str) -> str:
     """Which queries to list (regressed, improved, all changed), with the metric's wins, ties and losses."""
-    view = st.segmented_control("Show", list(VIEWS), default="regressed", key="compare-view") or "regressed"
+    view = url_segmented(st, "Show", list(VIEWS), default="regressed", key="compare-view", param="show")
     row = comparison.metrics[comparison.metrics["metric"] == metric].iloc[0].to_dict()
     st.caption(f"{md(metric)}: {row['wins']} wins, {row['ties']} ties, {row['losses']} losses")
     return str(view)
@@ -73,7 +74,7 @@ def query_table(comparison: RunComparison, metric: str, view: str) -> str | None
     number = st.column_config.NumberColumn
     columns = ["query_id", "text", "category", "base", "candidate", "delta", "base_rank", "candidate_rank",
                "base_gold_ranks", "candidate_gold_ranks"]
-    event = st.dataframe(
+    event = show_table(st,
         shown[columns], hide_index=True, key=f"compare-queries-{view}", on_select="rerun",
         selection_mode="single-row", height=min(38 + 35 * max(len(shown), 1), 420),
         column_config={"text": st.column_config.TextColumn("query", width="large"),
@@ -90,12 +91,12 @@ def several_runs(runs: pd.DataFrame, base: str, cand: str) -> None:
     """Pick N runs and see their metrics side by side (one column per run)."""
     st.header("Several runs")
     label = context.run_label(runs)
-    picked = st.multiselect("Runs", runs["run_id"].tolist(), default=[base, cand], format_func=label,
-                            key="compare-several")
+    picked = url_multiselect(st, "Runs", runs["run_id"].tolist(), default=[base, cand], format_func=label,
+                             key="compare-several", param="runs")
     if not picked:
         return
     chosen = runs.set_index("run_id").loc[picked]
     table = chosen[metric_names(runs)].T
     table.columns = [f"{label(r)}" for r in picked]
-    st.dataframe(table.style.format("{:.3f}", na_rep="n/a").highlight_max(axis=1, color=GOOD),
+    show_table(st, table.style.format("{:.3f}", na_rep="n/a").highlight_max(axis=1, color=GOOD),
                  key="compare-several-table")

@@ -50,15 +50,18 @@ def restore(page: str, names: tuple[str, ...], *, when_empty: bool = True) -> bo
     Back lands there, on a URL holding another page's parameters. Such a URL (a parameter not among
     ``names``) is not a link to this page: the view this page showed last is reopened. So is it for a URL
     naming none of ``names`` (the sidebar's links carry no parameters), unless not ``when_empty`` (a page
-    whose empty URL is a view of its own: all filters off). A URL with some of ``names`` and nothing else
-    is a link, and is followed.
+    whose empty URL is a view of its own: all filters off) or the page's own widgets just emptied it (every
+    choice back to its default). A URL with some of ``names`` and nothing else is a link, and is followed.
     """
+    from searchtrace.dashboard.ui.url_state import OWN_WRITE
+
+    own = st.session_state.pop(OWN_WRITE, False)
     remembered = st.session_state.get(f"last-view-{page}")
     present = set(st.query_params.keys())
     foreign = present - set(names)
     for name in foreign:
         del st.query_params[name]
-    if remembered and (foreign or (when_empty and not present & set(names))):
+    if remembered and (foreign or (when_empty and not own and not present & set(names))):
         for name in names:
             if name in remembered:
                 st.query_params[name] = remembered[name]

@@ -10,7 +10,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from searchtrace.dashboard.data.judging import PairView, Progress, disagreements, pair_view, progress, queue
 from searchtrace.dashboard.ui import cached, context, judging
-from searchtrace.dashboard.ui.text import MEDIUM, md
+from searchtrace.dashboard.ui.text import MEDIUM, md, show_table
+from searchtrace.dashboard.ui.url_state import seed, write_param
 from searchtrace.evals import DEFAULT_TTL_S, JudgingFolder, JudgingSession
 
 __all__ = ["pick_dataset", "show_disagreements", "show_pair", "show_queue"]
@@ -18,25 +19,34 @@ __all__ = ["pick_dataset", "show_disagreements", "show_pair", "show_queue"]
 Pair = tuple[str, str]
 SHORTCUTS = {"skip": "S", "undo": "U", "next": "N"}  # grades are their digits
 _BLANK = re.compile(r"\n\s*\n")
+DATASET = "dataset"  # the URL parameter of the dataset folder judged
 
 
 def pick_dataset(home: Path, page: str = "judge", hint: str = "its pool.jsonl is the queue") -> str:
     """A dataset folder: one the home's runs scored, or a path typed (which wins); the page stops until one is valid.
+
+    The folder is the URL's ``dataset`` (a link opens it, a choice writes it); one that is not a dataset
+    folder stops the page with a one-line error naming it, under the pickers.
 
     Args:
         page: the widgets' key prefix (``judge-dataset``, ``judge-dataset-path``).
         hint: what the note asking for a dataset says of it.
     """
     known = cached.dataset_folders(home)
-    chosen = st.selectbox("Dataset", known, key=f"{page}-dataset", index=0 if known else None,
+    first = known[0] if known else None
+    wanted = st.query_params.get(DATASET) or None
+    box, path = f"{page}-dataset", f"{page}-dataset-path"
+    seed(box, wanted if wanted in known else first)
+    seed(path, wanted if wanted and wanted not in known else "")
+    chosen = st.selectbox("Dataset", known, key=box, on_change=lambda: write_param(DATASET, st.session_state[box], first),
                           placeholder="no run scored a dataset folder still here: type its path below")
-    typed = st.text_input("Or a dataset folder's path", key=f"{page}-dataset-path", value=context.param("dataset") or "")
+    typed = st.text_input("Or a dataset folder's path", key=path,
+                          on_change=lambda: write_param(DATASET, st.session_state[path].strip()))
     folder = typed.strip() or chosen
     if not folder:
         st.info(f"Pick a dataset, or type the path of a dataset folder ({hint}).")
         st.stop()
-    path = context.load(JudgingFolder.at, folder).root.resolve()
-    return str(path)
+    return str(context.load(JudgingFolder.at, folder).root.resolve())
 
 
 def _markdown(view: PairView) -> str:
@@ -145,7 +155,7 @@ def show_disagreements(session: JudgingSession, dataset: str, judge: str) -> Non
                " · an adjudication is a grade recorded with a note starting 'adjudication'")
     if table.empty:
         return
-    st.dataframe(table, hide_index=True, key="judge-disputes", column_config={
+    show_table(st, table, hide_index=True, key="judge-disputes", column_config={
         "query": st.column_config.TextColumn("query", width=MEDIUM),
         "title": st.column_config.TextColumn("title", width=MEDIUM),
         "notes": st.column_config.TextColumn("notes", width="large")})

@@ -6,7 +6,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import OverlapView
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
 
 __all__ = ["label_free"]
 
@@ -36,7 +36,7 @@ def _changed(view: OverlapView) -> None:
         st.info("No query's ranking changed.")
         return
     number = st.column_config.NumberColumn
-    st.dataframe(changed[COLUMNS], hide_index=True, key="overlap-changed", height=min(38 + 35 * len(changed), 420),
+    show_table(st, changed[COLUMNS], hide_index=True, key="overlap-changed", height=min(38 + 35 * len(changed), 420),
                  column_config={"text": st.column_config.TextColumn("query", width="large"),
                                 "rbo": number(f"RBO p={view.ps[0]:g}", format=METRIC_FORMAT),
                                 "rbo_deep": number(f"RBO p={view.ps[-1]:g}", format=METRIC_FORMAT),
@@ -58,7 +58,7 @@ def label_free(view: OverlapView) -> None:
     _head(view)
     left, right = st.columns([2, 3])
     with left:
-        st.dataframe(view.summary.style.format(precision=4, na_rep="n/a"), hide_index=True, key="overlap-summary")
+        show_table(st, view.summary.style.format(precision=4, na_rep="n/a"), hide_index=True, key="overlap-summary")
     with right:
         st.altair_chart(charts.rbo_histogram(view.queries, view.ps[0]), width="stretch", key="overlap-histogram")
     _changed(view)

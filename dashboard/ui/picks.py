@@ -18,7 +18,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from searchtrace.dashboard.ui.text import md
+from searchtrace.dashboard.ui.text import md, show_table
+from searchtrace.dashboard.ui.url_state import write_param
 
 __all__ = ["pick_row", "table_key"]
 
@@ -64,10 +65,7 @@ def pick_row(table: pd.DataFrame, ids: Sequence[str], *, key: str, param: str, w
 
     def picked() -> None:
         rows = [r for r in _rows(st.session_state.get(widget)) if 0 <= r < len(ids)]
-        if rows:
-            st.query_params[param] = ids[rows[0]]
-        elif param in st.query_params:
-            del st.query_params[param]
+        write_param(param, ids[rows[0]] if rows else None)
 
-    st.dataframe(table, key=widget, on_select=picked, selection_mode="single-row", **dataframe)
+    show_table(st, table, key=widget, on_select=picked, selection_mode="single-row", **dataframe)
     return wanted

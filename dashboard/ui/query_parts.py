@@ -9,7 +9,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import band_style, gold_rows, md, plain_heading
+from searchtrace.dashboard.ui.text import band_style, gold_rows, md, plain_heading, show_table
 from searchtrace.retriever import RetryHints
 
 __all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
@@ -42,8 +42,8 @@ def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
               .format({"relevance": "{:.3f}"}))
     st.caption("Ranked best first. Relevance is the calibrated relevance, shown as a running minimum down the "
                "ranking (a result never shows more than the one above it); gold documents are shaded.")
-    st.container(key=f"{key}-box").dataframe(styled, hide_index=True,
-                 key=key, height=38 + 35 * min(len(data), 12), placeholder="", column_config={
+    show_table(st.container(key=f"{key}-box"), styled, hide_index=True,
+                 key=key, height=38 + 35 * min(len(data), 12), column_config={
                      "rank": st.column_config.NumberColumn("rank", width=40),
                      "gold": st.column_config.TextColumn("gold", width=40, help="gold grade (★ per grade point)"),
                      "title": st.column_config.TextColumn("title", width=120),
@@ -88,8 +88,8 @@ def show_gold_moves(pair: SideBySide) -> None:
         st.caption("No gold document is judged for this query.")
         return
     gold = pair.gold.assign(grade=["★" * int(g) for g in pair.gold["grade"]])
-    st.container(key="query-gold-box").dataframe(gold, hide_index=True,
-                 key="query-gold", placeholder="", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
+    show_table(st.container(key="query-gold-box"), gold, hide_index=True,
+                 key="query-gold", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
                                                    "base_rank": "base rank", "candidate_rank": "cand. rank"})
 
 
@@ -119,7 +119,7 @@ def show_context(view: QueryRun) -> None:
             triples = pd.DataFrame({"triple": [f"{s} → {r} → {o}" for s, r, o in
                                                zip(view.kg["subject"], view.kg["relation"], view.kg["object"])],
                                     "document": view.kg["doc_id"]})
-            st.dataframe(triples, hide_index=True, key="query-kg", column_config={
+            show_table(st, triples, hide_index=True, key="query-kg", column_config={
                 "triple": st.column_config.TextColumn("subject → relation → object", width="large")})
     with right:
         st.subheader("Rewrite and retry hints")

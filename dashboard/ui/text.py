@@ -22,8 +22,8 @@ from searchtrace.names import Band
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BAND_BACKGROUND", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "GOLD_BACKGROUND", "app_url", "band_style", "gold_rows", "md", "metric", "ms",
-           "plain_heading"]
+__all__ = ["BAND_BACKGROUND", "EMPTY", "JOINER", "MEDIUM", "METRIC_FORMAT", "MS_FORMAT", "GOLD_BACKGROUND", "app_url",
+           "band_style", "gold_rows", "md", "metric", "ms", "plain_heading", "show_table"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
@@ -34,6 +34,7 @@ MS_FORMAT = "%.1f"  # durations in milliseconds
 BAND_BACKGROUND = dict(zip((b.value for b in Band), ("#c8e6c9", "#fff3c4", "#ffcdd2")))  # best band first
 GOLD_BACKGROUND = "#fff8e1"  # a gold document's row (its rank, gold and title cells)
 MEDIUM = 240  # px: a text column of medium width (titles, names)
+EMPTY = ""  # what a table shows for a missing value (Streamlit's default is "None")
 
 
 def md(value: object, limit: int | None = None) -> str:
@@ -86,3 +87,9 @@ def gold_rows(data: pd.DataFrame, marked: str = "gold", cells: tuple[str, ...] =
     gold = data[marked].astype(str) != ""
     return pd.DataFrame({c: [f"background-color: {GOLD_BACKGROUND}" if g else "" for g in gold]
                          if c in cells else "" for c in data.columns}, index=data.index)
+
+
+def show_table(container: Any, data: object, **kwargs: Any) -> Any:
+    """A table: ``container``'s ``dataframe`` (``st``, a column, a container…) of ``data``, with missing
+    values shown as :data:`EMPTY`: every table of the app goes through here, so none reads "None"."""
+    return container.dataframe(data, placeholder=EMPTY, **kwargs)

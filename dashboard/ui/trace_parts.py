@@ -8,7 +8,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import Waterfall, span_documents
 from searchtrace.dashboard.ui import context
-from searchtrace.dashboard.ui.text import MEDIUM, band_style, gold_rows, md, ms, plain_heading
+from searchtrace.dashboard.ui.text import MEDIUM, band_style, gold_rows, md, ms, plain_heading, show_table
 from searchtrace.traces import SEARCH_SPAN, TraceKind
 
 __all__ = ["show_span", "show_trace_header"]
@@ -93,14 +93,13 @@ def show_span(home: Path, view: Waterfall, span_id: str | None) -> None:
         styled = data[columns].style.map(band_style, subset=["band"]).format({"score": "{:.3f}"})
         if gold:
             styled = styled.apply(gold_rows, axis=None)
-        st.container(key="traces-documents-box").dataframe(
-                     styled, hide_index=True, key="traces-documents", height=38 + 35 * min(len(data), 10),
-                     column_config={"title": st.column_config.TextColumn("title", width=MEDIUM)})
+        show_table(st.container(key="traces-documents-box"), styled, hide_index=True, key="traces-documents",
+                   height=38 + 35 * min(len(data), 10), column_config={"title": st.column_config.TextColumn("title", width=MEDIUM)})
     attributes = view.attributes[view.attributes["span_id"] == shown][["key", "value"]]
     if attributes.empty:
         st.caption("No other attributes.")
     else:
-        st.dataframe(attributes, hide_index=True, key="traces-attributes", column_config={
+        show_table(st, attributes, hide_index=True, key="traces-attributes", column_config={
             "key": st.column_config.TextColumn("attribute", width=MEDIUM),
             "value": st.column_config.TextColumn("value", width="large")})
 

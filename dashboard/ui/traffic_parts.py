@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +11,12 @@ import streamlit as st
 from searchtrace.dashboard.data import WINDOWS, since_for
 from searchtrace.dashboard.data.traffic import ALL, LIVE_SOURCES, REQUEST, STAGE_SAMPLE, TRAFFIC_LIMIT
 from searchtrace.dashboard.ui import cached, charts
-from searchtrace.dashboard.ui.text import MS_FORMAT
+from searchtrace.dashboard.ui.text import MS_FORMAT, show_table
+from searchtrace.dashboard.ui.url_state import drop_params, url_date_range, url_selectbox
 
-__all__ = ["show_traffic"]
+__all__ = ["TRAFFIC_PARAMS", "show_traffic"]
+
+TRAFFIC_PARAMS = ("window", "dates", "source")  # what the view keeps in the URL
 
 DATES = "dates"  # the window picker's choice of a date range
 MS_COLUMNS = ("p50", "p95", "p99")
@@ -22,13 +25,14 @@ MS_COLUMNS = ("p50", "p95", "p99")
 def _window() -> tuple[int | None, int | None, str]:
     """The window picker: (since, until) in epoch ns and how to say it."""
     left, right = st.columns([1, 2])
-    choice = left.selectbox("Window", [*WINDOWS, DATES], index=1, key="latency-window")
+    options = [*WINDOWS, DATES]
+    choice = url_selectbox(left, "Window", options, key="latency-window", param="window", default=options[1])
     if choice != DATES:
+        drop_params("dates")
         return since_for(WINDOWS[choice]), None, choice
     today = datetime.now(UTC).date()
-    picked = right.date_input("Dates (UTC)", value=(today - timedelta(days=7), today), key="latency-dates")
-    days = [d for d in (picked if isinstance(picked, tuple) else (picked,)) if isinstance(d, date)]
-    first, last = (days[0], days[-1]) if days else (today, today)
+    first, last = url_date_range(right, "Dates (UTC)", key="latency-dates", param="dates",
+                                 default=(today - timedelta(days=7), today))
     since = datetime.combine(first, time(), UTC)
     until = datetime.combine(last, time(), UTC) + timedelta(days=1)
     return int(since.timestamp()) * 10**9, int(until.timestamp()) * 10**9, f"{first} to {last}"
@@ -50,14 +54,13 @@ def show_traffic(home: Path) -> None:
     st.caption(f"{len(seen.requests):,} requests and searches, {said}{more}. A request's time is its root span's "
                "(the server span when served). 429: refused, every search slot taken; 504: timed out.")
     st.subheader("Per source")
-    st.dataframe(seen.by_source, hide_index=True, key="latency-traffic-sources", column_config=_ms_columns())
+    show_table(st, seen.by_source, hide_index=True, key="latency-traffic-sources", column_config=_ms_columns())
     st.altair_chart(charts.requests_per_minute(seen.per_minute, seen.bucket_min), width="stretch")
     st.subheader("Per stage")
     sources = [s for s in dict.fromkeys(seen.stages["source"])]
-    source = st.selectbox("Source", sources, index=sources.index(ALL) if ALL in sources else 0,
-                          key="latency-traffic-source")
+    source = url_selectbox(st, "Source", sources, key="latency-traffic-source", param="source", default=ALL)
     table = seen.stages[seen.stages["source"] == source].drop(columns="source")
     st.caption(f"The newest {seen.stage_traces:,} traces' spans (at most {STAGE_SAMPLE:,}); `{REQUEST}` is the "
                "whole request.")
-    st.dataframe(table, hide_index=True, key="latency-traffic-stages", height=38 + 35 * len(table),
+    show_table(st, table, hide_index=True, key="latency-traffic-stages", height=38 + 35 * len(table),
                  column_config=_ms_columns())

@@ -3,10 +3,13 @@
 import streamlit as st
 
 from searchtrace.dashboard.ui import cached, charts, context
-from searchtrace.dashboard.ui.text import band_style, md
+from searchtrace.dashboard.ui.text import band_style, md, show_table
 
 home, runs = context.runs_page("Calibration")
+if context.restore("calibration", ("run",)):
+    st.caption("The run shown last in this session (the link named none).")
 run_id = context.select_run(runs, "Run", "calibration-run")
+context.remember("calibration", ("run",))
 view = context.load(cached.calibration, home, run_id)
 
 summary = view.summary
@@ -29,12 +32,12 @@ left, right = st.columns(2)
 with left:
     st.subheader("Reliability diagram")
     st.altair_chart(charts.reliability(view.reliability), width="stretch")
-    st.dataframe(view.reliability, hide_index=True, key="calibration-bins", column_config={
+    show_table(st, view.reliability, hide_index=True, key="calibration-bins", column_config={
         c: st.column_config.NumberColumn(c, format="%.3f") for c in ("lower", "upper", "mean_relevance", "observed")})
 with right:
     st.subheader("Band precision")
     st.altair_chart(charts.band_precision(view.bands), width="stretch")
-    st.dataframe(view.bands.astype({"precision": float}).style.map(band_style, subset=["band"]).format({"precision": "{:.3f}"}, na_rep="n/a"),
+    show_table(st, view.bands.astype({"precision": float}).style.map(band_style, subset=["band"]).format({"precision": "{:.3f}"}, na_rep="n/a"),
                  hide_index=True, key="calibration-bands")
 
 left, right = st.columns(2)

@@ -13,6 +13,8 @@ from searchtrace.dashboard.ui.compare_parts import (
     styled_metrics,
 )
 from searchtrace.dashboard.ui.overlap_parts import label_free
+from searchtrace.dashboard.ui.text import show_table
+from searchtrace.dashboard.ui.url_state import url_selectbox
 from searchtrace.evals import labelled
 
 st.title("Compare")
@@ -23,7 +25,8 @@ if len(runs) < 2:
     st.stop()
 
 PAIR = ("base", "cand")
-if context.restore("compare", PAIR):
+VIEW = (*PAIR, "metric", "show", "runs")  # the pair, then the lists' metric and outcome, the runs side by side
+if context.restore("compare", VIEW):
     st.caption("The pair compared last in this session (the link named none).")
 elif not any(context.param(n) for n in PAIR):
     st.caption("No runs named: the newest run against the one before it.")
@@ -32,7 +35,7 @@ with left:
     base = context.select_run(runs, "Baseline", "compare-base", url_param="base", default=1)
 with right:
     cand = context.select_run(runs, "Candidate", "compare-cand", url_param="cand", default=0)
-context.remember("compare", PAIR)
+context.remember("compare", VIEW)
 if base == cand:
     st.warning("Pick two different runs.")
     st.stop()
@@ -49,13 +52,12 @@ st.caption(f"{comparison.n_queries} paired queries; delta = candidate - baseline
            "unadjusted (one metric at a time); p-values Holm-corrected across metrics, so a CI that excludes 0 "
            "can stand beside a p above 0.05; ✓ marks p (randomization, Holm) < 0.05, coloured by direction; a "
            "delta that rounds to 0.000 is left uncoloured.")
-st.dataframe(styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics", column_config=METRIC_COLUMNS)
+show_table(st, styled_metrics(comparison.metrics), hide_index=True, key="compare-metrics", column_config=METRIC_COLUMNS)
 
 st.subheader("Most regressed queries")
 metrics = comparison.metrics["metric"].tolist()
 left, right = st.columns([1, 2])
-metric = left.selectbox("Metric", metrics, index=metrics.index("ndcg@10") if "ndcg@10" in metrics else 0,
-                        key="compare-metric")
+metric = url_selectbox(left, "Metric", metrics, key="compare-metric", param="metric", default="ndcg@10")
 with right:
     view = query_view(comparison, metric)
 picked = query_table(comparison, metric, view)
@@ -74,6 +76,7 @@ with left:
 with right:
     st.subheader("Per category")
     categories = comparison.categories[comparison.categories["metric"] == metric].drop(columns="metric")
-    st.dataframe(styled_metrics(categories, significance=False), hide_index=True, key="compare-categories")
+    show_table(st, styled_metrics(categories, significance=False), hide_index=True, key="compare-categories")
 
 several_runs(runs, base, cand)
+context.remember("compare", VIEW)

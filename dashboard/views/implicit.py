@@ -6,9 +6,13 @@ import streamlit as st
 from searchtrace.dashboard.data import implicit
 from searchtrace.dashboard.ui import charts, context
 from searchtrace.dashboard.ui.judge_parts import pick_dataset
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
+from searchtrace.dashboard.ui.url_state import url_number_input
 
 st.title("Implicit judgments")
+VIEW = ("dataset", "min")
+if context.restore("implicit", VIEW):
+    st.caption("The dataset shown last in this session (the link named none).")
 home = context.home()
 dataset = pick_dataset(home, "implicit", "its served traffic is judged")
 st.caption("A document an agent fetched after a search (get_docs, get_chunks, /v1/docs, /v1/chunks) is a click at "
@@ -16,7 +20,9 @@ st.caption("A document an agent fetched after a search (get_docs, get_chunks, /v
            "(COEC) grade the pair. These labels are the judge implicit:coec's, kind implicit: never mixed with "
            "people's, and exported only on request (judge export --kind implicit).")
 left, right = st.columns([2, 1], vertical_alignment="bottom")
-min_impressions = int(left.number_input("Fewest impressions a judged pair needs", 1, 1000, 1, key="implicit-min"))
+min_impressions = int(url_number_input(left, "Fewest impressions a judged pair needs", key="implicit-min", param="min",
+                                       default=1, min_value=1, max_value=1000))
+context.remember("implicit", VIEW)
 
 
 @st.cache_data(ttl=300, show_spinner="Reading the traces…", max_entries=16)
@@ -53,7 +59,7 @@ grades = ", ".join(f"{g}: {n:,}" for g, n in report.grade_counts().items()) or "
 st.caption(f"{len(report.pairs):,} pairs (grades {md(grades)}); against the standing implicit labels: "
            f"{report.added:,} new, {report.changed:,} changed, {report.retracted:,} no longer judged. "
            "Recompute writes them.")
-st.dataframe(implicit.pair_table(report), hide_index=True, key="implicit-pairs", column_config={
+show_table(st, implicit.pair_table(report), hide_index=True, key="implicit-pairs", column_config={
     "expected": st.column_config.NumberColumn(format=METRIC_FORMAT),
     "coec": st.column_config.NumberColumn(format=METRIC_FORMAT)})
 st.subheader("Agreement")
@@ -67,4 +73,4 @@ else:
     st.caption(f"On {a.pairs:,} pairs with the {md(a.reference)}: Cohen's kappa {shown(a.cohen)} (grades), "
                f"{shown(a.binary)} (relevant or not); Krippendorff's alpha {shown(a.alpha)} (ordinal). "
                "Rows: the reference's grade; columns: the implicit one.")
-    st.dataframe(implicit.confusion_table(a), key="implicit-confusion")
+    show_table(st, implicit.confusion_table(a), key="implicit-confusion")

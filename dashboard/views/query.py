@@ -5,11 +5,12 @@ import streamlit as st
 from searchtrace.dashboard.data import find_queries
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.query_parts import show_context, show_gold_moves, show_header, show_run
-from searchtrace.dashboard.ui.text import METRIC_FORMAT, md
+from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
+from searchtrace.dashboard.ui.url_state import url_multiselect
 from searchtrace.evals import BEST_SCORE, NO_CONFIDENT
 
 home, runs = context.runs_page("Query")
-VIEW = ("run", "base", "query")
+VIEW = ("run", "base", "query", "gold")  # gold: the runs whose gold ranks are shown
 if context.restore("query", VIEW):
     st.caption("The query shown last in this session (the link named none).")
 names = context.run_names(runs)
@@ -80,7 +81,7 @@ show_context(either)
 
 st.header("Across runs")
 across = across.assign(name=across["run_id"].map(names))
-st.dataframe(across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
+show_table(st, across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
                      "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
              column_config={"created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
                             **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT)
@@ -92,10 +93,11 @@ if len(across) > 1 and "ndcg@10" in across:
 
 st.subheader("Gold documents across runs")
 same = runs[runs["dataset"] == runs.set_index("run_id").at[cand, "dataset"]]["run_id"].tolist()
-chosen = st.multiselect("Runs", same, default=[r for r in dict.fromkeys([base, cand]) if r in same],
-                        format_func=context.run_label(runs), key="query-gold-runs",
-                        help="Runs of this query's dataset, in the order picked: where each gold document "
+chosen = url_multiselect(st, "Runs", same, default=[r for r in dict.fromkeys([base, cand]) if r in same],
+                         format_func=context.run_label(runs), key="query-gold-runs", param="gold",
+                         help="Runs of this query's dataset, in the order picked: where each gold document "
                              "ranked in each.")
+context.remember("query", VIEW)
 ranks = cached.gold_ranks_across(home, query_id, tuple(chosen))
 if not chosen:
     st.caption("Pick runs to see where the query's gold documents ranked in each.")
@@ -110,5 +112,5 @@ else:
     table = table.reindex(columns=list(dict.fromkeys(ranks["run"])))
     st.caption("Rank of each gold document in each run (1 = top; empty: not ranked within the run's depth, "
                f"{int(ranks['depth'].max())} at most).")
-    st.dataframe(table.reset_index(), hide_index=True, key="query-gold-ranks")
+    show_table(st, table.reset_index(), hide_index=True, key="query-gold-ranks")
     st.altair_chart(charts.gold_ranks(ranks), width="stretch")

@@ -9,7 +9,7 @@ from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
 
 st.title("Runs")
-VIEW = ("pick", "dataset", "tag", "settings")
+VIEW = ("pick", "dataset", "tag", "settings", "trend", "metric")  # trend, metric: the trend chart's
 context.restore("runs", VIEW, when_empty=False)  # no parameter: every run, no filter
 home = context.home()
 runs = cached.list_runs(home)
@@ -79,10 +79,10 @@ if picked_id is not None:
 
 st.header("Trend")
 left, right = st.columns(2)
-trend_dataset = left.selectbox("Dataset", datasets, key="trend-dataset",
-                               index=datasets.index(dataset) if dataset in datasets else 0)
-metric = right.selectbox("Metric", metrics, key="trend-metric",
-                         index=metrics.index("ndcg@10") if "ndcg@10" in metrics else 0)
+trend_dataset = url_selectbox(left, "Dataset", datasets, key="trend-dataset", param="trend",
+                              default=dataset if dataset in datasets else None)
+metric = url_selectbox(right, "Metric", metrics, key="trend-metric", param="metric", default="ndcg@10")
+context.remember("runs", VIEW)
 points = cached.trend(home, trend_dataset, metric)
 st.caption("One line per group of runs with identical settings (mode and the settings that differ from the "
            "defaults), so a change of settings is not read as a change over time.")

@@ -6,12 +6,12 @@ from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM
-from searchtrace.dashboard.ui.trace_filters import trace_filters
+from searchtrace.dashboard.ui.trace_filters import PARAMS, trace_filters
 from searchtrace.dashboard.ui.trace_judging import show_trace_judging
 from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
 
 st.title("Traces")
-VIEW = ("trace", "span", "run")
+VIEW = ("trace", "span", *PARAMS)
 if context.restore("traces", VIEW):
     st.caption("The trace shown last in this session (the link named none).")
 home = context.home()
@@ -46,6 +46,7 @@ elif not listed.empty:
     trace_id = str(listed["trace_id"].iloc[0])
     st.caption("No trace picked: the newest listed is shown.")
 else:
+    context.remember("traces", VIEW)  # filters that list nothing are a view too
     st.info("No trace to show.")
     st.stop()
 

@@ -136,3 +136,45 @@ def shots(tmp_path_factory) -> Path:
     folder = Path(os.environ.get("SEARCHTRACE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def served(tmp_path) -> tuple[Path, Path]:
+    """For the Implicit page: a copy of the sample and a home whose store holds 30 searches of three of its queries, the first query's
+    first result fetched after each of its searches, and one fetch naming a trace the store lacks."""
+    import json
+    import shutil
+
+    from trace_fixtures import MS, T0, Served, record_served
+
+    from searchtrace.evals import JudgingSession
+    from searchtrace.traces import TraceStore
+
+    dataset = tmp_path / "sample"
+    shutil.copytree(SAMPLE, dataset, ignore=shutil.ignore_patterns("qrels"))
+    queries = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines()[:3]]
+    docs = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:10]]
+    store = TraceStore(tmp_path / "home" / "traces.sqlite")
+    for n in range(10):
+        t = T0 + n * 1000 * MS
+        spans, ids = record_served(*(Served(t + i * MS, shown=tuple(docs), query=q["text"], session=f"s{n}")
+                                     for i, q in enumerate(queries)))
+        store.write(spans)
+        store.write(record_served(Served(t + 10 * MS, fetched=(docs[0],), follows=ids[0]))[0])
+    store.write(record_served(Served(T0 + 99_000 * MS, fetched=(docs[1],), follows="e" * 32))[0])
+    store.close()
+    JudgingSession.open(dataset).record(queries[0]["_id"], docs[0], 2, "ana")
+    return tmp_path / "home", dataset
+
+
+@pytest.fixture(scope="session")
+def mixed_home(dashboard_home, live_home, tmp_path_factory) -> Path:
+    """The fixture home's four runs with the live home's trace store: a model load, a failed CLI search, a
+    served search, a refused request and a documents request."""
+    import shutil
+
+    home = tmp_path_factory.mktemp("mixed-home")
+    shutil.copytree(dashboard_home / "runs", home / "runs")
+    shutil.copy(live_home["home"] / "traces.sqlite", home / "traces.sqlite")
+    (home / "indexes").symlink_to(live_home["home"] / "indexes", target_is_directory=True)
+    return home

@@ -225,7 +225,7 @@ def test_trace_of_a_run_without_dense_marks_skipped_spans(app, dashboard_home, r
     at = page(app, "views/traces.py", trace=trace_id)
     ok(at, "Traces")
     spans = frames(at)[1].set_index("label")
-    assert spans.loc["\u2003└ dense", "skipped"] == "fusion weight 0"
+    assert spans.loc["└ dense", "skipped"] == "fusion weight 0"
     assert any(s.value == "Span: search" for s in at.subheader)
 
 

@@ -4,39 +4,11 @@ from people's labels without writing anything, then written by the recompute but
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-
-import pytest
-from trace_fixtures import MS, T0, Served, record_served
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
 PAGE = "views/implicit.py"
-
-
-@pytest.fixture
-def served(tmp_path) -> tuple[Path, Path]:
-    """A copy of the sample and a home whose store holds 30 searches of three of its queries, the first query's
-    first result fetched after each of its searches, and one fetch naming a trace the store lacks."""
-    from searchtrace.evals import JudgingSession
-    from searchtrace.traces import TraceStore
-
-    dataset = tmp_path / "sample"
-    shutil.copytree(SAMPLE, dataset, ignore=shutil.ignore_patterns("qrels"))
-    queries = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines()[:3]]
-    docs = [json.loads(line)["_id"] for line in (SAMPLE / "corpus.jsonl").read_text().splitlines()[:10]]
-    store = TraceStore(tmp_path / "home" / "traces.sqlite")
-    for n in range(10):
-        t = T0 + n * 1000 * MS
-        spans, ids = record_served(*(Served(t + i * MS, shown=tuple(docs), query=q["text"], session=f"s{n}")
-                                     for i, q in enumerate(queries)))
-        store.write(spans)
-        store.write(record_served(Served(t + 10 * MS, fetched=(docs[0],), follows=ids[0]))[0])
-    store.write(record_served(Served(T0 + 99_000 * MS, fetched=(docs[1],), follows="e" * 32))[0])
-    store.close()
-    JudgingSession.open(dataset).record(queries[0]["_id"], docs[0], 2, "ana")
-    return tmp_path / "home", dataset
 
 
 def test_the_page_shows_the_clicks_apart_and_recompute_writes_them(served, monkeypatch):

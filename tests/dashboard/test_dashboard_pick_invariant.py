@@ -1,5 +1,6 @@
-"""Randomized sequences of picks, filters, Back and reloads on the Runs page (AppTest): whatever the page shows
-as the picked run is the run the user picked last, while the filters show it; otherwise nothing is picked.
+"""Randomized sequences of picks, filters, Back and reloads on the Runs and Traces pages (AppTest): whatever the
+page shows as the picked run or trace is the one the user picked last, while the filters show it; otherwise
+nothing is picked (a pick a filter hid is cleared with a notice).
 
 A pick is what a click on a row leaves in the URL (AppTest cannot click a table row; the browser tests do),
 a filter is a widget the user changes, Back reopens the previous URL in the same session, and a reload opens
@@ -88,3 +89,78 @@ def test_the_shown_pick_is_the_last_run_picked_while_the_filters_show_it(dashboa
         shown = visible(url.get("tag", "all"))  # the table's selected row is the pick's, wherever it stands
         selection = at.session_state[table_key("runs-table", shown)]["selection"]["rows"]
         assert selection == ([shown.index(expected)] if expected else []), (seed, step, action, url)
+
+
+# --- the Traces page -----------------------------------------------------------------------------------------
+
+MODES = ("any", "fast", "graph")
+
+
+def _open_traces(at, params: dict[str, str]):
+    at.query_params.clear()
+    at.query_params.update(params)
+    return at.switch_page("views/traces.py").run()
+
+
+def _shown_trace(at) -> str | None:
+    """The trace the page shows: the id in the caption under its heading (None when it shows none)."""
+    ids = [c.value.split(" ")[1] for c in at.caption if c.value.startswith("trace ")]
+    assert len(ids) <= 1, ids
+    return ids[0] if ids else None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_shown_trace_is_the_last_trace_picked_while_the_filters_show_it(dashboard_home, run_ids, monkeypatch,
+                                                                            seed):
+    from searchtrace.dashboard.data import list_traces
+    from searchtrace.dashboard.ui.picks import table_key
+
+    runs = ("any", *run_ids.values())
+
+    def visible(url: dict[str, str]) -> list[str]:
+        run, mode = url.get("run"), url.get("mode")
+        return list_traces(dashboard_home, run_id=run, mode=mode, limit=200)["trace_id"].tolist()
+
+    rng = random.Random(seed)
+    url: dict[str, str] = {}
+    history: list[dict[str, str]] = []
+    last: dict[str, str] = {}
+    at = _fresh(dashboard_home, url, monkeypatch)
+    at = _open_traces(at, url)
+    for step in range(10):
+        action = rng.choice(("pick", "pick", "filter", "filter", "back", "reload"))
+        cleared = False
+        if action == "pick" and visible(url):
+            history.append(dict(url))
+            url["trace"] = rng.choice(visible(url))
+            at = _open_traces(at, url)
+        elif action in ("pick", "filter"):
+            history.append(dict(url))
+            name, options, key = rng.choice((("run", runs, "tf-run"), ("mode", MODES, "tf-mode")))
+            value = rng.choice(options)
+            at.selectbox(key=key).set_value(value).run()
+            url = {k: v for k, v in url.items() if k != name} | ({name: value} if value != "any" else {})
+            if url.get("trace") and url["trace"] not in visible(url):
+                del url["trace"]
+                cleared = True
+        elif action == "back" and history:
+            url = history.pop()
+            at = _open_traces(at, url)
+            if not url:  # a URL naming nothing (the sidebar's link too) reopens the view shown last
+                url = dict(last)
+        else:
+            at = _fresh(dashboard_home, url, monkeypatch)
+            at = _open_traces(at, url)
+        last = dict(url)
+        where = (seed, step, action, url)
+        assert not at.exception, [e.message for e in at.exception]
+        shown = visible(url)
+        expected = url.get("trace")
+        assert expected is None or expected in shown, where  # a pick is made among the rows a filter shows
+        assert at.query_params.get("trace") == expected, where
+        assert _shown_trace(at) == (expected or (shown[0] if shown else None)), where
+        if expected is None and shown:
+            assert any("No trace picked" in c.value for c in at.caption), where
+        assert cleared == any("is not among the rows shown" in i.value for i in at.info), where
+        selection = at.session_state[table_key("traces-table", shown)]["selection"]["rows"]
+        assert selection == ([shown.index(expected)] if expected else []), where
