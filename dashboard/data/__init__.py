@@ -46,6 +46,7 @@ from searchtrace.dashboard.data.traces import (
     Waterfall,
     count_traces,
     list_traces,
+    scans_whole_store,
     span_documents,
     waterfall,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "query_run",
     "query_texts",
     "queue",
+    "scans_whole_store",
     "settings_table",
     "shared_store",
     "side_by_side",

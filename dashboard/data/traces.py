@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -16,11 +16,11 @@ from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, firs
 from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
+from searchtrace.traces import PostgresTraceStore, SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
 from searchtrace.traces import vocabulary as v
 
 __all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "Waterfall", "count_traces", "list_traces",
-           "span_documents", "waterfall"]
+           "scans_whole_store", "span_documents", "waterfall"]
 
 LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "mode", "best_score",
                 "no_confident", "bands", "degraded", "n_results", "error_code", "run_id", "query_id", "n_spans",
@@ -92,13 +92,39 @@ def _scan(home: str | Path, flt: TraceFilter, limit: int, source: str | None, do
     return rows
 
 
+def scans_whole_store(home: str | Path) -> bool:
+    """True when the source, document and attribute filters cover every stored trace (the shared store), False
+    when they look among the newest :data:`SCAN_LIMIT` the other filters match (the home's file)."""
+    return isinstance(trace_store(home), PostgresTraceStore)
+
+
+def _whole_store(store: PostgresTraceStore, flt: TraceFilter, source: str | None, doc_id: str | None,
+                 attribute: tuple[str, str] | None) -> list[dict[str, Any]]:
+    """The span-level filters on the shared store, over all of it: the source is a column, the document an
+    index, the attribute read a batch of traces at a time (with a document too, among that document's)."""
+    if source:
+        flt = replace(flt, sources=(source,))
+    if doc_id and attribute:
+        found = [s for s in store.doc_traces(doc_id, replace(flt, limit=None, offset=0))
+                 if (d := store.load_trace(s.trace_id)) is not None and _matches(d, None, None, attribute)]
+        summaries = found[flt.offset:None if flt.limit is None else flt.offset + flt.limit]
+    elif doc_id:
+        summaries = store.doc_traces(doc_id, flt)
+    elif attribute:
+        summaries = store.attribute_traces(attribute[0], attribute[1], flt)
+    else:
+        summaries = store.list_traces(flt)
+    return [_row(s, _likely_cold(s)) for s in summaries]
+
+
 def list_traces(home: str | Path, *, mode: str | None = None, band: str | None = None,
                 no_confident: bool | None = None, degraded: bool | str | None = None,
                 min_latency_ms: float | None = None, run_id: str | None = None, query_text: str | None = None,
                 source: str | None = None, doc_id: str | None = None, attribute: tuple[str, str] | None = None,
                 kind: str | None = TraceKind.SEARCH.value, errors: bool | None = None,
                 limit: int = 200, offset: int = 0) -> pd.DataFrame:
-    """Traces matching every filter given, newest first, at most ``limit`` (columns :data:`LIST_COLUMNS`).
+    """Traces matching every filter given, newest first, at most ``limit`` (columns :data:`LIST_COLUMNS`); on the
+    shared store the source, document and attribute filters cover every trace (:func:`scans_whole_store`).
 
     ``kind`` is a :class:`~searchtrace.traces.TraceKind` value, searches by default (None: every
     kind); ``errors`` True lists the traces whose root span ended in error. ``source``
@@ -116,11 +142,13 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
     """
     fields = dict(mode=mode, band=band, no_confident=no_confident, degraded=degraded, min_latency_ms=min_latency_ms,
                   run_id=run_id, query_text=query_text, kind=kind, errors=errors)
-    if source or doc_id or attribute:
-        rows = _scan(home, _filter(SCAN_LIMIT, offset, **fields), limit, source or None, doc_id or None,
-                     attribute if attribute and attribute[0] else None)
+    attribute = attribute if attribute and attribute[0] else None
+    store = trace_store(home)
+    if isinstance(store, PostgresTraceStore) and (source or doc_id or attribute):
+        rows = _whole_store(store, _filter(limit, offset, **fields), source or None, doc_id or None, attribute)
+    elif source or doc_id or attribute:
+        rows = _scan(home, _filter(SCAN_LIMIT, offset, **fields), limit, source or None, doc_id or None, attribute)
     else:
-        store = trace_store(home)
         rows = [_row(s, _likely_cold(s)) for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
@@ -134,7 +162,8 @@ def count_traces(home: str | Path, **filters: Any) -> int:
     """How many traces match the filters of :func:`list_traces` (0 when the home has no store); searches
     unless ``kind`` says otherwise.
 
-    With a span-level filter (source, doc_id, attribute) the count is over the scanned traces only.
+    With a span-level filter (source, doc_id, attribute) the count is over the scanned traces only (the home's
+    file), or of the first :data:`SCAN_LIMIT` found (the shared store, :func:`scans_whole_store`).
     """
     filters.setdefault("kind", TraceKind.SEARCH.value)
     scanned = {k: filters.pop(k, None) for k in ("source", "doc_id", "attribute")}

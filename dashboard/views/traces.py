@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from searchtrace.dashboard import data
 from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.picks import pick_row
@@ -22,8 +23,9 @@ if scanned:  # one scan gives both the rows and their count
     listed, total = matched.head(limit), len(matched)
 else:
     listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
-among = f" among the newest {SCAN_LIMIT:,}" if scanned else ""
-st.caption(f"{total:,} matching trace{'' if total == 1 else 's'}{among}; the newest {len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
+whole = scanned and data.scans_whole_store(home)  # the shared store: over every trace, the first SCAN_LIMIT found
+among = (" or more" if total == SCAN_LIMIT else "") if whole else f" among the newest {SCAN_LIMIT:,}" if scanned else ""
+st.caption(f"{total:,}{among} matching trace{'' if total == 1 else 's'}; the newest {len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
            "loading the model (❄? an older slow search outside an eval run, likely one), so one slow start does not "
            "pass for a slow search.")
 table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
