@@ -249,8 +249,34 @@ def _env(store: str | None) -> dict[str, str]:
     return env
 
 
-def serve_round(home: Path, store: str | None, clients: int, seconds: float) -> tuple[float, int]:
-    """Requests per second of ``clients`` closed-loop clients, and the errors."""
+def _cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of the processes ``pids`` so far (Linux ``/proc``)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def _postgres_pids() -> list[int]:
+    """Every PostgreSQL server process on this machine (the benchmark's own server: nothing else runs one)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if stat.read_text().strip() == "postgres":
+                out.append(int(stat.parent.name))
+        except OSError:
+            continue
+    return out
+
+
+def serve_round(home: Path, store: str | None, clients: int, seconds: float) -> tuple[float, int, float, float]:
+    """Requests per second of ``clients`` closed-loop clients, the errors, and CPU ms per request of the server
+    process and of PostgreSQL's processes."""
     proc = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
                              "--port", "0", "--no-progress"], env=_env(store), stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
@@ -288,15 +314,19 @@ def serve_round(home: Path, store: str | None, clients: int, seconds: float) -> 
                 errors[k] += 1
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    postgres = _postgres_pids()
+    server0, pg0 = _cpu_s([proc.pid]), _cpu_s(postgres)
     t = time.perf_counter()
     for th in threads:
         th.start()
     for th in threads:
         th.join()
     rate = sum(done) / (time.perf_counter() - t)
+    n = max(sum(done), 1)
+    server_ms, pg_ms = (_cpu_s([proc.pid]) - server0) * 1000 / n, (_cpu_s(postgres) - pg0) * 1000 / n
     proc.send_signal(signal.SIGTERM)
     proc.wait(60)
-    return rate, sum(errors)
+    return rate, sum(errors), server_ms, pg_ms
 
 
 def serving(server: Server, clients: int, seconds: float, rounds: int) -> None:
@@ -305,15 +335,21 @@ def serving(server: Server, clients: int, seconds: float, rounds: int) -> None:
                    env=_env(None), check=True, capture_output=True)
     url = server.fresh()
     ratios = []
-    print(f"  {clients} clients, {seconds:.0f} s per phase; requests/s (errors)")
+    print(f"  {clients} clients, {seconds:.0f} s per phase; requests/s (errors); CPU ms per request of the server "
+          "process, and of PostgreSQL's")
+    cpu: list[tuple[float, float, float]] = []
     for r in range(rounds):
-        lite, lite_err = serve_round(home, None, clients, seconds)
-        pg, pg_err = serve_round(home, url, clients, seconds)
+        lite, lite_err, lite_cpu, _ = serve_round(home, None, clients, seconds)
+        pg, pg_err, pg_cpu, pg_server = serve_round(home, url, clients, seconds)
         ratios.append(pg / lite)
-        print(f"  round {r + 1}: SQLite {lite:6.1f} ({lite_err})   PostgreSQL {pg:6.1f} ({pg_err})   "
-              f"ratio {pg / lite:.3f}")
+        cpu.append((lite_cpu, pg_cpu, pg_server))
+        print(f"  round {r + 1}: SQLite {lite:6.1f} ({lite_err}) {lite_cpu:.2f} ms   PostgreSQL {pg:6.1f} ({pg_err}) "
+              f"{pg_cpu:.2f} + {pg_server:.2f} ms   ratio {pg / lite:.3f}")
     print(f"  PostgreSQL / SQLite throughput: median ratio {statistics.median(ratios):.3f} "
           f"(range {min(ratios):.3f}-{max(ratios):.3f})")
+    lite_cpu, pg_cpu, pg_server = (statistics.median(c[i] for c in cpu) for i in range(3))
+    print(f"  CPU per request (medians): the server {lite_cpu:.2f} ms on SQLite, {pg_cpu:.2f} ms on PostgreSQL "
+          f"(ratio {lite_cpu / pg_cpu:.3f}); PostgreSQL's own {pg_server:.2f} ms on the same two cores")
 
 
 def _pg_store(url: str) -> PostgresTraceStore:
