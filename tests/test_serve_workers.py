@@ -108,11 +108,12 @@ class Served:
 
 
 @contextmanager
-def serving(home: Path, *flags: str) -> Iterator[Served]:
-    """Run ``searchtrace serve SAMPLE --port 0`` (traces written at exit only); SIGTERM it on the way out."""
+def serving(home: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    """Run ``searchtrace serve SAMPLE --port 0`` (traces written at exit only, unless ``env`` sets the delay);
+    SIGTERM it on the way out."""
     process = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
                                 "--port", "0", "--no-progress", *flags], cwd=REPO,
-                               env=_env(export_delay_ms=600_000), stderr=subprocess.PIPE, text=True)
+                               env={**_env(export_delay_ms=600_000), **(env or {})}, stderr=subprocess.PIPE, text=True)
     served, stream = Served(process), process.stderr
     assert stream is not None
     reader = threading.Thread(target=lambda: served.lines.extend(iter(stream.readline, "")), daemon=True)

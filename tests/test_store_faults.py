@@ -4,17 +4,14 @@ stopped for 10 s while 8 clients search; loopback only, bounded in requests and 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import ContextManager
 
 import httpx
 import pytest
-from test_serve_workers import REPO, SAMPLE, Served, _env, _wait_ready
+from test_serve_workers import Served, _wait_ready, serving
 
 pytestmark = [pytest.mark.slow]
 
@@ -25,25 +22,10 @@ STOP_AT_S, STOPPED_S = 4.0, 10.0
 BUFFER_SPANS = 100_000
 
 
-@contextmanager
-def serving_shared(home: Path, store_url: str) -> Iterator[Served]:
-    process = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(SAMPLE), "--home", str(home),
-                                "--port", "0", "--no-progress", "--store", store_url], cwd=REPO,
-                               env={**_env(export_delay_ms=200), "SEARCHTRACE_STORE_BUFFER": str(BUFFER_SPANS)},
-                               stderr=subprocess.PIPE, text=True)
-    served, stream = Served(process), process.stderr
-    assert stream is not None
-    reader = threading.Thread(target=lambda: served.lines.extend(iter(stream.readline, "")), daemon=True)
-    reader.start()
-    try:
-        yield served
-    finally:
-        process.terminate()
-        try:
-            served.code = process.wait(60)
-        finally:
-            process.kill()
-        reader.join(10)
+def serving_shared(home: Path, store_url: str) -> ContextManager[Served]:
+    """``searchtrace serve`` on the sample with its traces in the shared store, exported every 200 ms."""
+    return serving(home, "--store", store_url, env={"OTEL_BSP_SCHEDULE_DELAY": "200",
+                                                   "SEARCHTRACE_STORE_BUFFER": str(BUFFER_SPANS)})
 
 
 def _load(url: str, outage) -> tuple[list[str], list[str], list[float]]:

@@ -34,8 +34,9 @@ __all__ = ["Database", "database", "unavailable"]
 CONNECT_TIMEOUT_S = 5
 CHECK_IDLE_S = 1.0
 RESTING_S = 2.0
-"""After the server could not be reached, uses within this long fail at once (a dashboard page, a CLI read)
-rather than each waiting out the pool's timeout again."""
+"""After no connection to the server could be made, uses within this long fail at once (a dashboard page, a
+CLI read) rather than each waiting out the pool's timeout again. One connection lost in use (a server
+restarted, a backend terminated) does not count: the pool replaces it."""
 
 
 class Database:
@@ -88,10 +89,12 @@ class Database:
         try:
             with self._get_pool().connection(timeout=self.timeout) as conn:
                 yield conn
-        except (PoolTimeout, psycopg.OperationalError) as exc:
+        except PoolTimeout as exc:  # no connection could be made: the server is out of reach for now
             error = unavailable(self.url, exc)
             self._down_until, self._down_reason = time.monotonic() + RESTING_S, error.message
             raise error from exc
+        except psycopg.OperationalError as exc:  # one connection lost (the pool replaces it): the next use tries
+            raise unavailable(self.url, exc) from exc
 
     def close(self) -> None:
         """Close this process's pool (a later use opens a new one)."""
