@@ -22,7 +22,8 @@ def shared(stoppable_postgres):
     migrate(db)
     yield stoppable_postgres, PostgresTraceStore(db)
     db.close()
-    stoppable_postgres.start() if not _up(stoppable_postgres) else None
+    if not _up(stoppable_postgres):  # a test that failed while the server was stopped
+        stoppable_postgres.start()
     stoppable_postgres.drop_database(url)
 
 

@@ -3,12 +3,12 @@
 The tables are the shared store's schema version 1 (``searchtrace.database.traces_schema``):
 the columns of the SQLite store's ``traces`` table, booleans as booleans and JSON as
 ``jsonb``. A batch of spans is written in one transaction, its statements pipelined (sent
-without waiting for each answer: one round trip for the batch): a span per row,
-the trace rows as arrays (``unnest``), and the documents the spans name joined to
-their trace's ``doc_ids``, deduplicated. A server whose answers wait for their
-trace's commit writes a few spans at a time, so the round trips are what count. The trace-level upserts mirror ``traces._sqlite``'s: a span
-that is not the root widens its trace's window until the root comes, the root fills
-timing, kind and the served columns, the ``search`` span the search columns.
+without waiting for each answer: one round trip for the batch): a row per span, then one
+call of ``st_upsert_traces`` with a row per trace, which merges what the batch says of
+the trace with what the store holds as ``traces._sqlite``'s statements do: a span that is
+not the root widens the trace's window until the root comes, the root fills timing, kind
+and the served columns, the ``search`` span the search columns, and the documents the
+spans name join the trace's ``doc_ids``.
 
 PostgreSQL's text and ``jsonb`` refuse the NUL character: one in a span's text is stored as U+FFFD.
 """

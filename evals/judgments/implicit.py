@@ -168,7 +168,7 @@ def implicit_judgments(dataset: str | Path, *, home: str | Path | None = None, s
     folder = JudgingFolder.at(dataset, store)
     name, scale = dataset_name(folder.root), folder.scale()
     reference_files = [Path(p) for p in qrels]
-    url = store if isinstance(store, StoreUrl) else StoreUrl(store) if store else None
+    url = folder.shared  # the store as the folder parsed it (None: the home's trace file)
     store_path = Home.resolve(home).traces
     log = _read(store_path, url, InteractionFilter(name, since, until), bars)
     if not log.counts.impressions:

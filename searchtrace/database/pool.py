@@ -4,8 +4,8 @@ The pool opens lazily and never blocks its caller for long: a connect gives
 up after ``connect_timeout`` seconds and a wait for a free connection after
 ``timeout``. A connection idle for over :data:`CHECK_IDLE_S` is checked before
 it is handed out, so one a server restart broke meanwhile is replaced, not
-failed; one in steady use is not (a round trip on every use is a fifth of a
-small write's time), and if the server went away under it its statement fails
+failed; one in steady use is not (that would cost a round trip on every use),
+and if the server went away under it its statement fails
 as :class:`BackendUnavailable`, the pool replaces it, and a caller that retries
 (the trace buffer does) gets a new one. Every failure to reach the
 server is raised as :class:`~searchtrace.errors.BackendUnavailable`, naming the

@@ -2,17 +2,15 @@
 
 ``st_traces`` holds one row per trace, its columns those of the SQLite store's
 ``traces`` table (see ``traces._sqlite``), booleans as booleans and JSON as
-``jsonb``; ``st_spans`` holds every span with its attributes and events as the
-SQLite store does: JSON, zlib-compressed above 1 KiB, compressed by the writer's
-export thread (stored as ``jsonb``, the server's parsing and compression of them
-halved the throughput of a server whose answers wait for their traces). ``st_traces.doc_ids`` lists every document id the trace's spans name
-(any id in an id list: candidates, results, fetches), under a GIN index: the
-document filter finds a rare document's traces by that index and a common one's
-by walking the newest traces, whichever the planner reckons cheaper, over the
-whole store. (A row per document and trace, with its b-tree indexes, cost 8 µs per
-row to write, a hundred rows a search: three times the GIN's cost.) The spans'
-attributes carry no index: the attribute filter reads the spans of the traces
-the other filters leave, as it does in SQLite.
+``jsonb``, written by one call of ``st_upsert_traces`` per batch. ``st_spans``
+holds every span with its attributes and events packed as the SQLite store packs
+them (JSON, zlib-compressed above 1 KiB, by the writer's export thread), so the
+server parses none of it. ``st_traces.doc_ids`` lists every document id the
+trace's spans name (any id in an id list: candidates, results, fetches) under a
+GIN index; ``PostgresTraceStore.doc_traces`` chooses between that index and
+walking the newest traces. The spans' attributes carry no index: the attribute
+filter reads the spans of the traces the other filters leave. What each choice
+cost and saved is measured in BENCHMARKS.md ("The shared store on PostgreSQL").
 ``pg_trgm``'s trigram index serves the query-text filter (a substring).
 ``st_export_drops`` is where each process says how many spans it dropped while
 the store was out of reach and its buffer full (one row per process, updated).
