@@ -1,8 +1,17 @@
-"""Fixtures shared across the test suite."""
+"""Fixtures shared across the test suite, and the line between unit and system tests.
+
+Tests mirror the packages (``tests/retriever``, ``tests/traces``, ``tests/evals``,
+``tests/dashboard``, ``tests/floor``, ``tests/cli``); ``tests/system`` holds what starts a
+browser, a server process, PostgreSQL or the Bolt server, or builds the wheel. A test elsewhere
+that needs one of those (a contract suite run on every backend, PostgreSQL among them) is marked
+``system`` too, by :func:`pytest_collection_modifyitems`, so ``-m "not system"`` is the unit stage
+``.ci/run`` runs first, and ``-m system`` the rest.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -24,9 +33,32 @@ def model(sample_config):
     return embedder
 
 
-# --- the sample dataset, indexed once per session -------------------------
+# --- unit or system --------------------------------------------------------
 
-from pathlib import Path  # noqa: E402
+#: Fixtures that start a server of another program (PostgreSQL, a Bolt server, Chromium, Streamlit).
+SYSTEM_FIXTURES = frozenset({"postgres", "pg_url", "pg_db", "stoppable_postgres", "bolt_server", "browser"})
+#: Parameter values that select such a server inside a contract suite run on every backend.
+SYSTEM_PARAMS = frozenset({"postgres", "bolt"})
+SYSTEM_FOLDER = Path(__file__).resolve().parent / "system"
+
+
+def is_system(item: pytest.Item) -> bool:
+    """Whether a collected test needs a server of another program (or lives in ``tests/system``)."""
+    if SYSTEM_FOLDER in Path(item.path).parents or item.get_closest_marker("bolt"):
+        return True
+    if SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and any(isinstance(v, str) and v in SYSTEM_PARAMS for v in callspec.params.values())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_system(item):
+            item.add_marker(pytest.mark.system)
+
+
+# --- the sample dataset, indexed once per session -------------------------
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "sample"

@@ -1,0 +1,92 @@
+"""A full disk during an index build is one line and exit 1, never a process killed by SIGBUS.
+
+Each command runs with its home on a 40 MiB tmpfs, mounted in a mount namespace
+of its own (``unshare -m``, which needs root or user namespaces: skipped, with
+the reason, where neither is allowed). The sample's index needs about 260 MB
+there (Qdrant Edge's memory-mapped files), so every build finds the disk too
+small: before the space check it died of SIGBUS (exit 135) in ``index``, ``eval``
+and a server's first open.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from mounts import namespaces_allowed
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "datasets" / "sample"
+
+DRIVER = textwrap.dedent("""
+    import json, os, re, subprocess, sys, time, urllib.request
+    mount, home, sample = sys.argv[1], sys.argv[2], sys.argv[3]
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", mount], check=True)
+    out = {}
+    cli = [sys.executable, "-m", "searchtrace"]
+    for name, args in (("index", ["index", sample]), ("eval", ["eval", sample])):
+        done = subprocess.run([*cli, *args, "--home", home, "--no-progress"], capture_output=True, text=True,
+                              timeout=300)
+        out[name] = {"code": done.returncode, "stderr": done.stderr,
+                     "building": os.listdir(os.path.join(home, "indexes", ".building"))}
+    server = subprocess.Popen([*cli, "serve", sample, "--home", home, "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        seen = []
+        while not seen or not re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]):  # announced on stderr
+            seen.append(server.stderr.readline())
+            if not seen[-1]:
+                raise SystemExit("the server ended before it announced its address: " + "".join(seen))
+        url = re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]).group(0)
+        deadline, ready = time.monotonic() + 60, None
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                urllib.request.urlopen(url + "/readyz", timeout=5)
+            except urllib.error.HTTPError as exc:
+                ready = json.loads(exc.read())
+                if "error" in ready:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        out["serve"] = {"alive": server.poll() is None, "code": server.returncode, "readyz": ready}
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+        out["serve"]["stderr"] = "".join(seen) + err
+    print(json.dumps(out))
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="tmpfs and mount namespaces are Linux's")
+def test_a_disk_too_small_for_the_index_is_one_line_and_exit_1(tmp_path):
+    reason = namespaces_allowed()
+    if reason:
+        pytest.skip(reason)
+    mount = tmp_path / "small"
+    mount.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
+           "HF_HUB_OFFLINE": "1", "SEARCHTRACE_OTLP": "0"}
+    done = subprocess.run(["unshare", "-m", sys.executable, "-c", DRIVER, str(mount), str(mount / "home"),
+                           str(SAMPLE)], capture_output=True, text=True, timeout=420, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in ("index", "eval"):
+        result = out[name]
+        assert result["code"] == 1, (name, result)  # not 135 (SIGBUS) nor any other signal
+        lines = [line for line in result["stderr"].splitlines() if not line.startswith("WARNING")]
+        assert len(lines) == 1, (name, result["stderr"])
+        assert "No space left for the index: it needs about" in lines[0] and "MB free" in lines[0], lines
+        assert str(mount / "home" / "indexes") in lines[0]
+        assert result["building"] == []  # the partial build is removed
+    serve = out["serve"]
+    assert serve["alive"], serve  # the server stays up and says why it is not ready
+    assert "No space left for the index" in serve["readyz"]["error"]
+    assert "Traceback" not in serve["stderr"]

@@ -1,0 +1,120 @@
+"""A trace store opened for writing after a writer ended without closing it is quick-checked first.
+
+Issue 23: a damaged store went on being written, listed and shown as if whole. ``traces list`` and
+``show`` check it; a writer now checks it too when the last one stopped uncleanly (``kill -9``), and
+sets a damaged file aside, saying so, instead of adding to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from test_trace_store_sharing import _span_leaf_page
+from trace_fixtures import FakeSearch, record
+
+from searchtrace.traces import damage
+from searchtrace.traces.damage import damaged_copies
+from searchtrace.traces.store import TraceStore
+from searchtrace.traces.writers import register
+
+TESTS = Path(__file__).resolve().parents[1]
+
+WRITER = r"""
+import os, signal, sys
+sys.path[:0] = [sys.argv[2], sys.argv[3]]
+from trace_fixtures import FakeSearch, record
+from searchtrace.traces.store import TraceStore
+
+store = TraceStore(sys.argv[1])
+ids = []
+for i in range(150):
+    spans, [trace_id] = record(FakeSearch(run_id="w", start_ns=10**18 + i, candidates=40))
+    store.write(spans)
+    ids.append(trace_id)
+print(" ".join(ids), flush=True)
+if sys.argv[4] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+store.close()
+"""
+
+
+def _write_then(path: Path, end: str) -> tuple[list[str], int]:
+    done = subprocess.run([sys.executable, "-c", WRITER, str(path), str(TESTS), str(TESTS.parent), end],
+                          capture_output=True, text=True, timeout=120)
+    return done.stdout.split(), done.returncode
+
+
+def _damage(path: Path, trace_id: str) -> None:
+    data = bytearray(path.read_bytes())
+    page = _span_leaf_page(data, trace_id)
+    data[page:page + 4096] = random.Random(3).randbytes(4096)
+    path.write_bytes(bytes(data))
+
+
+def _checkpointed(path: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(path)  # the killed writer's commits are in the WAL: fold them into the file
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    conn.close()
+
+
+def test_a_store_damaged_after_a_killed_writer_is_set_aside_before_the_next_write(tmp_path, caplog):
+    path = tmp_path / "traces.sqlite"
+    ids, code = _write_then(path, "kill")
+    assert code == -signal.SIGKILL and len(ids) == 150
+    _checkpointed(path)
+    _damage(path, ids[75])
+    store = TraceStore(path)
+    spans, [new_id] = record(FakeSearch(run_id="after"))
+    with caplog.at_level(logging.WARNING):
+        store.write(spans)
+    [aside] = damaged_copies(path)
+    warnings = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.damage"]
+    assert len(warnings) == 1 and "was damaged" in warnings[0] and str(aside) in warnings[0], warnings
+    assert store.stored([new_id, *ids]) == {new_id: len(spans)}  # a new store, nothing written on the old
+    store.close()
+
+
+def test_after_a_clean_close_the_next_writer_checks_nothing(tmp_path, monkeypatch):
+    path = tmp_path / "traces.sqlite"
+    ids, code = _write_then(path, "close")
+    assert code == 0
+    checked = []
+    monkeypatch.setattr(damage, "is_damaged", lambda p: checked.append(p) or False)
+    store = TraceStore(path)
+    store.write(record(FakeSearch(run_id="after"))[0])
+    store.close()
+    assert checked == [] and len(TraceStore(path).stored(ids)) == 150
+
+
+def test_after_a_killed_writer_an_intact_store_is_checked_and_kept(tmp_path, monkeypatch):
+    path = tmp_path / "traces.sqlite"
+    ids, _ = _write_then(path, "kill")
+    checked = []
+    real = damage.is_damaged
+    monkeypatch.setattr(damage, "is_damaged", lambda p: checked.append(p) or real(p))
+    store = TraceStore(path)
+    store.write(record(FakeSearch(run_id="after"))[0])
+    assert checked == [path] and not damaged_copies(path) and len(store.stored(ids)) == 150
+    store.close()
+
+
+def test_a_live_writers_mark_is_not_taken_for_abandoned(tmp_path):
+    store = tmp_path / "traces.sqlite"
+    first = register(store)
+    assert first is not None and first.unclean == 0
+    second = register(store)  # another open file: its lock conflicts as another process's would
+    assert second is not None and second.unclean == 0 and first.path.exists()
+    abandoned = first.path.with_name("12345-deadbeef")
+    abandoned.write_text("")  # a marker nobody holds: a writer that ended without closing
+    third = register(store)
+    assert third is not None and third.unclean == 1 and not abandoned.exists()
+    for mark in (first, second, third):
+        mark.release()
+    assert sorted(p.name for p in first.path.parent.iterdir()) == [".lock"]
