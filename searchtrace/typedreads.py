@@ -28,26 +28,26 @@ Refuse = Callable[[str, str, object], Exception]
 what it must be (``"a string"``, ``"in [0, 1]"``) and the value itself, to word as the caller does."""
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
 class Kind(Generic[T]):
     """What a value must be: the words for it, the test, and the conversion to the typed value.
 
     Args:
         expected: the words a message uses, e.g. ``"a string"`` (to follow "must be" or "expected").
         accepts: True for a value of this kind.
-        convert: the typed value from an accepted one (the value itself by default).
+        convert: the typed value from an accepted one (None: the value itself).
         wider: a kind the value must be first; its refusal is reported with its own words, so
             ``NUMBER.such_that(...)`` refuses ``"x"`` as "a number" and ``2`` as the narrower words.
     """
 
     __slots__ = ("accepts", "convert", "expected", "wider")
 
-    def __init__(self, expected: str, accepts: Callable[[Any], bool], convert: Callable[[Any], T] = _same,
+    def __init__(self, expected: str, accepts: Callable[[Any], bool], convert: Callable[[Any], T] | None = None,
                  wider: Kind[Any] | None = None) -> None:
         self.expected, self.accepts, self.convert, self.wider = expected, accepts, convert, wider
+
+    def typed(self, value: Any) -> T:
+        """An accepted value, converted."""
+        return value if self.convert is None else self.convert(value)
 
     def refused(self, value: object) -> str | None:
         """The words for what ``value`` should have been, or None when it is of this kind."""
@@ -68,7 +68,7 @@ class Kind(Generic[T]):
     def or_null(self) -> Kind[T | None]:
         """This kind, or None (JSON's null); worded ``"<expected> or null"``."""
         return Kind(f"{self.expected} or null", lambda v: v is None or self.refused(v) is None,
-                    lambda v: None if v is None else self.convert(v))
+                    lambda v: None if v is None else self.typed(v))
 
     def __repr__(self) -> str:
         return f"Kind({self.expected!r})"
@@ -80,10 +80,12 @@ def read(value: object, kind: Kind[T], where: str, refuse: Refuse) -> T:
     Raises:
         Exception: ``refuse(where, expected, value)``, the caller's own error, when it is not of the kind.
     """
+    if kind.wider is None and kind.accepts(value):  # the usual case, in one test
+        return kind.typed(value)
     wrong = kind.refused(value)
     if wrong is not None:
         raise refuse(where, wrong, value)
-    return kind.convert(value)
+    return kind.typed(value)
 
 
 def _is_real(value: object) -> bool:
