@@ -19,6 +19,7 @@ from typing import Any
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Mode
+from searchtrace.typedreads import FLAG, INTEGER, REAL, STRING, Kind, read
 
 MAX_QUERY_CHARS = 8192
 """The longest query, in characters (code points, as JSON Schema's ``maxLength`` counts them)."""
@@ -112,8 +113,7 @@ def _integer(low: int | None, high: int) -> Callable[[object], int]:
     def check(value: object) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # 5.0 is JSON Schema's integer 5
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Invalid(f"must be an integer, got {_shown(value)}")
+        value = read(value, INTEGER, "", _refuse)
         if (low is not None and value < low) or value > high:
             raise _Invalid(f"must be between {low} and {high}, got {value}" if low is not None
                            else f"must be at most {high}, got {value}")
@@ -123,8 +123,7 @@ def _integer(low: int | None, high: int) -> Callable[[object], int]:
 
 def _fraction(*, zero: bool) -> Callable[[object], float]:
     def check(value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _Invalid(f"must be a number, got {_shown(value)}")
+        value = read(value, REAL, "", _refuse)
         ok = (0 <= value <= 1) if zero else (0 < value <= 1)  # False for NaN
         if not ok:
             raise _Invalid(f"must be {'between 0 and 1' if zero else 'above 0 and at most 1'}, got {value}")
@@ -132,27 +131,26 @@ def _fraction(*, zero: bool) -> Callable[[object], float]:
     return check
 
 
+def _refuse(where: str, expected: str, got: object) -> _Invalid:
+    return _Invalid(f"must be {expected}, got {_shown(got)}", where)
+
+
 def _string(value: object) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"must be a string, got {_shown(value)}")
-    return value
+    return read(value, STRING, "", _refuse)
+
+
+_SEQUENCE: Kind[list[Any]] = Kind("a list of strings", lambda v: isinstance(v, (list, tuple)), list)
 
 
 def _strings(value: object) -> list[str]:
-    if not isinstance(value, (list, tuple)):
-        raise _Invalid(f"must be a list of strings, got {_shown(value)}")
-    if len(value) > MAX_LIST:
-        raise _Invalid(f"has {len(value)} items; the most is {MAX_LIST}")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise _Invalid(f"must be a string, got {_shown(item)}", where=str(i))
-    return list(value)
+    items = read(value, _SEQUENCE, "", _refuse)
+    if len(items) > MAX_LIST:
+        raise _Invalid(f"has {len(items)} items; the most is {MAX_LIST}")
+    return [read(item, STRING, str(i), _refuse) for i, item in enumerate(items)]
 
 
 def _boolean(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise _Invalid(f"must be true or false, got {_shown(value)}")
-    return value
+    return read(value, FLAG, "", _refuse)
 
 
 def _mode(value: object) -> Mode:

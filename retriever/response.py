@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal, NotRequired, TypedDict
 from searchtrace.errors import ValidationError
 from searchtrace.names import Band, Mode
 from searchtrace.retriever.types import ComponentType, Triple
+from searchtrace.typedreads import LIST, OBJECT, REAL, STRING, STRINGS, Kind, read
 
 __all__ = ["Hit", "Metadata", "RelationHit", "Result", "RetryHints", "ScoreDetail", "SearchResponse", "Triple"]
 
@@ -121,48 +122,48 @@ def response_schema() -> dict[str, Any]:
 # -- reading JSON: every check names the field ---------------------------------------------------
 
 
+def _refuse(where: str, expected: str, got: object) -> ValidationError:
+    return ValidationError(f"{where}: expected {expected}, got {got!r}", field=where)
+
+
+def _refuse_type(where: str, expected: str, got: object) -> ValidationError:
+    """The refusal that names the type got, not its value (a whole list or object is too long to show)."""
+    return ValidationError(f"{where}: expected {expected}, got {type(got).__name__}", field=where)
+
+
+def _refuse_bare(where: str, expected: str, got: object) -> ValidationError:
+    return ValidationError(f"{where}: expected {expected}", field=where)
+
+
 def _field(data: Mapping[str, Any], key: str, where: str) -> Any:
-    if not isinstance(data, Mapping):
-        place = where.rstrip(".") or "response"
-        raise ValidationError(f"{place}: expected an object, got {type(data).__name__}", field=place)
+    read(data, OBJECT, where.rstrip(".") or "response", _refuse_type)
     if key not in data:
         raise ValidationError(f"{where}{key}: missing", field=f"{where}{key}")
     return data[key]
 
 
+_SCORE = REAL.such_that(lambda v: v == v, "a number")  # NaN refused; an infinite score is read as given
+_ID: Kind[str] = Kind("a non-empty string", lambda v: isinstance(v, str) and bool(v))
+
+
 def _str(data: Mapping[str, Any], key: str, where: str = "") -> str:
-    value = _field(data, key, where)
-    if not isinstance(value, str):
-        raise ValidationError(f"{where}{key}: expected a string, got {value!r}", field=f"{where}{key}")
-    return value
+    return read(_field(data, key, where), STRING, f"{where}{key}", _refuse)
 
 
 def _number(data: Mapping[str, Any], key: str, where: str = "") -> float:
-    value = _field(data, key, where)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ValidationError(f"{where}{key}: expected a number, got {value!r}", field=f"{where}{key}")
-    return float(value)
+    return float(read(_field(data, key, where), _SCORE, f"{where}{key}", _refuse))
 
 
 def _id(data: Mapping[str, Any], where: str) -> str:
-    value = _field(data, "id", where)
-    if not isinstance(value, str) or not value:
-        raise ValidationError(f"{where}id: expected a non-empty string", field=f"{where}id")
-    return value
+    return read(_field(data, "id", where), _ID, f"{where}id", _refuse_bare)
 
 
 def _strings(data: Mapping[str, Any], key: str, where: str = "") -> tuple[str, ...]:
-    value = _field(data, key, where)
-    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise ValidationError(f"{where}{key}: expected a list of strings", field=f"{where}{key}")
-    return tuple(value)
+    return read(_field(data, key, where), STRINGS, f"{where}{key}", _refuse_bare)
 
 
 def _list(data: Mapping[str, Any], key: str, where: str = "") -> list[Any]:
-    value = _field(data, key, where)
-    if not isinstance(value, list):
-        raise ValidationError(f"{where}{key}: expected a list, got {type(value).__name__}", field=f"{where}{key}")
-    return value
+    return read(_field(data, key, where), LIST, f"{where}{key}", _refuse_type)
 
 
 def _band(data: Mapping[str, Any], where: str) -> Band:

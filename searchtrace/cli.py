@@ -94,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import logging  # after parsing: --help and argument errors need not load it
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    from searchtrace import notices
+
+    notices.configure(logging.INFO if args.verbose else logging.WARNING)
     os.environ.setdefault(env_names.TOKENIZERS_PARALLELISM, "false")
     handler: Handler = args.func
     problem = _home_problem(args)

@@ -4,8 +4,9 @@ The names live in :mod:`searchtrace.environment`; a configuration object reads
 its variables through these readers while it resolves, as
 ``pick(argument, integer(environ, SEARCHTRACE_MAX_CANDIDATES), 100)``.
 
-A blank value (empty, or spaces only) is unset: the reader returns ``None`` and
-the caller's default applies. A value that cannot be read raises
+Each reader reads text as a :class:`~searchtrace.typedreads.Kind`, with
+:func:`~searchtrace.typedreads.read`. A blank value (empty, or spaces only) is
+unset: the reader returns ``None`` and the caller's default applies. A value that cannot be read raises
 :class:`~searchtrace.errors.ConfigError` naming the variable, the value and
 what is allowed, e.g. ``SEARCHTRACE_MAX_CANDIDATES must be a whole number >= 0,
 got '-3'``.
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from typing import TypeVar
 
 from searchtrace.errors import ConfigError
+from searchtrace.typedreads import Kind, read
 
 __all__ = ["choice", "flag", "integer", "number", "pick", "text"]
 
@@ -37,47 +39,27 @@ def text(environ: Mapping[str, str], name: str) -> str | None:
 
 def flag(environ: Mapping[str, str], name: str) -> bool | None:
     """``1``/``true``/``yes``/``on`` -> True, ``0``/``false``/``no``/``off`` -> False (any case), unset -> None."""
-    value = _stripped(environ, name)
-    if value is None:
-        return None
-    if value.lower() in _TRUE + _FALSE:
-        return value.lower() in _TRUE
-    raise _bad(name, value, f"one of {', '.join(_TRUE + _FALSE)}")
+    return _read(environ, name, _FLAG)
 
 
 def integer(environ: Mapping[str, str], name: str, *, minimum: int = 0) -> int | None:
     """A whole number >= ``minimum`` (decimal digits, optionally signed), or None when unset."""
-    value = _stripped(environ, name)
-    if value is None:
-        return None
-    if not _WHOLE.fullmatch(value) or int(value) < minimum:
-        raise _bad(name, value, f"a whole number >= {minimum}")
-    return int(value)
+    return _read(environ, name, Kind(f"a whole number >= {minimum}",
+                                     lambda v: bool(_WHOLE.fullmatch(v)) and int(v) >= minimum, int))
 
 
 def number(environ: Mapping[str, str], name: str, *, minimum: float | None = None) -> float | None:
     """A finite number (``2``, ``0.5``, ``1e-3``) >= ``minimum`` when one is given, or None when unset."""
-    value = _stripped(environ, name)
-    if value is None:
-        return None
-    try:
-        parsed = float(value)
-    except ValueError:
-        parsed = math.nan
-    if not math.isfinite(parsed) or (minimum is not None and parsed < minimum):
-        raise _bad(name, value, "a number" if minimum is None else f"a number >= {minimum:g}")
-    return parsed
+    allowed = "a number" if minimum is None else f"a number >= {minimum:g}"
+    return _read(environ, name, Kind(allowed, lambda v: math.isfinite(_float(v))
+                                     and (minimum is None or _float(v) >= minimum), _float))
 
 
 def choice(environ: Mapping[str, str], name: str, kind: type[E]) -> E | None:
     """The member of the enumeration ``kind`` whose value the variable names (any case), or None when unset."""
-    value = _stripped(environ, name)
-    if value is None:
-        return None
-    for member in kind:
-        if str(member.value).lower() == value.lower():
-            return member
-    raise _bad(name, value, f"one of {', '.join(str(m.value) for m in kind)}")
+    members = {str(m.value).lower(): m for m in reversed(kind)}  # reversed: the first member wins a tie
+    return _read(environ, name, Kind(f"one of {', '.join(str(m.value) for m in kind)}",
+                                     lambda v: v.lower() in members, lambda v: members[v.lower()]))
 
 
 def pick(explicit: T | None, from_env: T | None, default: T) -> T:
@@ -85,10 +67,20 @@ def pick(explicit: T | None, from_env: T | None, default: T) -> T:
     return explicit if explicit is not None else from_env if from_env is not None else default
 
 
-def _stripped(environ: Mapping[str, str], name: str) -> str | None:
+def _read(environ: Mapping[str, str], name: str, kind: Kind[T]) -> T | None:
     value = environ.get(name, "").strip()
-    return value or None
+    return read(value, kind, name, _bad) if value else None
 
 
-def _bad(name: str, value: str, allowed: str) -> ConfigError:
+def _float(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        return math.nan
+
+
+def _bad(name: str, allowed: str, value: object) -> ConfigError:
     return ConfigError(f"{name} must be {allowed}, got {value!r}", field=name)
+
+
+_FLAG = Kind(f"one of {', '.join(_TRUE + _FALSE)}", lambda v: v.lower() in _TRUE + _FALSE, lambda v: v.lower() in _TRUE)

@@ -305,3 +305,53 @@ def test_a_package_root_holds_only_the_modules_the_readme_names(package):
     named = set(re.findall(r"`(\w+)`", rows[0]))
     assert not _root_modules(package) - named, f"{package}/ modules the README does not name: " \
                                                 f"{sorted(_root_modules(package) - named)}"
+
+
+#: Modules that write to the terminal by role, beside every ``cli`` module (a command's own output): the floor's
+#: progress lines and terminal output, and the ``serve`` command's runner (a command module named ``run``).
+TERMINAL_WRITERS = {"searchtrace.progress", "searchtrace.terminal", "searchtrace.__main__",
+                    "searchtrace.retriever.serve.run"}
+#: Library modules that still print, by the end of their name: evals/execution/orchestrate.py and search.py, until
+#: the evals regroup lands (it moves them, search.py as loop.py, and ends their prints; then delete this set).
+STILL_PRINTING = (".execution.orchestrate", ".execution.search", ".execution.loop")
+
+
+def _still_printing(module: str) -> bool:
+    return module.startswith("searchtrace.evals.") and module.endswith(STILL_PRINTING)
+
+
+def _terminal_writes(tree: ast.AST) -> list[int]:
+    """Lines that call ``print`` or write to ``sys.stdout`` / ``sys.stderr`` (``.write``, ``.writelines``)."""
+    def std_stream(node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):  # from sys import stderr
+            return node.id in ("stdout", "stderr")
+        return (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr", "__stdout__", "__stderr__")
+                and isinstance(node.value, ast.Name) and node.value.id == "sys")
+
+    return sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "print")
+        or (isinstance(node.func, ast.Attribute) and node.func.attr in ("write", "writelines")
+            and std_stream(node.func.value))))
+
+
+def _printing_library_modules(sources: dict[str, str]) -> list[str]:
+    """``module:line`` of each terminal write outside the modules allowed to write there."""
+    return [f"{module}:{line}" for module, source in sorted(sources.items())
+            if "cli" not in module.split(".") and module not in TERMINAL_WRITERS and not _still_printing(module)
+            for line in _terminal_writes(ast.parse(source))]
+
+
+def test_library_code_prints_nothing():
+    """A library module logs a notice (``searchtrace.notices.tell``) or returns the line; a ``cli`` module prints."""
+    sources = {m: path.read_text(encoding="utf-8") for m, path in MODULES.items()}
+    assert _printing_library_modules(sources) == [], "print or write to stdout/stderr only in a cli module"
+
+
+def test_the_print_rule_sees_a_planted_print():
+    planted = 'import sys\nfrom sys import stderr\nprint("x")\nsys.stderr.write("y")\nstderr.write("z")\n' \
+              'sys.stdout.writelines(["w"])\nsys.stderr.isatty()\nlog.write("fine")\n'
+    assert _terminal_writes(ast.parse(planted)) == [3, 4, 5, 6]
+    assert _printing_library_modules({"searchtrace.retriever.index.ensure": planted,
+                                      "searchtrace.traces.cli": planted, "searchtrace.evals.judgments.cli": planted,
+                                      "searchtrace.evals.execution.search": planted}) \
+        == [f"searchtrace.retriever.index.ensure:{line}" for line in (3, 4, 5, 6)]

@@ -25,6 +25,7 @@ from searchtrace.database import StoreUrl, database, resolve_store_url
 from searchtrace.envvalues import choice, flag, integer, number, pick, text
 from searchtrace.errors import BackendUnavailable, ConfigError
 from searchtrace.home import Home
+from searchtrace.notices import tell
 from searchtrace.traces.attributes import CaptureConfig
 from searchtrace.traces.buffered import BUFFER_SPANS, BufferedStoreExporter
 from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
@@ -93,12 +94,11 @@ class TraceSettings:
         """
         if not self.store or self.store_url is not None or home.writable():
             return self
-        import sys
         from dataclasses import replace
 
         where = "sent over OTLP only" if self.otlp else "off"
-        print(f"warning: traces are {where}: {home.root} is not writable "
-              "(point --home or $SEARCHTRACE_HOME at a writable folder to keep them)", file=sys.stderr)
+        tell(log, f"warning: traces are {where}: {home.root} is not writable "
+                  "(point --home or $SEARCHTRACE_HOME at a writable folder to keep them)")
         return replace(self, store=False)
 
     @classmethod

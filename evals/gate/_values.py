@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import math
+from functools import partial
 from typing import Any
+
+from searchtrace.typedreads import NUMBER, read
 
 __all__ = ["Invalid", "fraction", "number"]
 
@@ -18,14 +20,17 @@ class Invalid(ValueError):
 
 def number(value: Any, what: str, table: str | None = None) -> float:
     """``value`` as a float; an :class:`Invalid` for anything but a finite number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise Invalid(f"{what} must be a finite number, got {value!r}", table, what)
-    return float(value)
+    return read(value, _FINITE, what, partial(_invalid, table=table))
 
 
 def fraction(value: Any, what: str, table: str | None = None) -> float:
     """``value`` as a float in [0, 1]."""
-    out = number(value, what, table)
-    if not 0 <= out <= 1:
-        raise Invalid(f"{what} must be in [0, 1], got {value!r}", table, what)
-    return out
+    return read(value, _FRACTION, what, partial(_invalid, table=table))
+
+
+def _invalid(what: str, expected: str, got: object, table: str | None) -> Invalid:
+    return Invalid(f"{what} must be {expected}, got {got!r}", table, what)
+
+
+_FINITE = NUMBER.saying("a finite number")
+_FRACTION = _FINITE.such_that(lambda v: 0 <= v <= 1, "in [0, 1]")

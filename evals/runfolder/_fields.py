@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from searchtrace.errors import DataError
+from searchtrace.typedreads import FLAG, INTEGER, LIST, NUMBER, OBJECT, STRING, STRINGS, Kind, read
 
 __all__ = ["FORMAT_VERSION", "Fields", "check_version"]
 
@@ -42,50 +42,53 @@ class Fields:
         return key in self.data
 
     def get(self, key: str, check: Callable[[Any], bool], kind: str, default: Any = _MISSING) -> Any:
+        return self.read(key, Kind(kind, check), default)
+
+    def read(self, key: str, kind: Kind[Any], default: Any = _MISSING) -> Any:
+        """The value at ``key`` as ``kind``; ``default`` when it is absent (none given: a missing key is refused)."""
         if key not in self.data:
             if default is _MISSING:
-                raise self.error(key, f"missing (expected {kind})")
+                raise self.error(key, f"missing (expected {kind.expected})")
             return default
-        value = self.data[key]
-        if not check(value):
-            raise self.error(key, f"expected {kind}, got {value!r:.80}")
-        return value
+        return read(self.data[key], kind, key, self._refuse)
+
+    def _refuse(self, key: str, expected: str, got: object) -> DataError:
+        return self.error(key, f"expected {expected}, got {got!r:.80}")
 
     def text(self, key: str, default: Any = _MISSING) -> str:
-        return str(self.get(key, lambda v: isinstance(v, str), "a string", default))
+        return str(self.read(key, STRING, default))
 
     def opt_text(self, key: str, default: str | None = None) -> str | None:
-        value = self.get(key, lambda v: v is None or isinstance(v, str), "a string or null", default)
+        value = self.read(key, _OPT_STRING, default)
         return None if value is None else str(value)
 
     def integer(self, key: str, default: Any = _MISSING) -> int:
-        return int(self.get(key, _is_int, "an integer", default))
+        return int(self.read(key, INTEGER, default))
 
     def number(self, key: str, default: Any = _MISSING) -> float:
-        return float(self.get(key, _is_number, "a number", default))
+        return float(self.read(key, NUMBER, default))
 
     def opt_number(self, key: str, default: float | None = None) -> float | None:
-        value = self.get(key, lambda v: v is None or _is_number(v), "a number or null", default)
+        value = self.read(key, _OPT_NUMBER, default)
         return None if value is None else float(value)
 
     def flag(self, key: str, default: Any = _MISSING) -> bool:
-        return bool(self.get(key, lambda v: isinstance(v, bool), "true or false", default))
+        return bool(self.read(key, FLAG, default))
 
     def array(self, key: str, default: Any = _MISSING) -> list[Any]:
-        return list(self.get(key, lambda v: isinstance(v, list), "a list", default))
+        return list(self.read(key, LIST, default))
 
     def obj(self, key: str, default: Any = _MISSING) -> Fields:
-        value = self.get(key, lambda v: isinstance(v, dict), "an object", default)
+        value = self.read(key, OBJECT, default)
         return Fields(value, self.path, self.line, f"{self.prefix}{key}.")
 
     def opt_obj(self, key: str) -> Fields | None:
-        value = self.get(key, lambda v: v is None or isinstance(v, dict), "an object or null", None)
+        value = self.read(key, _OPT_OBJECT, None)
         return None if value is None else Fields(value, self.path, self.line, f"{self.prefix}{key}.")
 
     def numbers(self, key: str, default: Any = _MISSING) -> dict[str, float | None]:
         """An object of numbers (or nulls), by key."""
-        value = self.get(key, lambda v: isinstance(v, dict) and all(x is None or _is_number(x) for x in v.values()),
-                         "an object of numbers", default)
+        value = self.read(key, _NUMBERS, default)
         return {str(k): None if x is None else float(x) for k, x in value.items()}
 
     def finite(self, key: str, default: Any = _MISSING) -> dict[str, float]:
@@ -93,17 +96,12 @@ class Fields:
         return {k: v for k, v in self.numbers(key, default).items() if v is not None}
 
     def strings(self, key: str, default: Any = _MISSING) -> tuple[str, ...]:
-        value = self.get(key, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-                         "a list of strings", default)
-        return tuple(value)
+        return tuple(self.read(key, STRINGS, default))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+_OPT_STRING, _OPT_NUMBER, _OPT_OBJECT = STRING.or_null(), NUMBER.or_null(), OBJECT.or_null()
+_NUMBERS: Kind[dict[str, Any]] = Kind("an object of numbers",
+                                 lambda v: isinstance(v, dict) and all(x is None or NUMBER.refused(x) is None for x in v.values()))
 
 
 def check_version(data: Mapping[str, Any], path: str, line: int | None = None) -> int:
@@ -113,7 +111,7 @@ def check_version(data: Mapping[str, Any], path: str, line: int | None = None) -
         DataError: a version this code does not read, naming the file and what to do.
     """
     version = data.get("format", 1)
-    if not _is_int(version) or version < 1:
+    if INTEGER.refused(version) is not None or version < 1:
         raise DataError(path, line, f"format: expected a run-folder format version >= 1, got {version!r}")
     if version > FORMAT_VERSION:
         raise DataError(path, line, f"run-folder format {version} is newer than this searchtrace reads "

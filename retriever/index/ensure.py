@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from searchtrace.notices import tell
 from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.data.beir import load_dataset
 from searchtrace.retriever.index.build import build_index
@@ -27,7 +27,7 @@ def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder: Encoder, 
     """Open the dataset's index, building it first when it is missing (or ``force``).
 
     A damaged index is rebuilt from the embedding cache (content-addressed, so
-    nothing is embedded twice), once, with a line on stderr naming what was wrong.
+    nothing is embedded twice), once, with a notice naming what was wrong (a line on stderr from the command line).
 
     Raises:
         DamagedIndex: it is still damaged after the rebuild (or cannot be rebuilt: a read-only home).
@@ -39,7 +39,6 @@ def ensure_index(dataset_dir: Path, config: RetrieverConfig, embedder: Encoder, 
     try:
         return open_index(where.path, config)
     except DamagedIndex as exc:
-        print(f"warning: {exc.message.split('; rebuild')[0]}; rebuilding it from the embedding cache",
-              file=sys.stderr)
+        tell(log, f"warning: {exc.message.split('; rebuild')[0]}; rebuilding it from the embedding cache")
     build_index(load_dataset(dataset_dir, need_queries=False), config, embedder, progress=progress, force=True)
     return open_index(where.path, config)

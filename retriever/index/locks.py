@@ -5,10 +5,11 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import sys
 import time
 from pathlib import Path
 from types import TracebackType
+
+from searchtrace.notices import tell
 
 __all__ = ["FileLock"]
 
@@ -21,8 +22,8 @@ class FileLock:
     Args:
         path: the lock file (created if missing, never deleted: deleting a lock
             file another process waits on would split the lock in two).
-        what: what the lock guards, for the message printed while waiting.
-        notice_after_s: say on stderr that we wait once this long has passed.
+        what: what the lock guards, for the notice given while waiting.
+        notice_after_s: tell that we wait (a line on stderr from the command line) once this long has passed.
     """
 
     def __init__(self, path: Path, what: str, notice_after_s: float = 1.0) -> None:
@@ -45,7 +46,7 @@ class FileLock:
         started, noticed = time.monotonic(), False
         while not self.try_acquire():
             if not noticed and time.monotonic() - started >= self.notice_after_s:
-                print(f"waiting for another process {self.what} ({self.path})", file=sys.stderr)
+                tell(log, f"waiting for another process {self.what} ({self.path})")
                 noticed = True
             time.sleep(0.1)
         return self

@@ -20,6 +20,7 @@ restart the whole.
 from __future__ import annotations
 
 import enum
+import logging
 import multiprocessing
 import os
 import signal
@@ -32,6 +33,9 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from searchtrace.errors import ConfigError
+from searchtrace.notices import tell
+
+log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 30.0
 """How long the parent waits for a stopping worker before killing it."""
@@ -178,8 +182,8 @@ def run_workers(n: int, host: str, port: int, target: Callable[..., None], args:
         announce(port)
         while not stopping:
             if died := [p for p in processes if not p.is_alive()]:
-                print(f"error: worker {processes.index(died[0])} exited with code {died[0].exitcode}; "
-                      f"stopping the other workers", file=sys.stderr)
+                tell(log, f"error: worker {processes.index(died[0])} exited with code {died[0].exitcode}; "
+                          "stopping the other workers", logging.ERROR)
                 code = 1
                 break
             wait([p.sentinel for p in processes], timeout=0.5)
