@@ -110,7 +110,7 @@ def build_home(home: Path, n_runs: int, n_traces: int, live: bool = False) -> No
     from bench_trace_store import Synth, fill
 
     from searchtrace.home import Home
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.sqlite import TraceStore
 
     t = time.perf_counter()
     source = real_run(home)

@@ -41,7 +41,7 @@ def quick_check(n_traces: int, runs: int) -> dict[str, object]:
     from trace_fixtures import FakeSearch, record
 
     from searchtrace.traces import TraceStore
-    from searchtrace.traces.damage import is_damaged
+    from searchtrace.traces.store.damage import is_damaged
 
     folder = Path(tempfile.mkdtemp(prefix="bench-integrity-"))
     store = TraceStore(folder / "traces.sqlite")

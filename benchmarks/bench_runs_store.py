@@ -85,13 +85,14 @@ def main() -> None:
 
 
 def _bench(url: str, args: argparse.Namespace) -> None:
+    from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
     from searchtrace.evals import RunFolder
     from searchtrace.evals.runindex import PostgresRunIndex, RunSelector, read_snapshot, resolve_run
     from searchtrace.home import Home
 
     db = Database(StoreUrl(url))
-    migrate(db)
+    migrate(db, migrations())
     index = PostgresRunIndex(db)
     with tempfile.TemporaryDirectory() as tmp:
         base = read_snapshot(RunFolder(_run_folder(Path(tmp), args.queries, args.depth)))

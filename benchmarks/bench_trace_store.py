@@ -32,9 +32,9 @@ from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
 from searchtrace.names import Stage
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.attributes import CaptureConfig
-from searchtrace.traces.exporter import StoreSpanExporter
-from searchtrace.traces.store import TraceFilter, TraceStore
+from searchtrace.traces.export.exporter import StoreSpanExporter
+from searchtrace.traces.spans.attributes import CaptureConfig
+from searchtrace.traces.store.sqlite import TraceFilter, TraceStore
 
 STAGES = [Stage.VALIDATE, Stage.REWRITE, Stage.EMBED, Stage.DENSE, Stage.KEYWORD, Stage.GRAPH,
           Stage.FUSE, Stage.RERANK, Stage.FILTER, Stage.SHAPE]
@@ -238,7 +238,7 @@ def prune(store: TraceStore, n: int) -> None:
     the longest any transaction held the write lock, what the writer waited, the space given back."""
     from contextlib import contextmanager
 
-    from searchtrace.traces import _sqlite as sql
+    from searchtrace.traces.store import sqlite_sql as sql
 
     held: list[float] = []
     real = sql.write_transaction

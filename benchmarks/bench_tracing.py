@@ -64,7 +64,7 @@ def main() -> None:
     from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.index import build_index, open_index
     from searchtrace.retriever.search.pipeline import Retriever
-    from searchtrace.traces.provider import TraceSettings, make_tracer_provider
+    from searchtrace.traces.export.provider import TraceSettings, make_tracer_provider
 
     home = Path(text(os.environ, SEARCHTRACE_HOME) or tempfile.mkdtemp(prefix="searchtrace-bench-"))
     config = resolve_config(home=home, environ={})

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,10 @@ def exports(package: str, init_file: str) -> tuple[Callable[[str], Any], Callabl
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         if module == f"{package}.{name}":
             return importlib.import_module(module)
-        return getattr(importlib.import_module(module), name)
+        found = importlib.import_module(module)
+        if name not in vars(found) and importlib.util.find_spec(f"{module}.{name}") is not None:
+            return importlib.import_module(f"{module}.{name}")  # a submodule of a subpackage (traces.spans.vocabulary)
+        return getattr(found, name)
 
     def __dir__() -> list[str]:
         return sorted(names)

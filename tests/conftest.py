@@ -103,8 +103,8 @@ def traced(sample_index_path, sample_config, model):
     def make(**kwargs):
         from opentelemetry.sdk.trace import SpanLimits
 
-        from searchtrace.traces.attributes import CaptureConfig
-        from searchtrace.traces.provider import attribute_limit
+        from searchtrace.traces.export.provider import attribute_limit
+        from searchtrace.traces.spans.attributes import CaptureConfig
 
         exporter = InMemorySpanExporter()
         limit = attribute_limit(kwargs.get("capture") or CaptureConfig())
@@ -186,10 +186,11 @@ def pg_url(postgres):
 @pytest.fixture
 def pg_db(pg_url):
     """A :class:`~searchtrace.database.Database` on a fresh database, migrated to this client's schema."""
+    from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
 
     db = Database(StoreUrl(pg_url))
-    migrate(db)
+    migrate(db, migrations())
     yield db
     db.close()
 

@@ -355,3 +355,64 @@ def test_the_print_rule_sees_a_planted_print():
                                       "searchtrace.traces.cli": planted, "searchtrace.evals.judgments.cli": planted,
                                       "searchtrace.evals.execution.search": planted}) \
         == [f"searchtrace.retriever.index.ensure:{line}" for line in (3, 4, 5, 6)]
+
+
+#: The groups inside a package, in the order they stand: a module imports only from its own group or an
+#: earlier one (the package's ``__init__``, its API, imports them all). In traces/: the span vocabulary and
+#: its builders stand on nothing; the store reads their keys; the exporters write to the store; the views
+#: render the store's records; the CLI (at the root) assembles them all.
+GROUP_ORDER = {"traces": ("spans", "store", "export", "views", "cli")}
+
+
+def _group(module: str) -> str:
+    """A module's group: the folder under its package (``searchtrace.traces.store.sqlite``: ``store``), or the
+    module's own name for one at the package's root."""
+    return module.split(".")[2]
+
+
+def _climbs(package: str, edges: dict[str, list[tuple[str, str | None, int]]]) -> list[str]:
+    order = GROUP_ORDER[package]
+    root = f"searchtrace.{package}"
+    wrong = []
+    for m, found in edges.items():
+        if not m.startswith(root + "."):
+            continue
+        for target, _, line in found:
+            if target.startswith(root + ".") and order.index(_group(target)) > order.index(_group(m)):
+                wrong.append(f"{m} line {line} imports {target}: {_group(m)} stands below {_group(target)}")
+    return wrong
+
+
+@pytest.mark.parametrize("package", sorted(GROUP_ORDER))
+def test_no_import_climbs_the_groups_of_a_package(package):
+    root = f"searchtrace.{package}"
+    groups = {_group(m) for m in MODULES if m.startswith(root + ".")}
+    assert groups == set(GROUP_ORDER[package]), f"{package}/ groups not in its row: {groups ^ set(GROUP_ORDER[package])}"
+    assert not _climbs(package, EDGES), "\n".join(_climbs(package, EDGES))
+
+
+def test_the_climb_rule_sees_a_climb():
+    edges = {"searchtrace.traces.spans.vocabulary": [("searchtrace.traces.store.records", None, 3)],
+             "searchtrace.traces.views.tree": [("searchtrace.traces.store.records", None, 4)]}
+    assert _climbs("traces", edges) == ["searchtrace.traces.spans.vocabulary line 3 imports "
+                                        "searchtrace.traces.store.records: spans stands below store"]
+
+
+def _folders(package: str) -> dict[str, set[str]]:
+    """Each folder of a package (relative to it, "" for its root) and the modules it holds."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for path in (PACKAGE / package).resolve().rglob("*.py"):
+        if path.stem != "__init__":
+            out[str(path.parent.relative_to((PACKAGE / package).resolve()))].add(path.stem)
+    return out
+
+
+@pytest.mark.parametrize("package", sorted(GROUP_ORDER))
+def test_every_folder_of_a_grouped_package_is_small_and_named_in_the_readme(package):
+    """No folder over 15 modules, and the README's row names every module of every folder."""
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith(f"| `{package}/` |"))
+    named = set(re.findall(r"`(\w+)`", row))
+    for folder, modules in _folders(package).items():
+        assert len(modules) <= 15, f"{package}/{folder} holds {len(modules)} modules"
+        assert not modules - named, f"{package}/{folder} modules the README does not name: {sorted(modules - named)}"

@@ -18,7 +18,7 @@ from opentelemetry.trace import Status, StatusCode
 from searchtrace.names import Stage
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.attributes import CaptureConfig
+from searchtrace.traces.spans.attributes import CaptureConfig
 
 STAGES = [Stage.VALIDATE, Stage.REWRITE, Stage.EMBED, Stage.DENSE, Stage.KEYWORD, Stage.GRAPH,
           Stage.FUSE, Stage.RERANK, Stage.FILTER, Stage.SHAPE]

@@ -13,18 +13,20 @@ from typing import TYPE_CHECKING
 from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
-    from searchtrace.traces import attributes, vocabulary
-    from searchtrace.traces.attributes import CaptureConfig
     from searchtrace.traces.cli import add_search_flags
-    from searchtrace.traces.commits import StoreCommits
-    from searchtrace.traces.damage import is_damaged, set_aside
-    from searchtrace.traces.deferred import DeferredAttributes
-    from searchtrace.traces.exporter import FailureKind
-    from searchtrace.traces.postgres import PostgresTraceStore
-    from searchtrace.traces.protocol import TraceStoreProtocol
-    from searchtrace.traces.provider import TraceHandles, TraceSettings, make_tracer_provider
-    from searchtrace.traces.readonly import reading
-    from searchtrace.traces.records import (
+    from searchtrace.traces.export.commits import StoreCommits
+    from searchtrace.traces.export.deferred import DeferredAttributes
+    from searchtrace.traces.export.exporter import FailureKind
+    from searchtrace.traces.export.provider import TraceHandles, TraceSettings, make_tracer_provider
+    from searchtrace.traces.spans import attributes, vocabulary
+    from searchtrace.traces.spans.attributes import CaptureConfig
+    from searchtrace.traces.spans.vocabulary import SEARCH_SPAN, SpanKind, TraceKind
+    from searchtrace.traces.store.damage import is_damaged, set_aside
+    from searchtrace.traces.store.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres_schema import TRACES_MIGRATION
+    from searchtrace.traces.store.protocol import TraceStoreProtocol
+    from searchtrace.traces.store.readonly import reading
+    from searchtrace.traces.store.records import (
         EventRecord,
         Fetch,
         Impression,
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
         parse_when,
         to_ns,
     )
-    from searchtrace.traces.store import TraceStore
-    from searchtrace.traces.vocabulary import SEARCH_SPAN, SpanKind, TraceKind
+    from searchtrace.traces.store.sqlite import TraceStore
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)

@@ -19,15 +19,15 @@ from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.names import Band, Mode
 from searchtrace.terminal import width
-from searchtrace.traces.listing import SHORT_ID
-from searchtrace.traces.vocabulary import TraceKind
+from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.views.listing import SHORT_ID
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
     from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
 
-    from searchtrace.traces.protocol import TraceStoreProtocol
-    from searchtrace.traces.records import TraceDetail, TraceFilter, TraceSummary
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.protocol import TraceStoreProtocol
+    from searchtrace.traces.store.records import TraceDetail, TraceFilter, TraceSummary
+    from searchtrace.traces.store.sqlite import TraceStore
 
 MIN_PREFIX = 8
 """Fewest hex digits of a trace id ``traces show`` takes."""
@@ -161,7 +161,7 @@ def _one_trace(args: argparse.Namespace, store: TraceStoreProtocol | None) -> st
 
 @_store_errors
 def cmd_export(args: argparse.Namespace) -> int:
-    from searchtrace.traces.otlp_json import export_jsonl
+    from searchtrace.traces.export.otlp_json import export_jsonl
 
     store = _open(args)
     if args.out:
@@ -183,7 +183,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
     if args.older_than_days is None and args.keep_last is None:
         print("error: prune needs --older-than-days N and/or --keep-last N", file=sys.stderr)
         return ExitCode.INVALID
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.sqlite import TraceStore
 
     store = _open(args)
     if store is None:
@@ -203,8 +203,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_status(args: argparse.Namespace) -> int:
-    from searchtrace.traces.postgres import PostgresTraceStore
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
+    from searchtrace.traces.store.sqlite import TraceStore
 
     store = _open(args)
     print(f"store     {_store_file(args)}")
@@ -222,7 +222,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_repair(args: argparse.Namespace) -> int:
-    from searchtrace.traces.repair import repair
+    from searchtrace.traces.store.repair import repair
 
     path = Home.resolve(args.home).traces
     salvaged = repair(path)
@@ -245,13 +245,13 @@ def _print_json(summaries: list[TraceSummary], columns: int | None) -> None:
 
 
 def _print_tsv(summaries: list[TraceSummary], columns: int | None) -> None:
-    from searchtrace.traces.listing import tsv
+    from searchtrace.traces.views.listing import tsv
 
     sys.stdout.write(tsv(summaries))
 
 
 def _print_table(summaries: list[TraceSummary], columns: int | None) -> None:
-    from searchtrace.traces.listing import table
+    from searchtrace.traces.views.listing import table
 
     for line in table(summaries, columns):
         print(line)
@@ -265,7 +265,7 @@ _LIST_FORMATS: dict[str, Callable[[list[TraceSummary], int | None], None]] = {
 def _print_tree(detail: TraceDetail, columns: int | None) -> None:
     from rich.console import Console
 
-    from searchtrace.traces.tree import tree_lines
+    from searchtrace.traces.views.tree import tree_lines
 
     console = Console(width=columns or 100_000)  # a line is never wrapped again: the tree is laid out already
     for line in tree_lines(detail, columns):
@@ -309,7 +309,7 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
 
 
 def _filter(args: argparse.Namespace) -> TraceFilter:
-    from searchtrace.traces.records import TraceFilter
+    from searchtrace.traces.store.records import TraceFilter
 
     return TraceFilter(since=args.since, until=args.until, mode=args.mode, band=args.band,
                        no_confident=args.no_confident, degraded=args.degraded, min_latency_ms=args.min_latency_ms,
@@ -329,7 +329,7 @@ def _open(args: argparse.Namespace) -> TraceStoreProtocol | None:
     if url is None:
         return _open_file(args)
     from searchtrace.database import database
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     return PostgresTraceStore(database(url)).open()
 
@@ -343,8 +343,8 @@ def _open_file(args: argparse.Namespace) -> TraceStore | None:
     """
     import sqlite3
 
-    from searchtrace.traces.damage import is_damaged
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.damage import is_damaged
+    from searchtrace.traces.store.sqlite import TraceStore
 
     path = Home.resolve(args.home).traces
     if not path.exists():
@@ -355,7 +355,7 @@ def _open_file(args: argparse.Namespace) -> TraceStore | None:
 
 
 def _when(text: str) -> datetime:
-    from searchtrace.traces.records import parse_when
+    from searchtrace.traces.store.records import parse_when
 
     try:
         return parse_when(text)

@@ -27,7 +27,7 @@ __all__ = ["ALL", "LIVE_SOURCES", "REQUEST", "STAGE_SAMPLE", "TRAFFIC_LIMIT", "W
            "traffic"]
 
 LIVE_SOURCES = tuple(s.value for s in v.Source if s is not v.Source.EVAL)
-"""Who live traffic comes from: every :class:`~searchtrace.traces.vocabulary.Source` but eval runs."""
+"""Who live traffic comes from: every :class:`~searchtrace.traces.spans.vocabulary.Source` but eval runs."""
 TRAFFIC_LIMIT = 20_000  # traces of a window read (the newest): per source figures and requests per minute
 STAGE_SAMPLE = 5_000  # of those, the newest whose stage spans are read for the per-stage percentiles
 REQUEST = "request"  # the whole request: its root span (a server span when served, else the search span)

@@ -8,7 +8,7 @@ hex) for a handshake-era client (protocol 2025-11-25 and before), whose POST
 comes without one, and answers it in the response's ``Mcp-Session-Id``: the
 client sends it back on every later request, and any worker reads it there,
 so a tool call knows its session whichever process answers
-(:data:`~searchtrace.traces.vocabulary.MCP_SESSION_ID`). The session holds no
+(:data:`~searchtrace.traces.spans.vocabulary.MCP_SESSION_ID`). The session holds no
 state on the server: a client's closing ``DELETE`` is answered 204, and its
 ``GET`` for a server-sent stream 405 (the spec's "no stream here"), neither
 recorded as a refusal. Protocol 2026-07-28 has no sessions: a request that

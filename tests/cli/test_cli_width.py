@@ -18,7 +18,7 @@ from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.cli import build_parser, main
 from searchtrace.home import Home
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.sqlite import TraceStore
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"

@@ -185,7 +185,7 @@ def test_traces_list_and_waterfall(dashboard_home, run_ids):
     # every search of the four runs is a trace; so is each load of the embedding model (a trace of its own)
     import sqlite3
 
-    from searchtrace.traces.vocabulary import EMBEDDER_LOAD_SPAN
+    from searchtrace.traces.spans.vocabulary import EMBEDDER_LOAD_SPAN
 
     conn = sqlite3.connect(Path(dashboard_home) / "traces.sqlite")
     loads = conn.execute("SELECT COUNT(*) FROM traces WHERE root_name = ?", (EMBEDDER_LOAD_SPAN,)).fetchone()[0]

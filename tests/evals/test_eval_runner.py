@@ -108,8 +108,8 @@ def test_attribution_confidence_and_abstention(run_dir):
 
 
 def test_traces_carry_run_and_query_ids(run_dir, sample_config):
-    from searchtrace.traces.records import TraceFilter
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.records import TraceFilter
+    from searchtrace.traces.store.sqlite import TraceStore
 
     store = TraceStore(sample_config.home.traces).open()
     try:
@@ -158,8 +158,8 @@ def test_killed_eval_resumes_without_losing_completed_queries(tmp_path, sample_c
     per_query = pd.read_parquet(out / "per_query.parquet")
     assert per_query["query_id"].is_unique and set(done_before) <= set(per_query["query_id"])
 
-    from searchtrace.traces.records import TraceFilter
-    from searchtrace.traces.store import TraceStore
+    from searchtrace.traces.store.records import TraceFilter
+    from searchtrace.traces.store.sqlite import TraceStore
 
     store = TraceStore(home.traces).open()
     try:

@@ -277,7 +277,7 @@ def test_json_carries_every_pair_and_the_agreement_with_qrels(dataset, tmp_path,
 def test_the_shared_stores_traffic_gives_the_same_judgments_as_the_homes(dataset, tmp_path, pg_db, capsys):
     """The same served traffic in the home's file and in PostgreSQL: ``judge implicit --store`` reads the store's
     traces (judging into the store too) and grades every pair as the home's traces do."""
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     home = tmp_path / "home"
     _traffic(home, also=PostgresTraceStore(pg_db))

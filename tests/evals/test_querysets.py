@@ -331,7 +331,7 @@ def test_judgments_carry_over_and_force_never_loses_one(traffic_home, tmp_path, 
 
 def test_the_shared_store_gives_the_same_query_set_as_the_home(traffic_home, pg_db, tmp_path, capsys):
     """The same traffic in PostgreSQL (--store) and in the home's file: the same queries, ids and counts."""
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     spans, _ = record(*TRAFFIC)
     PostgresTraceStore(pg_db).write(spans)

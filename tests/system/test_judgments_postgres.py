@@ -297,7 +297,7 @@ def test_judge_implicit_with_a_store_writes_there_and_a_rerun_writes_nothing(dat
                                                                               capsys):
     from test_implicit_judgments import _traffic
 
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     home = tmp_path / "home"
     _traffic(home, rounds=3, also=PostgresTraceStore(pg_db))  # with --store, traces are read from the store too

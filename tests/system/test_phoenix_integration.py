@@ -27,7 +27,7 @@ from trace_fixtures import FakeSearch, emulate_search
 
 from searchtrace.home import Home
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.provider import TraceSettings, make_tracer_provider
+from searchtrace.traces.export.provider import TraceSettings, make_tracer_provider
 
 pytestmark = pytest.mark.phoenix
 STARTUP_S = 120

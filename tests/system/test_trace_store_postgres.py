@@ -14,7 +14,7 @@ S = 1000 * MS
 
 @pytest.fixture
 def pg_store(pg_db):
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     return PostgresTraceStore(pg_db)
 
@@ -37,7 +37,7 @@ def test_the_document_filter_covers_the_whole_store_newest_first(pg_store):
 @pytest.mark.parametrize("sorted_up_to", [1, 100_000])
 def test_both_plans_of_the_document_filter_give_the_same_page(pg_store, monkeypatch, sorted_up_to):
     """A document in more traces than DOC_SORTED is found by walking the newest; in fewer, by its index, sorted."""
-    from searchtrace.traces import postgres
+    from searchtrace.traces.store import postgres
 
     monkeypatch.setattr(postgres, "DOC_SORTED", sorted_up_to)
     spans, ids = record(*(FakeSearch(start_ns=T0 + i * S, candidates=3, mode="fast" if i % 3 else "graph",
@@ -77,7 +77,7 @@ def test_text_jsonb_cannot_hold_is_stored_readably(pg_store):
 
 
 def test_an_unmigrated_store_is_refused_before_anything_is_written(pg_url):
-    from searchtrace.traces.postgres import PostgresTraceStore
+    from searchtrace.traces.store.postgres import PostgresTraceStore
 
     db = Database(StoreUrl(pg_url))
     try:

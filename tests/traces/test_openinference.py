@@ -1,5 +1,5 @@
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.openinference import documents, expand
+from searchtrace.traces.spans.openinference import documents, expand
 
 
 def test_documents_keys():

@@ -12,10 +12,10 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from trace_fixtures import T0, FakeSearch, record
 
-from searchtrace.traces import otlp_json
-from searchtrace.traces.otlp_json import export_jsonl, trace_json
-from searchtrace.traces.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.export import otlp_json
+from searchtrace.traces.export.otlp_json import export_jsonl, trace_json
+from searchtrace.traces.store.records import EventRecord, SpanRecord, TraceDetail, TraceFilter, TraceSummary
+from searchtrace.traces.store.sqlite import TraceStore
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 

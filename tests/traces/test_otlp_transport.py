@@ -19,7 +19,7 @@ from trace_fixtures import STAGES, FakeSearch, emulate_search
 
 from searchtrace.home import Home
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.provider import TraceSettings, make_tracer_provider
+from searchtrace.traces.export.provider import TraceSettings, make_tracer_provider
 
 
 def _value(any_value: AnyValue):

@@ -69,7 +69,7 @@ def test_root_and_stage_spans(traced):
 
 @pytest.mark.slow
 def test_privacy_switches_and_cap(traced):
-    from searchtrace.traces.attributes import CaptureConfig
+    from searchtrace.traces.spans.attributes import CaptureConfig
 
     retriever, exporter = traced(capture=CaptureConfig(capture_query=False, max_candidates=4))
     retriever.search({"query": "harbour", "mode": "fast"})
@@ -83,7 +83,7 @@ def test_privacy_switches_and_cap(traced):
 
 @pytest.mark.slow
 def test_content_capture_records_candidate_texts(traced, sample_dataset):
-    from searchtrace.traces.attributes import CaptureConfig
+    from searchtrace.traces.spans.attributes import CaptureConfig
 
     retriever, exporter = traced(capture=CaptureConfig(capture_content=True, max_candidates=3))
     retriever.search({"query": "harbour", "mode": "fast"})
@@ -96,7 +96,7 @@ def test_content_capture_records_candidate_texts(traced, sample_dataset):
 def test_exported_spans_carry_openinference_documents(traced):
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from searchtrace.traces.openinference import OpenInferenceExporter
+    from searchtrace.traces.spans.openinference import OpenInferenceExporter
 
     retriever, exporter = traced()
     retriever.search({"query": "harbour", "mode": "fast", "top_k": 3})
@@ -133,7 +133,7 @@ def test_deferred_attributes_arrive_at_every_exporter(sample_index_path, sample_
 
     from searchtrace.retriever.index import open_index
     from searchtrace.retriever.search.pipeline import Retriever
-    from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
+    from searchtrace.traces.export.deferred import DeferredAttributes, MaterializingExporter
 
     deferred = DeferredAttributes(consumers=2)
     sinks = [InMemorySpanExporter(), InMemorySpanExporter()]

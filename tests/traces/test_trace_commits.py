@@ -9,7 +9,7 @@ import time
 from trace_fixtures import FakeSearch, emulate_search
 
 from searchtrace.traces import StoreCommits, TraceSettings, make_tracer_provider
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.sqlite import TraceStore
 
 
 def test_a_wait_returns_once_the_finished_trace_is_in_the_store(tmp_path):

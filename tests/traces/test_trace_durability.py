@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from searchtrace.traces.store import TraceFilter, TraceStore
+from searchtrace.traces.store.sqlite import TraceFilter, TraceStore
 
 TESTS = Path(__file__).resolve().parents[1]
 N = 30
@@ -22,8 +22,8 @@ sys.path[:0] = [sys.argv[3], sys.argv[4]]
 from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from trace_fixtures import FakeSearch, emulate_search
-from searchtrace.traces.exporter import StoreSpanExporter
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.export.exporter import StoreSpanExporter
+from searchtrace.traces.store.sqlite import TraceStore
 
 provider = TracerProvider(span_limits=SpanLimits(max_span_attributes=1024))
 provider.add_span_processor(BatchSpanProcessor(StoreSpanExporter(TraceStore(sys.argv[1])), schedule_delay_millis=5))

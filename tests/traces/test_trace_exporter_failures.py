@@ -16,15 +16,15 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from trace_fixtures import FakeSearch, emulate_search, record
 
 from searchtrace.home import Home
-from searchtrace.traces.exporter import FailureKind, SafeExporter, StoreSpanExporter
-from searchtrace.traces.provider import TraceSettings, make_tracer_provider
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.export.exporter import FailureKind, SafeExporter, StoreSpanExporter
+from searchtrace.traces.export.provider import TraceSettings, make_tracer_provider
+from searchtrace.traces.store.sqlite import TraceStore
 
 SUCCESS, FAILURE = SpanExportResult.SUCCESS, SpanExportResult.FAILURE
 
 
 def ours(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.exporter", "searchtrace.traces.damage")]
+    return [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.export.exporter", "searchtrace.traces.store.damage")]
 
 
 @pytest.fixture

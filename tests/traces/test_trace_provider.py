@@ -7,10 +7,10 @@ from trace_fixtures import FakeSearch, emulate_search
 
 from searchtrace.home import Home
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.attributes import CaptureConfig
-from searchtrace.traces.exporter import SafeExporter, StoreSpanExporter
-from searchtrace.traces.provider import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.export.exporter import SafeExporter, StoreSpanExporter
+from searchtrace.traces.export.provider import OtlpProtocol, TraceSettings, attribute_limit, make_tracer_provider
+from searchtrace.traces.spans.attributes import CaptureConfig
+from searchtrace.traces.store.sqlite import TraceStore
 
 
 def test_defaults():

@@ -13,8 +13,8 @@ from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.names import Stage
 from searchtrace.traces import vocabulary as v
-from searchtrace.traces.store import TraceFilter, TraceStore, to_ns
-from searchtrace.traces.vocabulary import TraceKind
+from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.store.sqlite import TraceFilter, TraceStore, to_ns
 
 S = 1000 * MS
 
@@ -32,7 +32,7 @@ def store(request, tmp_path):
     if request.param == "sqlite":
         s = TraceStore(tmp_path / "home" / "traces.sqlite")
     else:
-        from searchtrace.traces.postgres import PostgresTraceStore
+        from searchtrace.traces.store.postgres import PostgresTraceStore
 
         s = PostgresTraceStore(request.getfixturevalue("pg_db"))
     yield s
@@ -412,7 +412,7 @@ def test_encoding_matches_the_stdlib_json():
 
     import numpy as np
 
-    from searchtrace.traces import _sqlite as sql
+    from searchtrace.traces.store import sqlite_sql as sql
 
     value = {"ids": ["a", "é", "40212412"], "scores": [0.1, 1 / 3, 1e-05, 2.5e20], "n": 3, "ok": True, "none": None,
              "kind": Stage.DENSE, "tuple": (1, 2), "np": np.float64(0.25), "huge": 2**70}

@@ -12,11 +12,11 @@ from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.home import Home
 from searchtrace.traces import TraceSettings, TraceStore, make_tracer_provider
-from searchtrace.traces import _sqlite as sql
-from searchtrace.traces import store as store_module
-from searchtrace.traces.damage import damaged_copies, is_damaged
-from searchtrace.traces.exporter import StoreSpanExporter
-from searchtrace.traces.repair import salvage
+from searchtrace.traces.export.exporter import StoreSpanExporter
+from searchtrace.traces.store import sqlite as store_module
+from searchtrace.traces.store import sqlite_sql as sql
+from searchtrace.traces.store.damage import damaged_copies, is_damaged
+from searchtrace.traces.store.repair import salvage
 
 S = 1000 * MS
 
@@ -88,7 +88,7 @@ def _checkpointed_size(store: TraceStore) -> int:
 def test_prune_gives_the_space_back(store, monkeypatch, way):
     """Little left: one VACUUM; much left: incremental steps. Either way the free pages go back."""
     if way == "incremental":
-        monkeypatch.setattr("searchtrace.traces.store.VACUUM_LIVE_PAGES", 0)
+        monkeypatch.setattr("searchtrace.traces.store.sqlite.VACUUM_LIVE_PAGES", 0)
         monkeypatch.setattr(TraceStore, "_vacuum", staticmethod(lambda conn: pytest.fail("VACUUM used")))
     _fill(store, 400)
     before = _checkpointed_size(store)
@@ -110,7 +110,7 @@ def test_a_damaged_store_is_set_aside_and_a_new_one_started(tmp_path, caplog):
     [aside] = damaged_copies(path)
     assert aside.read_bytes().startswith(b"this is not a database")
     assert TraceStore(path).count() == 1
-    [warning] = [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.exporter", "searchtrace.traces.damage")]
+    [warning] = [r.getMessage() for r in caplog.records if r.name in ("searchtrace.traces.export.exporter", "searchtrace.traces.store.damage")]
     assert "was damaged" in warning and "searchtrace traces repair" in warning
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from test_trace_store_sharing import _span_leaf_page
 from trace_fixtures import FakeSearch, record
 
-from searchtrace.traces import damage
-from searchtrace.traces.damage import damaged_copies
-from searchtrace.traces.store import TraceStore
-from searchtrace.traces.writers import register
+from searchtrace.traces.store import damage
+from searchtrace.traces.store.damage import damaged_copies
+from searchtrace.traces.store.sqlite import TraceStore
+from searchtrace.traces.store.writers import register
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ WRITER = r"""
 import os, signal, sys
 sys.path[:0] = [sys.argv[2], sys.argv[3]]
 from trace_fixtures import FakeSearch, record
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.sqlite import TraceStore
 
 store = TraceStore(sys.argv[1])
 ids = []
@@ -75,7 +75,7 @@ def test_a_store_damaged_after_a_killed_writer_is_set_aside_before_the_next_writ
     with caplog.at_level(logging.WARNING):
         store.write(spans)
     [aside] = damaged_copies(path)
-    warnings = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.damage"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.store.damage"]
     assert len(warnings) == 1 and "was damaged" in warnings[0] and str(aside) in warnings[0], warnings
     assert store.stored([new_id, *ids]) == {new_id: len(spans)}  # a new store, nothing written on the old
     store.close()

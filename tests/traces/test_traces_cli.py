@@ -11,7 +11,7 @@ from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.home import Home
 from searchtrace.traces import cli
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.sqlite import TraceStore
 
 S = 1000 * MS
 

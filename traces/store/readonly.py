@@ -9,9 +9,9 @@ from pathlib import Path
 
 from searchtrace.database import StoreUrl, database
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces.damage import is_damaged
-from searchtrace.traces.protocol import TraceStoreProtocol
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.damage import is_damaged
+from searchtrace.traces.store.protocol import TraceStoreProtocol
+from searchtrace.traces.store.sqlite import TraceStore
 
 __all__ = ["reading"]
 
@@ -27,7 +27,7 @@ def reading(path: str | Path, url: StoreUrl | None = None) -> Iterator[TraceStor
         BackendUnavailable: the shared store cannot be reached.
     """
     if url is not None:
-        from searchtrace.traces.postgres import PostgresTraceStore
+        from searchtrace.traces.store.postgres import PostgresTraceStore
 
         yield PostgresTraceStore(database(url)).open()
         return

@@ -26,14 +26,14 @@ from searchtrace.envvalues import choice, flag, integer, number, pick, text
 from searchtrace.errors import BackendUnavailable, ConfigError
 from searchtrace.home import Home
 from searchtrace.notices import tell
-from searchtrace.traces.attributes import CaptureConfig
-from searchtrace.traces.buffered import BUFFER_SPANS, BufferedStoreExporter
-from searchtrace.traces.deferred import DeferredAttributes, MaterializingExporter
-from searchtrace.traces.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
-from searchtrace.traces.openinference import OpenInferenceExporter
-from searchtrace.traces.postgres import PostgresTraceStore
-from searchtrace.traces.protocol import TraceStoreProtocol
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.export.buffered import BUFFER_SPANS, BufferedStoreExporter
+from searchtrace.traces.export.deferred import DeferredAttributes, MaterializingExporter
+from searchtrace.traces.export.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
+from searchtrace.traces.spans.attributes import CaptureConfig
+from searchtrace.traces.spans.openinference import OpenInferenceExporter
+from searchtrace.traces.store.postgres import PostgresTraceStore
+from searchtrace.traces.store.protocol import TraceStoreProtocol
+from searchtrace.traces.store.sqlite import TraceStore
 
 OTLP_ENDPOINT_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, names.OTEL_EXPORTER_OTLP_ENDPOINT)
 OTLP_PROTOCOL_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, names.OTEL_EXPORTER_OTLP_PROTOCOL)

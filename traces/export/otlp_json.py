@@ -16,8 +16,8 @@ from dataclasses import replace
 from itertools import groupby
 from typing import Any, Iterator, Mapping, TextIO
 
-from searchtrace.traces.protocol import TraceStoreProtocol
-from searchtrace.traces.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
+from searchtrace.traces.store.protocol import TraceStoreProtocol
+from searchtrace.traces.store.records import SpanRecord, TraceDetail, TraceFilter, TraceSummary
 
 _KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
 _STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}

@@ -1,8 +1,8 @@
 """What every trace store does, whichever holds the traces: the home's SQLite file or the shared PostgreSQL.
 
 ``tests/test_trace_store.py`` runs one contract suite on both implementations
-(:class:`~searchtrace.traces.store.TraceStore`,
-:class:`~searchtrace.traces.postgres.PostgresTraceStore`); what only one of them
+(:class:`~searchtrace.traces.store.sqlite.TraceStore`,
+:class:`~searchtrace.traces.store.postgres.PostgresTraceStore`); what only one of them
 has (SQLite's integrity check and repair, PostgreSQL's document index and drop
 counts) is on that class alone.
 """
@@ -14,7 +14,7 @@ from typing import Protocol
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from searchtrace.traces.records import (
+from searchtrace.traces.store.records import (
     Fetch,
     Impression,
     InteractionFilter,

@@ -50,8 +50,9 @@ import orjson
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.names import Band
-from searchtrace.traces import vocabulary as v
-from searchtrace.traces.records import (
+from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.store.records import (
     EventRecord,
     Fetch,
     Impression,
@@ -61,7 +62,6 @@ from searchtrace.traces.records import (
     TraceSummary,
     to_ns,
 )
-from searchtrace.traces.vocabulary import TraceKind
 
 SCHEMA_VERSION = 4
 """1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from searchtrace.traces import vocabulary as v
+from searchtrace.traces.spans import vocabulary as v
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float] | Sequence[int] | Sequence[bool]
 
@@ -75,7 +75,7 @@ def _floats(values: Scores) -> list[float]:
 
 def origin(source: str, dataset: str, index_key: str | None = None, cold: bool | None = None
            ) -> dict[str, AttributeValue]:
-    """Root-span attributes saying who called (a :class:`~searchtrace.traces.vocabulary.Source` value),
+    """Root-span attributes saying who called (a :class:`~searchtrace.traces.spans.vocabulary.Source` value),
     which dataset was searched (its folder name) and in which index (its key), and whether the search is
     its process's first after the model loaded."""
     out: dict[str, AttributeValue] = {v.SOURCE: source, v.DATASET: dataset}

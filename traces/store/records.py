@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Mapping, NamedTuple
 
 from searchtrace.names import Band
-from searchtrace.traces.vocabulary import Source, TraceKind
+from searchtrace.traces.spans.vocabulary import Source, TraceKind
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")

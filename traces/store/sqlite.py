@@ -33,8 +33,8 @@ from typing import Iterator, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from searchtrace.traces import _sqlite as sql
-from searchtrace.traces.records import (
+from searchtrace.traces.store import sqlite_sql as sql
+from searchtrace.traces.store.records import (
     EventRecord,
     Fetch,
     Impression,
@@ -45,7 +45,7 @@ from searchtrace.traces.records import (
     TraceSummary,
     to_ns,
 )
-from searchtrace.traces.writers import WriterMark, register
+from searchtrace.traces.store.writers import WriterMark, register
 
 __all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "Fetch", "Impression", "InteractionFilter", "SpanRecord", "TraceDetail",
            "TraceFilter", "TraceStore", "TraceSummary", "to_ns"]
@@ -374,7 +374,7 @@ class TraceStore:
 
     def _check_after_unclean_shutdown(self) -> None:
         """Quick-check the file; a damaged one is set aside (and said) and a new one started."""
-        from searchtrace.traces.damage import is_damaged, set_aside_damaged
+        from searchtrace.traces.store.damage import is_damaged, set_aside_damaged
 
         if self.path.exists() and is_damaged(self.path):
             self._close_connections()

@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.sqlite import TraceStore
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class StoreSpanExporter(_CountingExporter):
 
     def _replace_damaged(self, exc: BaseException) -> bool:
         """Move a damaged store aside and start a new one (once per exporter); True when done."""
-        from searchtrace.traces.damage import set_aside_damaged
+        from searchtrace.traces.store.damage import set_aside_damaged
 
         self._set_aside = True
         self.store.close()

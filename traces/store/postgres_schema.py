@@ -1,7 +1,7 @@
-"""The shared store's trace tables (schema version 1): what ``traces.postgres`` reads and writes.
+"""The shared store's trace tables (schema version 1): what ``traces.store.postgres`` reads and writes.
 
 ``st_traces`` holds one row per trace, its columns those of the SQLite store's
-``traces`` table (see ``traces._sqlite``), booleans as booleans and JSON as
+``traces`` table (see ``traces.store.sqlite_sql``), booleans as booleans and JSON as
 ``jsonb``, written by one call of ``st_upsert_traces`` per batch. ``st_spans``
 holds every span with its attributes and events packed as the SQLite store packs
 them (JSON, zlib-compressed above 1 KiB, by the writer's export thread), so the
@@ -21,7 +21,9 @@ so a page of 200 is read along an index in every case.
 
 from __future__ import annotations
 
-__all__ = ["TRACES_V1"]
+from searchtrace.database import Migration
+
+__all__ = ["TRACES_MIGRATION", "TRACES_V1"]
 
 TRACES_V1 = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -126,3 +128,5 @@ CREATE TABLE st_export_drops (
     host text NOT NULL, pid integer NOT NULL, started_ns bigint NOT NULL, dropped bigint NOT NULL,
     buffer_size integer NOT NULL, noted_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (host, pid, started_ns));
 """
+TRACES_MIGRATION = Migration(1, "traces: traces, spans, their documents", TRACES_V1)
+"""This schema's step of the shared store's migrations (the roof lists it: ``searchtrace.cli.migrations``)."""

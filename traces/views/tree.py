@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from searchtrace.terminal import one_line
-from searchtrace.traces import vocabulary as v
-from searchtrace.traces.records import SpanRecord, TraceDetail
+from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.store.records import SpanRecord, TraceDetail
 
 if TYPE_CHECKING:  # rich is slow to import: imported where used
     from rich.text import Text

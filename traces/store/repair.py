@@ -14,8 +14,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from searchtrace.traces.damage import ASIDE, SIDECARS, damaged_copies, is_damaged, set_aside
-from searchtrace.traces.store import TraceStore
+from searchtrace.traces.store.damage import ASIDE, SIDECARS, damaged_copies, is_damaged, set_aside
+from searchtrace.traces.store.sqlite import TraceStore
 
 __all__ = ["Salvage", "repair", "salvage"]
 

@@ -1,11 +1,11 @@
 """The PostgreSQL trace store's SQL and row conversions (private to ``traces.postgres``).
 
-The tables are the shared store's schema version 1 (``searchtrace.database.traces_schema``):
+The tables are the shared store's schema version 1 (``searchtrace.traces.store.postgres_schema``):
 the columns of the SQLite store's ``traces`` table, booleans as booleans and JSON as
 ``jsonb``. A batch of spans is written in one transaction, its statements pipelined (sent
 without waiting for each answer: one round trip for the batch): a row per span, then one
 call of ``st_upsert_traces`` with a row per trace, which merges what the batch says of
-the trace with what the store holds as ``traces._sqlite``'s statements do: a span that is
+the trace with what the store holds as ``traces.store.sqlite_sql``'s statements do: a span that is
 not the root widens the trace's window until the root comes, the root fills timing, kind
 and the served columns, the ``search`` span the search columns, and the documents the
 spans name join the trace's ``doc_ids``.
@@ -22,10 +22,10 @@ from typing import Any, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.names import Band
-from searchtrace.traces import _sqlite as lite
-from searchtrace.traces import vocabulary as v
-from searchtrace.traces.records import TraceFilter, to_ns
-from searchtrace.traces.vocabulary import TraceKind
+from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.store import sqlite_sql as lite
+from searchtrace.traces.store.records import TraceFilter, to_ns
 
 DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_IDS, v.RESULT_IDS,
                          v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
@@ -165,7 +165,7 @@ def _search(attrs: dict[str, Any]) -> tuple:
 
 
 def where(flt: TraceFilter) -> tuple[str, list[Any]]:
-    """The WHERE clause of a filter and its parameters (the same meaning as ``traces._sqlite.where``)."""
+    """The WHERE clause of a filter and its parameters (the same meaning as ``traces.store.sqlite_sql.where``)."""
     conds: list[str] = []
     params: list[Any] = []
 

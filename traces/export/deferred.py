@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Span
 
 Builder = Callable[..., Mapping[str, Any]]
-"""A pure attribute builder (``searchtrace.traces.attributes``)."""
+"""A pure attribute builder (``searchtrace.traces.spans.attributes``)."""
 
 
 class DeferredAttributes:

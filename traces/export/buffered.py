@@ -25,8 +25,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from searchtrace.errors import BackendUnavailable
-from searchtrace.traces.exporter import FailureKind, _CountingExporter
-from searchtrace.traces.postgres import PostgresTraceStore
+from searchtrace.traces.export.exporter import FailureKind, _CountingExporter
+from searchtrace.traces.store.postgres import PostgresTraceStore
 
 __all__ = ["BUFFER_SPANS", "BufferedStoreExporter"]
 

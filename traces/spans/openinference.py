@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from searchtrace.traces import vocabulary as v
+from searchtrace.traces.spans import vocabulary as v
 
 _EXPANSIONS = (
     # (span kind, ids key, scores key, contents key, OpenInference prefix)

@@ -1,7 +1,7 @@
-"""The trace store on PostgreSQL: the same reads and writes as :class:`~searchtrace.traces.store.TraceStore`,
+"""The trace store on PostgreSQL: the same reads and writes as :class:`~searchtrace.traces.store.sqlite.TraceStore`,
 for every process of a team pointed at one server (``--store postgresql://...``).
 
-A batch of spans is one transaction of array statements (see ``traces._postgres_sql``).
+A batch of spans is one transaction of array statements (see ``traces.store.postgres_sql``).
 Reads are single statements on pooled connections; ``scan`` and ``interactions`` read
 through a server-side cursor in one transaction, so they see one snapshot. Every
 filter is served by an index, and the document filter (:meth:`doc_traces`) covers the
@@ -22,9 +22,8 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.database import Database, check_version
-from searchtrace.traces import _postgres_sql as sql
-from searchtrace.traces._sqlite import tuples, unpack
-from searchtrace.traces.records import (
+from searchtrace.traces.store import postgres_sql as sql
+from searchtrace.traces.store.records import (
     EventRecord,
     Fetch,
     Impression,
@@ -35,6 +34,7 @@ from searchtrace.traces.records import (
     TraceSummary,
     to_ns,
 )
+from searchtrace.traces.store.sqlite_sql import tuples, unpack
 
 __all__ = ["PostgresTraceStore"]
 
@@ -317,5 +317,5 @@ def _has(attributes: dict[str, Any], key: str, wanted: str) -> bool:
 
 
 def _unpack(raw: bytes) -> Any:
-    """Packed JSON (``traces._sqlite.pack``) as the driver returns ``bytea``: zlib's header, else UTF-8 text."""
+    """Packed JSON (``traces.store.sqlite_sql.pack``) as the driver returns ``bytea``: zlib's header, else UTF-8 text."""
     return unpack(bytes(raw) if raw[:1] == b"\x78" else bytes(raw).decode())

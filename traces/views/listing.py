@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from searchtrace.terminal import cells, fit, one_line
 
 if TYPE_CHECKING:  # the CLI imports SHORT_ID to describe its flags: --help need not load the records
-    from searchtrace.traces.records import TraceSummary
+    from searchtrace.traces.store.records import TraceSummary
 
 __all__ = ["COLUMNS", "KEPT_FIRST", "SHORT_ID", "Column", "table", "tsv"]
 
