@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Callable
@@ -153,8 +154,8 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
     runs = data.list_runs(home)
     newest, older = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
     query_id = data.per_query(home, newest, ["query_id"])["query_id"].iloc[0]
-    first = data.list_traces(home, limit=1)["trace_id"].iloc[0]
-    real = data.list_traces(home, run_id=SOURCE, limit=1)["trace_id"].iloc[0]
+    first = data.list_traces(home, replace(data.SEARCHES, limit=1))["trace_id"].iloc[0]
+    real = data.list_traces(home, replace(data.SEARCHES, run_id=SOURCE, limit=1))["trace_id"].iloc[0]
     real_view = data.waterfall(home, real)
     assert real_view is not None
     doc_id = str(real_view.documents[str(real_view.spans["span_id"].iloc[0])]["doc_id"].iloc[0])
@@ -174,19 +175,19 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         data.query_across_runs(home, query_id, ("ndcg@10", "recall@100"))
 
     def traces_page():
-        data.list_traces(home, limit=200)
+        data.list_traces(home, replace(data.SEARCHES, limit=200))
         data.count_traces(home)
         view = data.waterfall(home, first)
         if view is not None:
             data.span_documents(home, view, str(view.spans["span_id"].iloc[0]))
 
     def traces_filtered():
-        flt = dict(mode="graph", band="low", no_confident=True, query_text="ferry")
-        data.list_traces(home, **flt, limit=200)
-        data.count_traces(home, **flt)
+        flt = replace(data.SEARCHES, mode="graph", band="low", no_confident=True, query_text="ferry")
+        data.list_traces(home, flt)
+        data.count_traces(home, flt)
 
     def traces_by_document():
-        data.list_traces(home, doc_id=doc_id, limit=data.SCAN_LIMIT)
+        data.list_traces(home, replace(data.SEARCHES, doc_id=doc_id, limit=data.SCAN_LIMIT))
 
     def calibration_page():
         data.calibration(home, newest)

@@ -217,17 +217,17 @@ def list_at_scale(server: Server, n: int, folder: Path) -> None:
         lite_ms, lite_rows = median_ms(partial(lite.list_traces, flt))
         assert len(rows) == len(lite_rows), (name, len(rows), len(lite_rows))
         print(f"  {name:<34} {pg_ms:>8.1f} ms {lite_ms:>6.1f} ms  {len(rows)}")
-    docs = {"document doc-4242": ("doc-4242", TraceFilter(limit=PAGE)),
-            "document doc-4242 + mode=fast": ("doc-4242", TraceFilter(mode="fast", limit=PAGE)),
-            "document doc-4242 + errors only": ("doc-4242", TraceFilter(errors=True, limit=PAGE))}
-    for name, (doc, flt) in docs.items():
-        pg_ms, rows = median_ms(partial(pg.doc_traces, doc, flt))
+    docs = {"document doc-4242": TraceFilter(doc_id="doc-4242", limit=PAGE),
+            "document doc-4242 + mode=fast": TraceFilter(doc_id="doc-4242", mode="fast", limit=PAGE),
+            "document doc-4242 + errors only": TraceFilter(doc_id="doc-4242", errors=True, limit=PAGE)}
+    for name, flt in docs.items():
+        pg_ms, rows = median_ms(partial(pg.list_traces, flt))
         print(f"  {name:<34} {pg_ms:>8.1f} ms {'(scan)':>9}  {len(rows)}")
     with pg.db.connection() as conn:
         for name, query, params in (
                 ("mode=fast", "SELECT trace_id FROM st_traces WHERE mode = %s ORDER BY start_ns DESC, trace_id DESC "
                               "LIMIT 200", ("fast",)),
-                ("document doc-4242 + mode=fast (doc_traces: the GIN's hits, then sorted)",
+                ("document doc-4242 + mode=fast (the document filter: the GIN's hits, then sorted)",
                  "WITH hits AS MATERIALIZED (SELECT * FROM st_traces WHERE doc_ids @> %s) SELECT trace_id FROM hits "
                  "WHERE mode = %s ORDER BY start_ns DESC, trace_id DESC LIMIT 200", (["doc-4242"], "fast"))):
             plan = conn.execute(f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) {query}", params).fetchall()

@@ -416,3 +416,46 @@ def test_every_folder_of_a_grouped_package_is_small_and_named_in_the_readme(pack
     for folder, modules in _folders(package).items():
         assert len(modules) <= 15, f"{package}/{folder} holds {len(modules)} modules"
         assert not modules - named, f"{package}/{folder} modules the README does not name: {sorted(modules - named)}"
+
+
+#: The trace store's backends: named only inside the store's folder (and re-exported by the package's API).
+CONCRETE_STORES = frozenset({"TraceStore", "PostgresTraceStore"})
+STORE_SEAM = "searchtrace.traces.store"
+
+
+def _names_used(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of every Name, Attribute and imported alias in a module."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            out.append((node.lineno, node.attr))
+        elif isinstance(node, ast.ImportFrom):
+            out += [(node.lineno, alias.name) for alias in node.names]
+    return out
+
+
+def _concrete_store_names(module: str, tree: ast.AST) -> list[str]:
+    if module == STORE_SEAM or module.startswith(STORE_SEAM + ".") or module == "searchtrace.traces":
+        return []
+    return [f"{module} line {line}: names {name}" for line, name in sorted(_names_used(tree)) if name in CONCRETE_STORES]
+
+
+def test_no_module_outside_the_trace_store_names_a_backend_class():
+    """Outside ``traces/store/`` a store is the protocol: its capabilities say what differs, the opener
+    (``open_trace_store``) chooses the backend. (``searchtrace.traces`` still exports both classes, for
+    callers outside the package.)"""
+    wrong = [line for m, path in MODULES.items()
+             for line in _concrete_store_names(m, ast.parse(path.read_text(encoding="utf-8")))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_backend_rule_sees_a_backend_named():
+    tree = ast.parse("from searchtrace.traces import TraceStore\nisinstance(s, traces.PostgresTraceStore)\n"
+                     "x: TraceStore = open_trace_store(p)\n")
+    assert _concrete_store_names("searchtrace.dashboard.data.traces", tree) == [
+        "searchtrace.dashboard.data.traces line 1: names TraceStore",
+        "searchtrace.dashboard.data.traces line 2: names PostgresTraceStore",
+        "searchtrace.dashboard.data.traces line 3: names TraceStore"]
+    assert _concrete_store_names("searchtrace.traces.store.opening", tree) == []

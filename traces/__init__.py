@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from searchtrace.traces.spans.attributes import CaptureConfig
     from searchtrace.traces.spans.vocabulary import SEARCH_SPAN, SpanKind, TraceKind
     from searchtrace.traces.store.damage import is_damaged, set_aside
+    from searchtrace.traces.store.opening import existing_trace_store, open_trace_store
     from searchtrace.traces.store.postgres import PostgresTraceStore
     from searchtrace.traces.store.postgres_schema import TRACES_MIGRATION
-    from searchtrace.traces.store.protocol import TraceStoreProtocol
+    from searchtrace.traces.store.protocol import Capabilities, TraceStoreProtocol
     from searchtrace.traces.store.readonly import reading
     from searchtrace.traces.store.records import (
         EventRecord,

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to i
 
     from searchtrace.traces.store.protocol import TraceStoreProtocol
     from searchtrace.traces.store.records import TraceDetail, TraceFilter, TraceSummary
-    from searchtrace.traces.store.sqlite import TraceStore
 
 MIN_PREFIX = 8
 """Fewest hex digits of a trace id ``traces show`` takes."""
@@ -183,19 +182,17 @@ def cmd_prune(args: argparse.Namespace) -> int:
     if args.older_than_days is None and args.keep_last is None:
         print("error: prune needs --older-than-days N and/or --keep-last N", file=sys.stderr)
         return ExitCode.INVALID
-    from searchtrace.traces.store.sqlite import TraceStore
-
     store = _open(args)
     if store is None:
         print(f"no traces yet in {_store_file(args)}")
         return ExitCode.OK
-    if not isinstance(store, TraceStore):  # the shared store: autovacuum gives the space to later writes
+    if not store.capabilities.reclaims_space_on_prune:  # the shared store: autovacuum gives it to later writes
         deleted = store.prune(args.older_than_days, args.keep_last)
         print(f"pruned {deleted} traces; {store.count()} left in {store.location}")
         return ExitCode.OK
-    before = store.path.stat().st_size
+    before = store.size_bytes() or 0
     deleted = store.prune(args.older_than_days, args.keep_last)
-    after = store.path.stat().st_size
+    after = store.size_bytes() or 0
     print(f"pruned {deleted} traces; {store.count()} left; the store went from {before / 2**20:.1f} MiB "
           f"to {after / 2**20:.1f} MiB")
     return ExitCode.OK
@@ -203,20 +200,17 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_status(args: argparse.Namespace) -> int:
-    from searchtrace.traces.store.postgres import PostgresTraceStore
-    from searchtrace.traces.store.sqlite import TraceStore
-
     store = _open(args)
     print(f"store     {_store_file(args)}")
     if store is None:
         print("traces    none yet")
         return ExitCode.OK
     print(f"traces    {store.count():,}")
-    if isinstance(store, PostgresTraceStore):
+    if store.capabilities.shared:
         print(f"dropped   {store.dropped():,} spans (by processes whose buffer was full while the store was "
               "out of reach)")
-    elif isinstance(store, TraceStore):
-        print(f"size      {store.path.stat().st_size / 2**20:.1f} MiB")
+    if (size := store.size_bytes()) is not None:
+        print(f"size      {size / 2**20:.1f} MiB")
     return ExitCode.OK
 
 
@@ -301,6 +295,10 @@ def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
     p.add_argument("--errors", action="store_true", help="only traces whose root span ended in error")
     p.add_argument("--run-id", help="only the searches of this eval run")
     p.add_argument("--query", help="case-insensitive text in the query")
+    p.add_argument("--doc", metavar="ID", help="only traces in which any stage had this document (its id)")
+    p.add_argument("--attribute", type=_attribute, metavar="KEY=VALUE",
+                   help="only traces with a span whose attribute KEY holds VALUE (case-insensitive text; an array's "
+                        "items joined by ', ')")
     p.add_argument("--limit", type=_non_negative(int), default=default_limit,
                    help=f"at most this many traces (default: {default_limit or 'all'})")
     p.add_argument("--offset", type=_non_negative(int), default=0, help="skip this many, newest first (default: 0)")
@@ -314,7 +312,8 @@ def _filter(args: argparse.Namespace) -> TraceFilter:
     return TraceFilter(since=args.since, until=args.until, mode=args.mode, band=args.band,
                        no_confident=args.no_confident, degraded=args.degraded, min_latency_ms=args.min_latency_ms,
                        run_id=args.run_id, query_text=args.query, kind=TraceKind(args.kind) if args.kind else None,
-                       errors=True if args.errors else None, limit=args.limit, offset=args.offset)
+                       errors=True if args.errors else None, doc_id=args.doc, attribute=args.attribute,
+                       limit=args.limit, offset=args.offset)
 
 
 def _store_file(args: argparse.Namespace) -> Path | str:
@@ -324,34 +323,28 @@ def _store_file(args: argparse.Namespace) -> Path | str:
 
 
 def _open(args: argparse.Namespace) -> TraceStoreProtocol | None:
-    """The shared store (``--store``, ``$SEARCHTRACE_STORE``; checked on first use), else :func:`_open_file`."""
-    url = resolve_store_url(getattr(args, "store", None))
-    if url is None:
-        return _open_file(args)
-    from searchtrace.database import database
-    from searchtrace.traces.store.postgres import PostgresTraceStore
+    """The shared store (``--store``, ``$SEARCHTRACE_STORE``; its schema checked now), else the home's store, or
+    None when no search has written one yet (reads never create it).
 
-    return PostgresTraceStore(database(url)).open()
-
-
-def _open_file(args: argparse.Namespace) -> TraceStore | None:
-    """The store, or None when no search has written one yet (reads never create it).
-
-    A damaged store is said to be damaged (SQLite's quick check: 43 ms for 10,000 traces, 69 MiB:
-    ``benchmarks/bench_integrity.py``), never read
-    as if whole: the caller's ``_store_errors`` turns that into one line naming ``traces repair``.
+    A damaged file is said to be damaged (SQLite's quick check: 43 ms for 10,000 traces, 69 MiB:
+    ``benchmarks/bench_integrity.py``), never read as if whole: the caller's ``_store_errors`` turns that into
+    one line naming ``traces repair``.
     """
     import sqlite3
 
     from searchtrace.traces.store.damage import is_damaged
-    from searchtrace.traces.store.sqlite import TraceStore
+    from searchtrace.traces.store.opening import existing_trace_store
 
+    url = resolve_store_url(getattr(args, "store", None))
     path = Home.resolve(args.home).traces
-    if not path.exists():
+    store = existing_trace_store(path, url)
+    if store is None:
         return None
+    if url is not None:
+        return store.open()
     if is_damaged(path):
         raise sqlite3.DatabaseError("database disk image is malformed (its integrity check fails)")
-    return TraceStore(path)
+    return store
 
 
 def _when(text: str) -> datetime:
@@ -361,6 +354,14 @@ def _when(text: str) -> datetime:
         return parse_when(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _attribute(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (an attribute key, then the text its value holds); "
+                                         f"got {text!r}")
+    return key.strip(), value
 
 
 def _non_negative(kind: type) -> Callable[[str], Any]:

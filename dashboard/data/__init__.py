@@ -43,6 +43,7 @@ from searchtrace.dashboard.data.shared import shared_store, store_problem
 from searchtrace.dashboard.data.traces import (
     KINDS,
     SCAN_LIMIT,
+    SEARCHES,
     Waterfall,
     count_traces,
     list_traces,
@@ -55,6 +56,7 @@ from searchtrace.dashboard.data.traffic import WINDOWS, Traffic, since_for, traf
 __all__ = [
     "KINDS",
     "SCAN_LIMIT",
+    "SEARCHES",
     "WINDOWS",
     "Calibration",
     "OverlapView",

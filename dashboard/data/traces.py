@@ -16,10 +16,10 @@ from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, firs
 from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces import PostgresTraceStore, SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
+from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "Waterfall", "count_traces", "list_traces",
+__all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "SEARCHES", "Waterfall", "count_traces", "list_traces",
            "scans_whole_store", "span_documents", "waterfall"]
 
 LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "mode", "best_score",
@@ -29,15 +29,12 @@ KINDS = {"searches": TraceKind.SEARCH.value, "model loads": TraceKind.MODEL_LOAD
          "other requests": TraceKind.OTHER.value, "all": None}
 """The list's kinds, by label: searches by default (a model load is no search, nor is a refused request)."""
 SHOWN_ITEMS = 20  # array attributes are cut to this many items for display
-SCAN_LIMIT = 500  # traces read span by span for the source, document and attribute filters (about 2 ms each)
+SCAN_LIMIT = 500  # most traces a document or attribute filter counts (their spans read: about 2 ms each)
 COLD_MS = 1000.0  # an embed span this slow, on a query not embedded ahead, loaded the model
 
 
-def _filter(limit: int | None = 200, offset: int = 0, **fields: Any) -> TraceFilter:
-    given = {k: v for k, v in fields.items() if v not in (None, "")}
-    if "kind" in given:
-        given["kind"] = TraceKind(given["kind"])
-    return TraceFilter(**given, limit=limit, offset=offset)
+SEARCHES = TraceFilter(kind=TraceKind.SEARCH, limit=200)
+"""The list's default: the newest 200 searches (a model load is no search, nor is a refused request)."""
 
 
 def _row(summary: TraceSummary, cold: str) -> dict[str, Any]:
@@ -56,100 +53,24 @@ def _likely_cold(summary: TraceSummary) -> str:
     return "likely" if searched and summary.duration_ms >= COLD_MS and not summary.run_id else ""
 
 
-def _matches(detail: TraceDetail, source: str | None, doc_id: str | None,
-             attribute: tuple[str, str] | None) -> bool:
-    if source is not None:
-        roots = [s for s in detail.spans if s.name == v.SEARCH_SPAN] or list(detail.spans[:1])
-        found = next((str(s.attributes[v.SOURCE]) for s in roots if v.SOURCE in s.attributes), None)
-        if found is None and detail.summary.run_id:
-            found = "eval"  # traces of eval runs written before the source was recorded
-        if found != source:
-            return False
-    if doc_id is not None and not any(
-            doc_id in value for s in detail.spans for value in s.attributes.values() if isinstance(value, tuple)):
-        return False
-    if attribute is not None:
-        key, wanted = attribute
-        values = [s.attributes[key] for s in detail.spans if key in s.attributes]
-        shown = [", ".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in values]
-        if not any(wanted.casefold() in text.casefold() for text in shown):
-            return False
-    return True
-
-
-def _scan(home: str | Path, flt: TraceFilter, limit: int, source: str | None, doc_id: str | None,
-          attribute: tuple[str, str] | None) -> list[dict[str, Any]]:
-    store = trace_store(home)
-    if store is None:
-        return []
-    rows = []
-    for summary in store.list_traces(flt):
-        detail = store.load_trace(summary.trace_id)
-        if detail is not None and _matches(detail, source, doc_id, attribute):
-            rows.append(_row(summary, "yes" if _cold_ms(detail) is not None or summary.cold else ""))
-            if len(rows) >= limit:
-                break
-    return rows
-
-
 def scans_whole_store(home: str | Path) -> bool:
-    """True when the source, document and attribute filters cover every stored trace (the shared store), False
-    when they look among the newest :data:`SCAN_LIMIT` the other filters match (the home's file)."""
-    return isinstance(trace_store(home), PostgresTraceStore)
-
-
-def _whole_store(store: PostgresTraceStore, flt: TraceFilter, source: str | None, doc_id: str | None,
-                 attribute: tuple[str, str] | None) -> list[dict[str, Any]]:
-    """The span-level filters on the shared store, over all of it: the source is a column, the document an
-    index, the attribute read a batch of traces at a time (with a document too, among that document's)."""
-    if source:
-        flt = replace(flt, sources=(source,))
-    if doc_id and attribute:
-        found = [s for s in store.doc_traces(doc_id, replace(flt, limit=None, offset=0))
-                 if (d := store.load_trace(s.trace_id)) is not None and _matches(d, None, None, attribute)]
-        summaries = found[flt.offset:None if flt.limit is None else flt.offset + flt.limit]
-    elif doc_id:
-        summaries = store.doc_traces(doc_id, flt)
-    elif attribute:
-        summaries = store.attribute_traces(attribute[0], attribute[1], flt)
-    else:
-        summaries = store.list_traces(flt)
-    return [_row(s, _likely_cold(s)) for s in summaries]
-
-
-def list_traces(home: str | Path, *, mode: str | None = None, band: str | None = None,
-                no_confident: bool | None = None, degraded: bool | str | None = None,
-                min_latency_ms: float | None = None, run_id: str | None = None, query_text: str | None = None,
-                source: str | None = None, doc_id: str | None = None, attribute: tuple[str, str] | None = None,
-                kind: str | None = TraceKind.SEARCH.value, errors: bool | None = None,
-                limit: int = 200, offset: int = 0) -> pd.DataFrame:
-    """Traces matching every filter given, newest first, at most ``limit`` (columns :data:`LIST_COLUMNS`); on the
-    shared store the source, document and attribute filters cover every trace (:func:`scans_whole_store`).
-
-    ``kind`` is a :class:`~searchtrace.traces.TraceKind` value, searches by default (None: every
-    kind); ``errors`` True lists the traces whose root span ended in error. ``source``
-    (``searchtrace.source``: http, mcp, cli, eval, python), ``doc_id`` (any span's id arrays
-    hold it) and ``attribute`` (key, case-insensitive substring of its value) are checked span
-    by span among the newest :data:`SCAN_LIMIT` traces the other filters match. ``status`` is
-    error, ok, or open (its root span not stored yet); ``root`` the root span's name. ``cold``
-    is ``yes`` for the first search its process ran after loading the model (and, for a
-    scanned trace stored before that was recorded, one whose embed stage loaded it: see
-    :data:`COLD_MS`), ``likely`` for an older search outside an eval run (whose queries are
-    embedded ahead) that took :data:`COLD_MS` or more, else empty.
-
-    Raises:
-        ValueError: an unknown band or kind, or a negative limit or offset.
-    """
-    fields = dict(mode=mode, band=band, no_confident=no_confident, degraded=degraded, min_latency_ms=min_latency_ms,
-                  run_id=run_id, query_text=query_text, kind=kind, errors=errors)
-    attribute = attribute if attribute and attribute[0] else None
+    """True when the document and attribute filters cover every stored trace (the store's capability: both
+    stores' do), False when they look among the newest :data:`SCAN_LIMIT` the other filters match."""
     store = trace_store(home)
-    if isinstance(store, PostgresTraceStore) and (source or doc_id or attribute):
-        rows = _whole_store(store, _filter(limit, offset, **fields), source or None, doc_id or None, attribute)
-    elif source or doc_id or attribute:
-        rows = _scan(home, _filter(SCAN_LIMIT, offset, **fields), limit, source or None, doc_id or None, attribute)
-    else:
-        rows = [_row(s, _likely_cold(s)) for s in store.list_traces(_filter(limit, offset, **fields))] if store else []
+    return store is None or store.capabilities.span_filters_cover_whole_store
+
+
+def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
+    """Traces matching ``flt``, newest first, at most its limit (columns :data:`LIST_COLUMNS`): the store's own
+    filter, its document and attribute filters (``TraceFilter.doc_id``, ``attribute``) over the whole store.
+
+    ``status`` is error, ok, or open (its root span not stored yet); ``root`` the root span's name;
+    ``source`` the surface that called (``eval`` for an eval run's search stored before the source was).
+    ``cold`` is ``yes`` for the first search its process ran after loading the model, ``likely`` for an older
+    search outside an eval run (whose queries are embedded ahead) that took :data:`COLD_MS` or more, else empty.
+    """
+    store = trace_store(home)
+    rows = [_row(s, _likely_cold(s)) for s in store.list_traces(flt)] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
@@ -158,19 +79,15 @@ def list_traces(home: str | Path, *, mode: str | None = None, band: str | None =
     return frame[list(LIST_COLUMNS)]
 
 
-def count_traces(home: str | Path, **filters: Any) -> int:
-    """How many traces match the filters of :func:`list_traces` (0 when the home has no store); searches
-    unless ``kind`` says otherwise.
-
-    With a span-level filter (source, doc_id, attribute) the count is over the scanned traces only (the home's
-    file), or of the first :data:`SCAN_LIMIT` found (the shared store, :func:`scans_whole_store`).
-    """
-    filters.setdefault("kind", TraceKind.SEARCH.value)
-    scanned = {k: filters.pop(k, None) for k in ("source", "doc_id", "attribute")}
-    if any(scanned.values()):
-        return len(list_traces(home, **filters, **scanned, limit=SCAN_LIMIT))
+def count_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> int:
+    """How many traces match ``flt`` (its limit and offset aside; 0 when the home has no store). With a document
+    or attribute filter, those of the first :data:`SCAN_LIMIT` found (reading spans costs about 2 ms a trace)."""
     store = trace_store(home)
-    return store.count(_filter(None, 0, **filters)) if store else 0
+    if store is None:
+        return 0
+    if flt.doc_id is not None or flt.attribute is not None:
+        return len(store.list_traces(replace(flt, limit=SCAN_LIMIT, offset=0)))
+    return store.count(flt)
 
 
 @dataclass(frozen=True)

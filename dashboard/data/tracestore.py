@@ -8,7 +8,7 @@ from pathlib import Path
 
 from searchtrace.dashboard.data.shared import shared_store
 from searchtrace.home import Home
-from searchtrace.traces import PostgresTraceStore, TraceStore, TraceStoreProtocol
+from searchtrace.traces import TraceStoreProtocol, existing_trace_store
 
 __all__ = ["trace_store"]
 
@@ -17,22 +17,13 @@ _stores: dict[Path | str, TraceStoreProtocol] = {}
 
 
 def trace_store(home: str | Path) -> TraceStoreProtocol | None:
-    """The shared store (``$SEARCHTRACE_STORE``), else the home's :class:`TraceStore` (one per file, connections per
+    """The shared store (``$SEARCHTRACE_STORE``), else the home's file (one store per file, connections per
     thread); None when the home has none yet."""
     url = shared_store()
-    if url is not None:
-        from searchtrace.database import database
-
-        with _lock:
-            store = _stores.get(url.conninfo)
-            if store is None:
-                store = _stores[url.conninfo] = PostgresTraceStore(database(url))
-        return store
     path = Home(Path(home)).traces.resolve()
-    if not path.is_file():
-        return None
+    key: Path | str = url.conninfo if url is not None else path
     with _lock:
-        store = _stores.get(path)
-        if store is None:
-            store = _stores[path] = TraceStore(path)
+        store = _stores.get(key) if url is not None or path.is_file() else None
+        if store is None and (store := existing_trace_store(path, url)) is not None:
+            _stores[key] = store
     return store

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
@@ -11,6 +9,7 @@ from searchtrace.dashboard.data import KINDS
 from searchtrace.dashboard.ui import context
 from searchtrace.dashboard.ui.url_state import url_number_input, url_selectbox, url_text_input
 from searchtrace.names import Band
+from searchtrace.traces import TraceFilter, TraceKind
 
 __all__ = ["PARAMS", "SOURCES", "trace_filters"]
 
@@ -27,9 +26,9 @@ PARAMS = ("kind", "mode", "band", "confident", "degraded", "source", "status", "
           "rows", "attr", "value")
 
 
-def trace_filters(runs: pd.DataFrame) -> tuple[dict[str, Any], int]:
-    """The filter widgets, each held in the URL (:data:`PARAMS`); returns :func:`dashboard.data.list_traces`
-    keyword arguments and the row limit."""
+def trace_filters(runs: pd.DataFrame) -> TraceFilter:
+    """The filter widgets, each held in the URL (:data:`PARAMS`); returns the filter
+    :func:`dashboard.data.list_traces` takes, its limit the rows asked for."""
     row = st.columns(6)
     kind = url_selectbox(row[0], "Kind", list(KINDS), key="tf-kind", param="kind",
                          help="a model load or a request that ran no search is not a search")
@@ -57,11 +56,11 @@ def trace_filters(runs: pd.DataFrame) -> tuple[dict[str, Any], int]:
         key = url_text_input(left, "Attribute key", key="tf-attr-key", param="attr",
                              placeholder="searchtrace.fusion.method")
         value = url_text_input(right, "Value contains", key="tf-attr-value", param="value")
-    filters = {"kind": KINDS[kind], "errors": STATUS[status],
-               "mode": None if mode == ANY else mode, "band": None if band == ANY else band,
-               "no_confident": TRISTATE[no_confident], "degraded": DEGRADED[degraded],
-               "min_latency_ms": min_latency or None, "run_id": None if run_id == ANY else run_id,
-               "query_text": text.strip() or None, "source": None if source == ANY else source,
-               "doc_id": doc_id.strip() or None,
-               "attribute": (key.strip(), value.strip()) if key.strip() else None}
-    return filters, int(limit)
+    kind_value = KINDS[kind]
+    return TraceFilter(kind=TraceKind(kind_value) if kind_value else None, errors=STATUS[status],
+                       mode=None if mode == ANY else mode, band=None if band == ANY else band,
+                       no_confident=TRISTATE[no_confident], degraded=DEGRADED[degraded],
+                       min_latency_ms=min_latency or None, run_id=None if run_id == ANY else run_id,
+                       query_text=text.strip() or None, sources=() if source == ANY else (source,),
+                       doc_id=doc_id.strip() or None,
+                       attribute=(key.strip(), value.strip()) if key.strip() else None, limit=int(limit))

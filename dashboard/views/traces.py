@@ -1,5 +1,7 @@
 """Traces: a filtered list (click a row to open one), its span tree, and a span's documents and attributes."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from searchtrace.dashboard import data
@@ -16,14 +18,14 @@ VIEW = ("trace", "span", *PARAMS)
 if context.restore("traces", VIEW):
     st.caption("The trace shown last in this session (the link named none).")
 home = context.home()
-filters, limit = trace_filters(cached.list_runs(home))
-scanned = any(filters[k] for k in ("source", "doc_id", "attribute"))
-if scanned:  # one scan gives both the rows and their count
-    matched = cached.list_traces(home, **filters, limit=SCAN_LIMIT)
-    listed, total = matched.head(limit), len(matched)
+flt = trace_filters(cached.list_runs(home))
+scanned = flt.doc_id is not None or flt.attribute is not None
+if scanned:  # one read gives both the rows and their count
+    matched = cached.list_traces(home, replace(flt, limit=SCAN_LIMIT))
+    listed, total = matched if flt.limit is None else matched.head(flt.limit), len(matched)
 else:
-    listed, total = cached.list_traces(home, **filters, limit=limit), cached.count_traces(home, **filters)
-whole = scanned and data.scans_whole_store(home)  # the shared store: over every trace, the first SCAN_LIMIT found
+    listed, total = cached.list_traces(home, flt), cached.count_traces(home, flt)
+whole = scanned and data.scans_whole_store(home)  # over every trace: the first SCAN_LIMIT found
 among = (" or more" if total == SCAN_LIMIT else "") if whole else f" among the newest {SCAN_LIMIT:,}" if scanned else ""
 st.caption(f"{total:,}{among} matching trace{'' if total == 1 else 's'}; the newest {len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
            "loading the model (❄? an older slow search outside an eval run, likely one), so one slow start does not "

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from searchtrace.dashboard.data import calibration, compare_runs, count_traces, stage_latency
+from searchtrace.dashboard.data import SEARCHES, calibration, compare_runs, count_traces, stage_latency
 
 pytestmark = pytest.mark.slow
 
@@ -176,7 +177,7 @@ def test_query_page_explains_skipped_stages(app, run_ids):
 def test_traces_page_opens_the_trace_and_span_a_link_names(app, dashboard_home, run_ids):
     from searchtrace.dashboard.data import list_traces, span_documents, waterfall
 
-    newest, *older = list_traces(dashboard_home, limit=50)["trace_id"].tolist()
+    newest, *older = list_traces(dashboard_home, replace(SEARCHES, limit=50))["trace_id"].tolist()
     other, view, keyword = next(  # an older eval trace whose keyword stage found a gold document
         (t, w, k) for t in older for w in [waterfall(dashboard_home, t)]
         for k in w.spans[w.spans["name"] == "keyword"]["span_id"]

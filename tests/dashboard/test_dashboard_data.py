@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from searchtrace.dashboard.config import resolve_home
 from searchtrace.dashboard.data import (
+    SEARCHES,
     calibration,
     compare_runs,
     count_traces,
@@ -191,15 +193,15 @@ def test_traces_list_and_waterfall(dashboard_home, run_ids):
     loads = conn.execute("SELECT COUNT(*) FROM traces WHERE root_name = ?", (EMBEDDER_LOAD_SPAN,)).fetchone()[0]
     conn.close()
     assert loads <= 4  # at most one per eval; none when the process had the model loaded already
-    assert count_traces(dashboard_home) == 400 and count_traces(dashboard_home, kind=None) == 400 + loads
-    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, limit=500)) == 400  # searches
-    assert len(list_traces(dashboard_home, kind=None, limit=500)) == 400 + loads
-    fast = list_traces(dashboard_home, run_id=run_ids["fast"], limit=500)
+    assert count_traces(dashboard_home) == 400 and count_traces(dashboard_home, replace(SEARCHES, kind=None)) == 400 + loads
+    assert len(list_traces(dashboard_home)) == 200 and len(list_traces(dashboard_home, replace(SEARCHES, limit=500))) == 400  # searches
+    assert len(list_traces(dashboard_home, replace(SEARCHES, kind=None, limit=500))) == 400 + loads
+    fast = list_traces(dashboard_home, replace(SEARCHES, run_id=run_ids["fast"], limit=500))
     assert len(fast) == 100 and set(fast["mode"]) == {"fast"}
-    assert count_traces(dashboard_home, mode="fast") == 100
-    assert count_traces(dashboard_home, no_confident=True) == len(
-        list_traces(dashboard_home, no_confident=True, limit=1000))
-    assert list_traces(dashboard_home, query_text="Orsolya Venn", limit=500)["query"].str.contains("Orsolya").all()
+    assert count_traces(dashboard_home, replace(SEARCHES, mode="fast")) == 100
+    assert count_traces(dashboard_home, replace(SEARCHES, no_confident=True)) == len(
+        list_traces(dashboard_home, replace(SEARCHES, no_confident=True, limit=1000)))
+    assert list_traces(dashboard_home, replace(SEARCHES, query_text="Orsolya Venn", limit=500))["query"].str.contains("Orsolya").all()
     view = waterfall(dashboard_home, fast["trace_id"].iloc[0])
     spans = view.spans
     assert len(spans) == 11 and spans["name"].iloc[0] == "search" and spans["depth"].tolist() == [0] + [1] * 10

@@ -4,13 +4,14 @@ checks are in ``test_dashboard_failures_browser.py``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from searchtrace.dashboard.data import count_traces, list_traces, span_documents, traffic, waterfall
+from searchtrace.dashboard.data import SEARCHES, count_traces, list_traces, span_documents, traffic, waterfall
 from searchtrace.home import Home
-from searchtrace.traces import TraceStore
+from searchtrace.traces import TraceKind, TraceStore
 from searchtrace.traces import vocabulary as v
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -30,12 +31,12 @@ def test_model_loads_are_their_own_kind_never_a_search(live_home):
     searches = {"cold", "failed", "served", "refused"}
     listed = list_traces(home)
     assert set(listed["trace_id"]) == {live_home[k] for k in searches} and count_traces(home) == 4
-    assert live_home["load"] not in set(list_traces(home, min_latency_ms=0.0)["trace_id"])  # nor a slow search
-    loads = list_traces(home, kind="load")
+    assert live_home["load"] not in set(list_traces(home, replace(SEARCHES, min_latency_ms=0.0))["trace_id"])  # nor a slow search
+    loads = list_traces(home, replace(SEARCHES, kind=TraceKind.MODEL_LOAD))
     assert loads["trace_id"].tolist() == [live_home["load"]] and loads["root"].tolist() == [v.EMBEDDER_LOAD_SPAN]
     assert loads["cold"].tolist() == [""]  # a load is not a "slow search", likely cold or not
-    assert list_traces(home, kind="other")["trace_id"].tolist() == [live_home["docs"]]
-    assert count_traces(home, kind=None) == 6
+    assert list_traces(home, replace(SEARCHES, kind=TraceKind.OTHER))["trace_id"].tolist() == [live_home["docs"]]
+    assert count_traces(home, replace(SEARCHES, kind=None)) == 6
 
 
 @slow
@@ -54,7 +55,7 @@ def test_the_list_says_status_source_root_and_duration(live_home):
         "error", "http", "POST /v1/search", "VALIDATION_ERROR")
     row = listed.loc[live_home["cold"]]
     assert (row["status"], row["source"], row["root"]) == ("ok", "cli", "search") and row["duration_ms"] > 0
-    errors = list_traces(live_home["home"], errors=True)
+    errors = list_traces(live_home["home"], replace(SEARCHES, errors=True))
     assert set(errors["trace_id"]) == {live_home["failed"], live_home["refused"]}
 
 

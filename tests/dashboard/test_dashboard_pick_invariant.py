@@ -10,6 +10,7 @@ the current URL in a new session.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -112,14 +113,14 @@ def _shown_trace(at) -> str | None:
 @pytest.mark.parametrize("seed", range(6))
 def test_the_shown_trace_is_the_last_trace_picked_while_the_filters_show_it(dashboard_home, run_ids, monkeypatch,
                                                                             seed):
-    from searchtrace.dashboard.data import list_traces
+    from searchtrace.dashboard.data import SEARCHES, list_traces
     from searchtrace.dashboard.ui.picks import table_key
 
     runs = ("any", *run_ids.values())
 
     def visible(url: dict[str, str]) -> list[str]:
         run, mode = url.get("run"), url.get("mode")
-        return list_traces(dashboard_home, run_id=run, mode=mode, limit=200)["trace_id"].tolist()
+        return list_traces(dashboard_home, replace(SEARCHES, run_id=run, mode=mode, limit=200))["trace_id"].tolist()
 
     rng = random.Random(seed)
     url: dict[str, str] = {}

@@ -4,6 +4,7 @@ sidebar while the home's runs still show."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -36,12 +37,12 @@ def test_span_level_filters_cover_the_whole_shared_store(shared_home):
 
     home, ids = shared_home
     assert data.scans_whole_store(home)
-    assert data.list_traces(home, doc_id="needle")["trace_id"].tolist() == [ids[1], ids[0]]
-    assert data.list_traces(home, attribute=("input.value", "ferry"))["trace_id"].tolist() == [ids[1]]
-    assert data.list_traces(home, doc_id="needle", attribute=("input.value", "FERRY"))["trace_id"].tolist() == [
+    assert data.list_traces(home, replace(data.SEARCHES, doc_id="needle"))["trace_id"].tolist() == [ids[1], ids[0]]
+    assert data.list_traces(home, replace(data.SEARCHES, attribute=("input.value", "ferry")))["trace_id"].tolist() == [ids[1]]
+    assert data.list_traces(home, replace(data.SEARCHES, doc_id="needle", attribute=("input.value", "FERRY")))["trace_id"].tolist() == [
         ids[1]]
-    assert data.count_traces(home, doc_id="needle") == 2
-    assert len(data.list_traces(home, source="eval")) == 0 and data.count_traces(home) == 600
+    assert data.count_traces(home, replace(data.SEARCHES, doc_id="needle")) == 2
+    assert len(data.list_traces(home, replace(data.SEARCHES, sources=("eval",)))) == 0 and data.count_traces(home) == 600
 
 
 def test_the_traces_page_finds_an_old_trace_by_document_and_opens_it(shared_home):

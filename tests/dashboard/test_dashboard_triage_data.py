@@ -6,12 +6,14 @@ independently of the journal the dashboard reads them from.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from searchtrace.dashboard.data import (
+    SEARCHES,
     calibration,
     compare_runs,
     differing_settings,
@@ -114,15 +116,15 @@ def test_span_documents_carry_titles_and_gold(dashboard_home, run_ids, sample_da
 
 
 def test_trace_filters_by_document_attribute_and_source(dashboard_home, run_ids):
-    by_attribute = list_traces(dashboard_home, attribute=(v.FUSION_METHOD, "RRF"), limit=1000)
+    by_attribute = list_traces(dashboard_home, replace(SEARCHES, attribute=(v.FUSION_METHOD, "RRF"), limit=1000))
     assert len(by_attribute) == 100 and set(by_attribute["run_id"]) == {run_ids["nodense"]}
-    some = list_traces(dashboard_home, run_id=run_ids["fast"], limit=1)["trace_id"].iloc[0]
+    some = list_traces(dashboard_home, replace(SEARCHES, run_id=run_ids["fast"], limit=1))["trace_id"].iloc[0]
     doc = waterfall(dashboard_home, some).documents
     doc_id = next(iter(doc.values()))["doc_id"].iloc[0]
-    with_doc = list_traces(dashboard_home, doc_id=doc_id, limit=1000)
+    with_doc = list_traces(dashboard_home, replace(SEARCHES, doc_id=doc_id, limit=1000))
     assert some in set(with_doc["trace_id"]) and 0 < len(with_doc) <= 400
-    assert len(list_traces(dashboard_home, source="eval", limit=1000)) == 400  # eval runs' traces
-    assert list_traces(dashboard_home, source="http", limit=1000).empty
+    assert len(list_traces(dashboard_home, replace(SEARCHES, sources=("eval",), limit=1000))) == 400  # eval runs' traces
+    assert list_traces(dashboard_home, replace(SEARCHES, sources=("http",), limit=1000)).empty
 
 
 def test_documents_snippets_and_query_search():

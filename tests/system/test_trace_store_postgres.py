@@ -1,4 +1,4 @@
-"""What the PostgreSQL trace store adds to the contract: the document filter over the whole store, text
+"""What the PostgreSQL trace store adds to the contract: the document filter's two plans, text
 jsonb cannot hold, the schema check, and the drop counts processes leave."""
 
 from __future__ import annotations
@@ -19,21 +19,6 @@ def pg_store(pg_db):
     return PostgresTraceStore(pg_db)
 
 
-def test_the_document_filter_covers_the_whole_store_newest_first(pg_store):
-    searches = [FakeSearch(start_ns=T0 + i * S, results=(("needle" if i in (3, 650) else f"hay{i}", "high", 0.9),),
-                           candidates=3, mode="fast" if i == 3 else "graph") for i in range(700)]
-    spans, ids = record(*searches)
-    for i in range(0, len(spans), 1000):
-        pg_store.write(spans[i:i + 1000])
-    found = pg_store.doc_traces("needle", TraceFilter(limit=200))
-    assert [t.trace_id for t in found] == [ids[650], ids[3]]  # far beyond the newest 500, newest first
-    assert [t.trace_id for t in pg_store.doc_traces("needle", TraceFilter(mode="fast"))] == [ids[3]]
-    assert [t.trace_id for t in pg_store.doc_traces("needle", TraceFilter(limit=1, offset=1))] == [ids[3]]
-    assert pg_store.doc_traces("absent") == []
-    # a candidate only (not a result) is found too: every id list of every span counts
-    assert [t.trace_id for t in pg_store.doc_traces("dense-0", TraceFilter(limit=3))] == ids[:-4:-1]
-
-
 @pytest.mark.parametrize("sorted_up_to", [1, 100_000])
 def test_both_plans_of_the_document_filter_give_the_same_page(pg_store, monkeypatch, sorted_up_to):
     """A document in more traces than DOC_SORTED is found by walking the newest; in fewer, by its index, sorted."""
@@ -45,11 +30,11 @@ def test_both_plans_of_the_document_filter_give_the_same_page(pg_store, monkeypa
                           for i in range(60)))
     pg_store.write(spans)
     common = [t for i, t in enumerate(ids) if i % 2][::-1]
-    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(limit=10))] == common[:10]
-    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(limit=5, offset=10))] == common[10:15]
+    assert [t.trace_id for t in pg_store.list_traces(TraceFilter(doc_id="common", limit=10))] == common[:10]
+    assert [t.trace_id for t in pg_store.list_traces(TraceFilter(doc_id="common", limit=5, offset=10))] == common[10:15]
     fast = [t for i, t in enumerate(ids) if i % 2 and i % 3][::-1]
-    assert [t.trace_id for t in pg_store.doc_traces("common", TraceFilter(mode="fast", limit=None))] == fast
-    assert [t.trace_id for t in pg_store.doc_traces("rare", TraceFilter(limit=None))] == [
+    assert [t.trace_id for t in pg_store.list_traces(TraceFilter(doc_id="common", mode="fast", limit=None))] == fast
+    assert [t.trace_id for t in pg_store.list_traces(TraceFilter(doc_id="rare", limit=None))] == [
         t for i, t in enumerate(ids) if not i % 2][::-1]
 
 
@@ -97,22 +82,3 @@ def test_drop_counts_are_one_running_total_per_process(pg_store):
     pg_store.note_dropped("host-a", 10, T0, 12, 100)  # the same process's total, updated
     pg_store.note_dropped("host-b", 10, T0, 3, 100)
     assert pg_store.dropped() == 15
-
-
-def test_the_attribute_filter_covers_the_whole_store(pg_store):
-    """An attribute's value (any case; an array's items joined) found in any span of any trace, newest first,
-    however far back: read a batch of traces at a time."""
-    searches = [FakeSearch(start_ns=T0 + i * S, candidates=3, mode="fast" if i % 2 else "graph",
-                           query="the Needle in the haystack" if i in (1, 4, 640) else f"hay {i}")
-                for i in range(650)]
-    spans, ids = record(*searches)
-    pg_store.write(spans)
-    found = pg_store.attribute_traces("input.value", "NEEDLE", TraceFilter(limit=200), batch=100)
-    assert [t.trace_id for t in found] == [ids[640], ids[4], ids[1]]
-    assert [t.trace_id for t in pg_store.attribute_traces("input.value", "needle", TraceFilter(mode="fast"))] == [
-        ids[1]]
-    assert [t.trace_id for t in pg_store.attribute_traces("input.value", "needle", TraceFilter(limit=1, offset=1),
-                                                          batch=7)] == [ids[4]]
-    dense = "searchtrace.candidate.ids"  # an array: its items joined by ", "
-    assert len(pg_store.attribute_traces(dense, "d1, d2", TraceFilter(limit=None))) == 650
-    assert pg_store.attribute_traces("no.such.key", "x") == []

@@ -412,7 +412,7 @@ def test_encoding_matches_the_stdlib_json():
 
     import numpy as np
 
-    from searchtrace.traces.store import sqlite_sql as sql
+    from searchtrace.traces.store import rows as sql
 
     value = {"ids": ["a", "é", "40212412"], "scores": [0.1, 1 / 3, 1e-05, 2.5e20], "n": 3, "ok": True, "none": None,
              "kind": Stage.DENSE, "tuple": (1, 2), "np": np.float64(0.25), "huge": 2**70}
@@ -609,3 +609,53 @@ def test_span_durations_read_the_named_spans_of_the_given_traces(store):
     got = store.span_durations([a, b.upper()], ["dense", "search"])
     assert sorted(got) == sorted([(a, "dense", 2.0), (a, "search", (10 * 2 * MS + 2000) / 1e6),
                                   (b, "dense", 30.0), (b, "search", (10 * 30 * MS + 2000) / 1e6)])
+
+
+def test_the_document_filter_covers_the_whole_store_newest_first(store):
+    """A document named in any id list of any span, however far back, newest first; the other filters, the
+    offset and the limit apply as to any list, and the count agrees."""
+    searches = [FakeSearch(start_ns=T0 + i * S, results=(("needle" if i in (3, 650) else f"hay{i}", "high", 0.9),),
+                           candidates=3, mode="fast" if i == 3 else "graph") for i in range(700)]
+    spans, ids = record(*searches)
+    for i in range(0, len(spans), 1000):
+        store.write(spans[i:i + 1000])
+    found = store.list_traces(TraceFilter(doc_id="needle", limit=200))
+    assert [t.trace_id for t in found] == [ids[650], ids[3]]  # far beyond the newest 500, newest first
+    assert [t.trace_id for t in store.list_traces(TraceFilter(doc_id="needle", mode="fast"))] == [ids[3]]
+    assert [t.trace_id for t in store.list_traces(TraceFilter(doc_id="needle", limit=1, offset=1))] == [ids[3]]
+    assert store.list_traces(TraceFilter(doc_id="absent")) == []
+    both = TraceFilter(doc_id="needle", attribute=(v.MODE, "FAST"))  # a document and an attribute: both hold
+    assert [t.trace_id for t in store.list_traces(both)] == [ids[3]]
+    assert store.count(TraceFilter(doc_id="needle")) == 2 and store.count(TraceFilter(doc_id="needle", mode="fast")) == 1
+    # a candidate only (not a result) is found too: every id list of every span counts
+    assert [t.trace_id for t in store.list_traces(TraceFilter(doc_id="dense-0", limit=3))] == ids[:-4:-1]
+    scanned = [t.trace_id for batch in store.scan(TraceFilter(doc_id="needle", limit=None), batch=100) for t in batch]
+    assert scanned == [ids[3], ids[650]]  # oldest first
+
+
+def test_the_attribute_filter_covers_the_whole_store(store):
+    """An attribute's value (any case; an array's items joined) found in any span of any trace, newest first,
+    however far back."""
+    searches = [FakeSearch(start_ns=T0 + i * S, candidates=3, mode="fast" if i % 2 else "graph",
+                           query="the Needle in the haystack" if i in (1, 4, 640) else f"hay {i}")
+                for i in range(650)]
+    spans, ids = record(*searches)
+    store.write(spans)
+    query = (v.INPUT_VALUE, "NEEDLE")
+    assert [t.trace_id for t in store.list_traces(TraceFilter(attribute=query, limit=200))] == [
+        ids[640], ids[4], ids[1]]
+    assert [t.trace_id for t in store.list_traces(TraceFilter(attribute=query, mode="fast"))] == [ids[1]]
+    assert [t.trace_id for t in store.list_traces(TraceFilter(attribute=query, limit=1, offset=1))] == [ids[4]]
+    assert store.count(TraceFilter(attribute=query)) == 3
+    dense = (v.CANDIDATE_IDS, "d1, d2")  # an array: its items joined by ", "
+    assert len(store.list_traces(TraceFilter(attribute=dense, limit=None))) == 650
+    assert store.list_traces(TraceFilter(attribute=("no.such.key", "x"))) == []
+    with pytest.raises(ValueError, match="attribute must be"):
+        TraceFilter(attribute=("", "x"))
+
+
+def test_a_store_declares_what_it_does_rather_than_being_asked_its_class(store):
+    caps = store.capabilities
+    assert caps.span_filters_cover_whole_store
+    assert caps.shared is (not caps.reclaims_space_on_prune) is caps.documents_indexed
+    assert (store.size_bytes() is None) is caps.shared and caps.write_timeout_ms > 0

@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from searchtrace.errors import BackendUnavailable
 from searchtrace.traces.export.exporter import FailureKind, _CountingExporter
-from searchtrace.traces.store.postgres import PostgresTraceStore
+from searchtrace.traces.store.protocol import TraceStoreProtocol
 
 __all__ = ["BUFFER_SPANS", "BufferedStoreExporter"]
 
@@ -38,7 +38,7 @@ WRITE_SPANS = 5_000  # spans per transaction when the buffer is written out
 
 
 class BufferedStoreExporter(_CountingExporter):
-    """Writes each batch to a :class:`PostgresTraceStore`, holding what it cannot write yet.
+    """Writes each batch to a shared store (``capabilities.shared``), holding what it cannot write yet.
 
     Args:
         store: the shared store.
@@ -47,7 +47,7 @@ class BufferedStoreExporter(_CountingExporter):
         shutdown_s: how long closing waits for the store to take what is held.
     """
 
-    def __init__(self, store: PostgresTraceStore, *, capacity: int = BUFFER_SPANS, retry_s: float = 0.25,
+    def __init__(self, store: TraceStoreProtocol, *, capacity: int = BUFFER_SPANS, retry_s: float = 0.25,
                  max_retry_s: float = 2.0, shutdown_s: float = 5.0) -> None:
         super().__init__(f"store {store.location}")
         self.store = store

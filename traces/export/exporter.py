@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from searchtrace.traces.store.sqlite import TraceStore
+from searchtrace.traces.store.protocol import TraceStoreProtocol
 
 log = logging.getLogger(__name__)
 
@@ -122,15 +122,15 @@ class _CountingExporter(SpanExporter):
 
 
 class StoreSpanExporter(_CountingExporter):
-    """Writes each export batch to a TraceStore in one transaction.
+    """Writes each export batch to a local trace store in one transaction.
 
     Args:
         store: the store; it connects on the first export, in the exporting thread.
         retry_s: how long a batch keeps retrying while another process holds the store's lock.
     """
 
-    def __init__(self, store: TraceStore, *, retry_s: float = 30.0) -> None:
-        super().__init__(f"store {store.path}")
+    def __init__(self, store: TraceStoreProtocol, *, retry_s: float = 30.0) -> None:
+        super().__init__(f"store {store.location}")
         self.store = store
         self.retry_s = retry_s
         self._shutdown = False
@@ -158,14 +158,8 @@ class StoreSpanExporter(_CountingExporter):
 
     def _replace_damaged(self, exc: BaseException) -> bool:
         """Move a damaged store aside and start a new one (once per exporter); True when done."""
-        from searchtrace.traces.store.damage import set_aside_damaged
-
         self._set_aside = True
-        self.store.close()
-        if set_aside_damaged(self.store.path, exc) is None:
-            return False
-        self.store.reset()
-        return True
+        return self.store.set_aside_damaged(exc)
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True  # every export commits before returning
@@ -175,7 +169,7 @@ class StoreSpanExporter(_CountingExporter):
         try:
             self.store.close()
         except Exception as exc:  # noqa: BLE001
-            log.warning("closing the trace store %s failed: %s", self.store.path, exc)
+            log.warning("closing the trace store %s failed: %s", self.store.location, exc)
 
 
 class SafeExporter(_CountingExporter):

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcesso
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from searchtrace import environment as names
-from searchtrace.database import StoreUrl, database, resolve_store_url
+from searchtrace.database import StoreUrl, resolve_store_url
 from searchtrace.envvalues import choice, flag, integer, number, pick, text
 from searchtrace.errors import BackendUnavailable, ConfigError
 from searchtrace.home import Home
@@ -31,9 +31,8 @@ from searchtrace.traces.export.deferred import DeferredAttributes, Materializing
 from searchtrace.traces.export.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
 from searchtrace.traces.spans.attributes import CaptureConfig
 from searchtrace.traces.spans.openinference import OpenInferenceExporter
-from searchtrace.traces.store.postgres import PostgresTraceStore
+from searchtrace.traces.store.opening import open_trace_store
 from searchtrace.traces.store.protocol import TraceStoreProtocol
-from searchtrace.traces.store.sqlite import TraceStore
 
 OTLP_ENDPOINT_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, names.OTEL_EXPORTER_OTLP_ENDPOINT)
 OTLP_PROTOCOL_VARS = (names.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, names.OTEL_EXPORTER_OTLP_PROTOCOL)
@@ -247,7 +246,7 @@ class TraceHandles:
         """Check a shared store at start: refuse one whose schema this client cannot use (raises
         ``StoreVersionError``); a store out of reach is no reason not to start (its spans are held until it
         answers): a one-line warning for it, else None."""
-        if not isinstance(self.store, PostgresTraceStore):
+        if self.store is None or not self.store.capabilities.shared:
             return None
         try:
             self.store.open()
@@ -283,18 +282,16 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: settings.service_name}),
                               span_limits=SpanLimits(max_span_attributes=settings.max_span_attributes),
                               shutdown_on_exit=False)
-    store: TraceStore | PostgresTraceStore | None = None
+    store: TraceStoreProtocol | None = None
     exporters: list[StoreSpanExporter | BufferedStoreExporter | SafeExporter] = []
-    if settings.store and settings.store_url is not None:
-        store = PostgresTraceStore(database(settings.store_url))
-        exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer))
-    elif settings.store:
-        store = TraceStore(home.traces)
-        exporters.append(StoreSpanExporter(store, retry_s=settings.store_retry_s))
+    if settings.store:
+        store = open_trace_store(home.traces, settings.store_url)
+        exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer) if store.capabilities.shared
+                         else StoreSpanExporter(store, retry_s=settings.store_retry_s))
     deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
     processors: list[CountedProcessor] = []
     if exporters:
-        timeout_ms = store.busy_timeout_ms + 1000 if isinstance(store, TraceStore) else 30_000
+        timeout_ms = store.capabilities.write_timeout_ms if store is not None else 30_000
         processors.append(CountedProcessor(BatchSpanProcessor(
             MaterializingExporter(exporters[-1], deferred), schedule_delay_millis=settings.schedule_delay_ms,
             max_queue_size=settings.max_queue_size, export_timeout_millis=timeout_ms)))

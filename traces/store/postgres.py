@@ -4,7 +4,7 @@ for every process of a team pointed at one server (``--store postgresql://...``)
 A batch of spans is one transaction of array statements (see ``traces.store.postgres_sql``).
 Reads are single statements on pooled connections; ``scan`` and ``interactions`` read
 through a server-side cursor in one transaction, so they see one snapshot. Every
-filter is served by an index, and the document filter (:meth:`doc_traces`) covers the
+filter is served by an index, and the document filter covers the
 whole store along ``st_traces.doc_ids``' index. ``prune`` deletes in bounded batches, each its own
 transaction; PostgreSQL's autovacuum gives the space back to later writes.
 
@@ -17,12 +17,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.database import Database, check_version
 from searchtrace.traces.store import postgres_sql as sql
+from searchtrace.traces.store.filter_sql import POSTGRES, interactions_where, older_than
+from searchtrace.traces.store.filter_sql import where as filter_where
+from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
     EventRecord,
     Fetch,
@@ -32,16 +36,18 @@ from searchtrace.traces.store.records import (
     TraceDetail,
     TraceFilter,
     TraceSummary,
-    to_ns,
 )
-from searchtrace.traces.store.sqlite_sql import tuples, unpack
+from searchtrace.traces.store.rows import tuples, unpack
+from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 
 __all__ = ["PostgresTraceStore"]
 
 _NS_PER_DAY = 86_400 * 10**9
 PRUNE_BATCH = 500
 DOC_SORTED = 20_000
-"""Traces a document may be in for :meth:`PostgresTraceStore.doc_traces` to read them by index and sort them."""
+"""Traces a document may be in for the document filter to read them by index and sort them."""
+WRITE_TIMEOUT_MS = 30_000
+"""How long the export processor lets one write of a batch take (the buffer holds what the store cannot take)."""
 
 
 class PostgresTraceStore:
@@ -98,14 +104,25 @@ class PostgresTraceStore:
         with self.db.connection() as conn:
             return conn.execute(query, params).fetchall()
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """The shared store: buffered when out of reach, drops counted, space reused by autovacuum, the document
+        filter on an index."""
+        return Capabilities(shared=True, reclaims_space_on_prune=False, span_filters_cover_whole_store=True,
+                            documents_indexed=True, write_timeout_ms=WRITE_TIMEOUT_MS)
+
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
-        """Trace summaries matching ``flt``, newest first."""
-        where, params = sql.where(flt)
+        """Trace summaries matching ``flt``, newest first, its span-level filters over the whole store."""
+        if flt.attribute is not None:
+            return newest_matching(flt, self._page(flt.doc_id), self._span_attributes)
+        if flt.doc_id is not None:
+            return self._doc_traces(flt.doc_id, flt)
+        where, params = filter_where(flt, POSTGRES)
         rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
                           "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s", [*params, flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
 
-    def doc_traces(self, doc_id: str, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
+    def _doc_traces(self, doc_id: str, flt: TraceFilter) -> list[TraceSummary]:
         """Traces any of whose spans named document ``doc_id`` (in an id list), matching ``flt``, newest first,
         over the whole store.
 
@@ -115,7 +132,7 @@ class PostgresTraceStore:
         document in 200 of them: 318 ms instead of 1.)
         """
         self._ready()
-        where, params = sql.where(flt)
+        where, params = filter_where(flt, POSTGRES)
         columns = sql.SUMMARY_COLUMNS
         page = "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s"
         with self.db.connection() as conn, conn.transaction():
@@ -136,41 +153,33 @@ class PostgresTraceStore:
                                     [*params, [doc_id], flt.limit, flt.offset]).fetchall()
         return [sql.summary(r) for r in rows]
 
-    def attribute_traces(self, key: str, text: str, flt: TraceFilter = TraceFilter(),
-                         batch: int = 500) -> list[TraceSummary]:
-        """Traces one of whose spans has attribute ``key`` with ``text`` in its value (case-insensitive; an array's
-        items joined by ", "), matching ``flt``, newest first: the dashboard's attribute filter, over the whole
-        store. The attributes are stored packed, so the traces ``flt`` matches are read newest first, ``batch``
-        at a time, their spans' attributes unpacked here, until the page is full.
-        """
-        wanted, skip = text.casefold(), flt.offset
-        limit = flt.limit if flt.limit is not None else float("inf")
-        out: list[TraceSummary] = []
-        where, params = sql.where(flt)
-        after: tuple[int, str] | None = None
-        while len(out) < limit:
-            keyset = "(start_ns, trace_id) < (%s, %s)" if after else ""
-            clause = " AND ".join(x for x in (where.removeprefix(" WHERE "), keyset) if x)
-            rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{' WHERE ' + clause if clause else ''} "
-                              "ORDER BY start_ns DESC, trace_id DESC LIMIT %s", [*params, *(after or ()), batch])
-            if not rows:
-                break
-            summaries = [sql.summary(r) for r in rows]
-            spans = self._read("SELECT trace_id, attributes FROM st_spans WHERE trace_id = ANY(%s)",
-                               ([t.trace_id for t in summaries],))
-            hits = {trace_id for trace_id, packed in spans if _has(_unpack(packed), key, wanted)}
-            for summary in summaries:
-                if summary.trace_id in hits:
-                    if skip:
-                        skip -= 1
-                    elif len(out) < limit:
-                        out.append(summary)
-            after = (summaries[-1].start_ns, summaries[-1].trace_id)
-        return out
+    def _page(self, doc_id: str | None) -> Page:
+        """A page of the traces a filter's columns match (and, given, that name ``doc_id``), newest first: the
+        attribute filter reads the store this way, a batch at a time (``span_match.newest_matching``)."""
+
+        def page(flt: TraceFilter, after: tuple[int, str] | None, batch: int) -> list[TraceSummary]:
+            where, params = filter_where(flt, POSTGRES)
+            if doc_id is not None:
+                where, params = (f"{where} AND doc_ids @> %s" if where else " WHERE doc_ids @> %s"), [*params, [doc_id]]
+            if after is not None:
+                where, params = older_than(where, POSTGRES), [*params, *after]
+            rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
+                              "ORDER BY start_ns DESC, trace_id DESC LIMIT %s", [*params, batch])
+            return [sql.summary(r) for r in rows]
+
+        return page
+
+    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, Any]]:
+        """(trace id, attributes) of every span of ``trace_ids``, unpacked here (the server parses none of it)."""
+        rows = self._read("SELECT trace_id, attributes FROM st_spans WHERE trace_id = ANY(%s)", (trace_ids,))
+        return [(trace_id, _unpack(packed)) for trace_id, packed in rows]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time, from one snapshot."""
-        where, params = sql.where(flt)
+        if span_level(flt):
+            yield from filter_batches(self.scan(columns_only(flt), batch), flt, self._span_attributes)
+            return
+        where, params = filter_where(flt, POSTGRES)
         query = (f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} ORDER BY start_ns, trace_id "
                  "LIMIT %s OFFSET %s")
         for rows in self._cursor(query, [*params, flt.limit, flt.offset], batch):
@@ -185,13 +194,20 @@ class PostgresTraceStore:
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
-        where, params = sql.where(flt) if flt else ("", [])
+        if flt is not None and flt.attribute is not None:
+            return len(self.list_traces(replace(flt, limit=None, offset=0)))
+        if flt is not None and flt.doc_id is not None:
+            where, params = filter_where(flt, POSTGRES)
+            rows = self._read(f"SELECT count(*) FROM st_traces{where}{' AND' if where else ' WHERE'} doc_ids @> %s",
+                              [*params, [flt.doc_id]])
+            return int(rows[0][0]) if rows else 0
+        where, params = filter_where(flt, POSTGRES) if flt else ("", [])
         rows = self._read(f"SELECT count(*) FROM st_traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
     def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
         """A dataset's impressions and fetches, oldest first, ``batch`` traces at a time, from one snapshot."""
-        where, params = _interactions_where(flt)
+        where, params = interactions_where(flt, POSTGRES)
         sources = frozenset(flt.sources)
         query = (f"SELECT trace_id, start_ns, session_id, query, query_id, result_ids, fetched_ids, fetch_of, source "
                  f"FROM st_traces{where} ORDER BY start_ns, trace_id")
@@ -205,7 +221,7 @@ class PostgresTraceStore:
             yield out
 
     def count_interactions(self, flt: InteractionFilter) -> int:
-        where, params = _interactions_where(flt)
+        where, params = interactions_where(flt, POSTGRES)
         rows = self._read(f"SELECT count(*) FROM st_traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
@@ -281,23 +297,18 @@ class PostgresTraceStore:
                          "SET dropped = excluded.dropped, noted_at = now()", (host, pid, started_ns, dropped,
                                                                               buffer_size))
 
+    def set_aside_damaged(self, why: object) -> bool:
+        """False: the server keeps its own files whole; there is nothing to set aside."""
+        return False
+
+    def size_bytes(self) -> int | None:
+        """None: the server's disk is the server's to say."""
+        return None
+
     def dropped(self) -> int:
         """Spans every process has said it dropped while the store was out of reach."""
         rows = self._read("SELECT coalesce(sum(dropped), 0) FROM st_export_drops", ())
         return int(rows[0][0])
-
-
-def _interactions_where(flt: InteractionFilter) -> tuple[str, list[Any]]:
-    conds = ["dataset = %s", "status IS DISTINCT FROM 'ERROR'",
-             "(fetched_ids IS NOT NULL OR (result_ids IS NOT NULL AND source = ANY(%s)))"]
-    params: list[Any] = [flt.dataset, list(flt.sources)]
-    if flt.since is not None:
-        conds.append("start_ns >= %s")
-        params.append(to_ns(flt.since))
-    if flt.until is not None:
-        conds.append("start_ns < %s")
-        params.append(to_ns(flt.until))
-    return " WHERE " + " AND ".join(conds), params
 
 
 def _span(row: Sequence[Any]) -> SpanRecord:
@@ -307,15 +318,6 @@ def _span(row: Sequence[Any]) -> SpanRecord:
                       tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in _unpack(events)))
 
 
-def _has(attributes: dict[str, Any], key: str, wanted: str) -> bool:
-    """True when ``attributes[key]`` shown as text (an array's items joined by ", ") holds ``wanted`` (casefolded)."""
-    if key not in attributes:
-        return False
-    value = attributes[key]
-    shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
-    return wanted in shown.casefold()
-
-
 def _unpack(raw: bytes) -> Any:
-    """Packed JSON (``traces.store.sqlite_sql.pack``) as the driver returns ``bytea``: zlib's header, else UTF-8 text."""
+    """Packed JSON (``traces.store.rows.pack``) as the driver returns ``bytea``: zlib's header, else UTF-8 text."""
     return unpack(bytes(raw) if raw[:1] == b"\x78" else bytes(raw).decode())

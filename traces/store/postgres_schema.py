@@ -7,7 +7,7 @@ holds every span with its attributes and events packed as the SQLite store packs
 them (JSON, zlib-compressed above 1 KiB, by the writer's export thread), so the
 server parses none of it. ``st_traces.doc_ids`` lists every document id the
 trace's spans name (any id in an id list: candidates, results, fetches) under a
-GIN index; ``PostgresTraceStore.doc_traces`` chooses between that index and
+GIN index; the store's document filter chooses between that index and
 walking the newest traces. The spans' attributes carry no index: the attribute
 filter reads the spans of the traces the other filters leave. What each choice
 cost and saved is measured in BENCHMARKS.md ("The shared store on PostgreSQL").

@@ -5,7 +5,7 @@ the columns of the SQLite store's ``traces`` table, booleans as booleans and JSO
 ``jsonb``. A batch of spans is written in one transaction, its statements pipelined (sent
 without waiting for each answer: one round trip for the batch): a row per span, then one
 call of ``st_upsert_traces`` with a row per trace, which merges what the batch says of
-the trace with what the store holds as ``traces.store.sqlite_sql``'s statements do: a span that is
+the trace with what the store holds as the SQLite store's statements do: a span that is
 not the root widens the trace's window until the root comes, the root fills timing, kind
 and the served columns, the ``search`` span the search columns, and the documents the
 spans name join the trace's ``doc_ids``.
@@ -21,15 +21,10 @@ from typing import Any, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from searchtrace.names import Band
 from searchtrace.traces.spans import vocabulary as v
 from searchtrace.traces.spans.vocabulary import TraceKind
-from searchtrace.traces.store import sqlite_sql as lite
-from searchtrace.traces.store.records import TraceFilter, to_ns
-
-DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_IDS, v.RESULT_IDS,
-                         v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
-"""The array attributes that name documents: what the document filter finds a trace by."""
+from searchtrace.traces.store import rows as shared
+from searchtrace.traces.store.span_match import DOC_ID_KEYS
 
 INSERT_SPAN = """INSERT INTO st_spans VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b)
 ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name,
@@ -50,21 +45,21 @@ UPSERT_TRACES = "SELECT st_upsert_traces(" + ", ".join(f"%b::{t}[]" for t in TRA
 its index entries again): the root's columns when the batch has the root, the search span's when it has
 it, else what the trace already holds; the window widened by children until the root comes."""
 
-SUMMARY_COLUMNS = (f"{lite.SUMMARY_COLUMNS}, " + ", ".join(lite.NEWER_SUMMARY_COLUMNS))
+SUMMARY_COLUMNS = (f"{shared.SUMMARY_COLUMNS}, " + ", ".join(shared.NEWER_SUMMARY_COLUMNS))
 
 
 _NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")  # an escaped NUL, not an escaped backslash before "u0000"
 
 
 def _json(value: Any) -> str:
-    text = lite.dump(value)
+    text = shared.dump(value)
     return _NUL_ESCAPE.sub(r"\1\\ufffd", text) if "\\u0000" in text else text
 
 
 def _packed(value: Any) -> bytes:
     """A span's attributes or events as the SQLite store keeps them: JSON, zlib-compressed above 1 KiB (on the
     export thread, so the server stores bytes it need not parse)."""
-    packed = lite.pack(value)
+    packed = shared.pack(value)
     return packed.encode() if isinstance(packed, str) else packed
 
 
@@ -88,7 +83,7 @@ class _Trace:
     end: int
     resource: str | None
     spans: int = 0
-    root: tuple | None = None  # start, end, name, status, then lite.root_columns
+    root: tuple | None = None  # start, end, name, status, then shared.root_columns
     search: tuple | None = None  # _search's columns
     docs: dict[str, None] | None = None
 
@@ -123,7 +118,7 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
             trace = traces[trace_id] = _Trace(start, end, resources[id(span.resource)])
         trace.spans += 1
         if span.parent is None or span.parent.is_remote:
-            trace.root = (start, end, span.name, status, *lite.root_columns(span.name, attrs))
+            trace.root = (start, end, span.name, status, *shared.root_columns(span.name, attrs))
             trace.resource = resources[id(span.resource)]
         else:
             trace.start, trace.end = min(trace.start, start), max(trace.end, end)
@@ -159,58 +154,11 @@ def _trace_row(trace_id: str, t: _Trace) -> tuple:
 
 def _search(attrs: dict[str, Any]) -> tuple:
     (mode, query, fold, run_id, query_id, top_k, best, no_confident, degraded, bands, n_results, error_code, source,
-     dataset, result_ids, kind, cold) = lite.search_columns(attrs)
+     dataset, result_ids, kind, cold) = shared.search_columns(attrs)
     return (mode, query, fold, run_id, query_id, top_k, best, None if no_confident is None else bool(no_confident),
             degraded, bands, n_results, error_code, source, dataset, result_ids, kind, cold)
 
 
-def where(flt: TraceFilter) -> tuple[str, list[Any]]:
-    """The WHERE clause of a filter and its parameters (the same meaning as ``traces.store.sqlite_sql.where``)."""
-    conds: list[str] = []
-    params: list[Any] = []
-
-    def add(cond: str, *values: Any) -> None:
-        conds.append(cond)
-        params.extend(values)
-
-    if flt.since is not None:
-        add("start_ns >= %s", to_ns(flt.since))
-    if flt.until is not None:
-        add("start_ns < %s", to_ns(flt.until))
-    if flt.mode is not None:
-        add("mode = %s", flt.mode)
-    if flt.band is not None:
-        add("bands & %s != 0", lite.BAND_FLAG[flt.band])
-    if flt.best_band is not None:
-        higher = sum(lite.BAND_FLAG[b.value] for b in list(Band)[:list(Band).index(Band(flt.best_band))])
-        add("bands & %s != 0 AND bands & %s = 0", lite.BAND_FLAG[flt.best_band], higher)
-    if flt.no_confident is not None:
-        add("no_confident = %s", bool(flt.no_confident))
-    if isinstance(flt.degraded, bool):
-        add("degraded <> ''" if flt.degraded else "degraded = ''")
-    elif flt.degraded is not None:
-        add("strpos(degraded, %s) > 0", f",{flt.degraded},")
-    if flt.min_latency_ms is not None:
-        add("duration_ms >= %s", float(flt.min_latency_ms))
-    if flt.run_id is not None:
-        add("run_id = %s", flt.run_id)
-    if flt.query_text:
-        add("query_fold LIKE %s", "%" + _like(flt.query_text.casefold()) + "%")
-    if flt.sources:
-        add("source = ANY(%s)", list(flt.sources))
-    if flt.dataset is not None:
-        add("dataset = %s", flt.dataset)
-    if flt.kind is not None:
-        add("kind = %s", flt.kind.value)
-    if flt.errors is not None:
-        add("status = 'ERROR'" if flt.errors else "status IS DISTINCT FROM 'ERROR'")
-    return (" WHERE " + " AND ".join(conds) if conds else ""), params
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def summary(row: Sequence[Any]) -> Any:
     """A :class:`TraceSummary` of a row read by :data:`SUMMARY_COLUMNS`."""
-    return lite.summary(row)
+    return shared.summary(row)

@@ -1,15 +1,14 @@
 """What every trace store does, whichever holds the traces: the home's SQLite file or the shared PostgreSQL.
 
-``tests/test_trace_store.py`` runs one contract suite on both implementations
-(:class:`~searchtrace.traces.store.sqlite.TraceStore`,
-:class:`~searchtrace.traces.store.postgres.PostgresTraceStore`); what only one of them
-has (SQLite's integrity check and repair, PostgreSQL's document index and drop
-counts) is on that class alone.
+``tests/test_trace_store.py`` runs one contract suite on both implementations (``store.sqlite`` and
+``store.postgres``). What differs between them is a capability each declares (:class:`Capabilities`), which
+callers read in place of asking for a class; ``store.opening`` is the one place a backend is chosen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from opentelemetry.sdk.trace import ReadableSpan
@@ -23,7 +22,34 @@ from searchtrace.traces.store.records import (
     TraceSummary,
 )
 
-__all__ = ["TraceStoreProtocol"]
+__all__ = ["Capabilities", "TraceStoreProtocol"]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a store does that another may not: read these, never the store's class.
+
+    Attributes:
+        shared: processes of several machines write it over the network (the team's store). A write may find
+            it out of reach, so the exporter holds spans in a bounded buffer (``export.buffered``) and says how
+            many it dropped (:meth:`TraceStoreProtocol.note_dropped`), and its schema is checked when a
+            process starts.
+        reclaims_space_on_prune: ``prune`` gives the freed space back to the file system (the SQLite file
+            shrinks, :meth:`TraceStoreProtocol.size_bytes` says by how much); else the server reuses it for
+            later writes (PostgreSQL's autovacuum).
+        span_filters_cover_whole_store: the document and attribute filters look at every stored trace, not
+            only the newest. Both stores do.
+        documents_indexed: the document filter reads an index (the shared store's ``doc_ids``), not the spans
+            of each trace the other filters match.
+        write_timeout_ms: how long one write of a batch may take before the export processor gives up on it
+            (the local store: its busy timeout and a second).
+    """
+
+    shared: bool
+    reclaims_space_on_prune: bool
+    span_filters_cover_whole_store: bool
+    documents_indexed: bool
+    write_timeout_ms: int
 
 
 class TraceStoreProtocol(Protocol):
@@ -34,7 +60,14 @@ class TraceStoreProtocol(Protocol):
         """Where the traces are, as shown to people (a path, or a URL with its password masked)."""
         ...
 
+    @property
+    def capabilities(self) -> Capabilities: ...
+
     def open(self) -> TraceStoreProtocol: ...
+
+    def reset(self) -> None:
+        """Forget connections and checks: the next use sets the store up afresh."""
+        ...
 
     def close(self) -> None: ...
 
@@ -60,3 +93,19 @@ class TraceStoreProtocol(Protocol):
 
     def prune(self, older_than_days: float | None = None, keep_last: int | None = None, *,
               now_ns: int | None = None, reclaim: bool = True) -> int: ...
+
+    def size_bytes(self) -> int | None:
+        """What the store takes on disk, when it can say (the local file's size), else None."""
+        ...
+
+    def set_aside_damaged(self, why: object) -> bool:
+        """Move a damaged store aside and start a new one; True when done (a server's store: never)."""
+        ...
+
+    def note_dropped(self, host: str, pid: int, started_ns: int, dropped: int, buffer_size: int) -> None:
+        """Record how many spans a process dropped while the store was out of reach (its running total)."""
+        ...
+
+    def dropped(self) -> int:
+        """Spans every process has said it dropped while the store was out of reach."""
+        ...

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from searchtrace.database import StoreUrl, database
+from searchtrace.database import StoreUrl
 from searchtrace.errors import SearchtraceError
 from searchtrace.traces.store.damage import is_damaged
+from searchtrace.traces.store.opening import existing_trace_store, open_trace_store
 from searchtrace.traces.store.protocol import TraceStoreProtocol
-from searchtrace.traces.store.sqlite import TraceStore
 
 __all__ = ["reading"]
 
@@ -27,17 +27,14 @@ def reading(path: str | Path, url: StoreUrl | None = None) -> Iterator[TraceStor
         BackendUnavailable: the shared store cannot be reached.
     """
     if url is not None:
-        from searchtrace.traces.store.postgres import PostgresTraceStore
-
-        yield PostgresTraceStore(database(url)).open()
+        yield open_trace_store(path, url).open()
         return
-    path = Path(path)
-    if not path.exists():
+    store = existing_trace_store(path)
+    if store is None:
         yield None
         return
-    if is_damaged(path):
+    if is_damaged(Path(path)):
         raise SearchtraceError(f"trace store {path} is damaged: run `searchtrace traces repair`")
-    store = TraceStore(path)
     try:
         yield store
     finally:

@@ -34,6 +34,10 @@ class TraceFilter:
         dataset: searches of this dataset (its folder name, ``searchtrace.dataset``).
         kind: traces of this kind only (None: every kind).
         errors: True for traces whose root span ended in error, False for the others.
+        doc_id: traces one of whose spans names this document in a document id list (candidates, results,
+            fetches: ``span_match.DOC_ID_KEYS``).
+        attribute: (key, text): traces one of whose spans has attribute ``key`` with ``text`` in its value
+            (case-insensitive; an array's items joined by ", ").
         limit: most traces returned (None: all).
         offset: traces skipped first.
     """
@@ -52,6 +56,8 @@ class TraceFilter:
     dataset: str | None = None
     kind: TraceKind | None = None
     errors: bool | None = None
+    doc_id: str | None = None
+    attribute: tuple[str, str] | None = None
     limit: int | None = 50
     offset: int = 0
 
@@ -64,6 +70,8 @@ class TraceFilter:
             raise ValueError(f"sources must be among {', '.join(x.value for x in Source)}, got {unknown[0]!r}")
         if self.kind is not None and not isinstance(self.kind, TraceKind):
             raise ValueError(f"kind must be one of {', '.join(k.value for k in TraceKind)}, got {self.kind!r}")
+        if self.attribute is not None and (len(self.attribute) != 2 or not self.attribute[0]):
+            raise ValueError(f"attribute must be (key, text) with a key, got {self.attribute!r}")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
 

@@ -28,12 +28,15 @@ import sqlite3
 import threading
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.store import sqlite_sql as sql
+from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
+from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
     EventRecord,
     Fetch,
@@ -45,6 +48,8 @@ from searchtrace.traces.store.records import (
     TraceSummary,
     to_ns,
 )
+from searchtrace.traces.store.rows import span_record, summary, tuples, unpack
+from searchtrace.traces.store.span_match import columns_only, filter_batches, newest_matching, span_level
 from searchtrace.traces.store.writers import WriterMark, register
 
 __all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "Fetch", "Impression", "InteractionFilter", "SpanRecord", "TraceDetail",
@@ -133,14 +138,22 @@ class TraceStore:
             conn.executemany(sql.COUNT_SPANS, p.trace_ids)
         return len(p.spans)
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """The home's file: local, shrunk by prune, the span-level filters read from the spans."""
+        return Capabilities(shared=False, reclaims_space_on_prune=True, span_filters_cover_whole_store=True,
+                            documents_indexed=False, write_timeout_ms=self.busy_timeout_ms + 1000)
+
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
-        """Trace summaries matching ``flt``, newest first."""
+        """Trace summaries matching ``flt``, newest first, its span-level filters over the whole store."""
+        if span_level(flt):
+            return newest_matching(flt, self._page, self._span_attributes)
         columns = self._columns()
-        where, params = sql.where(flt, columns)
+        where, params = _where(flt, columns)
         query = (f"SELECT {sql.summary_columns(columns)} FROM traces{where} ORDER BY start_ns DESC, trace_id DESC "
                  "LIMIT ? OFFSET ?")
         rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
-        return [sql.summary(r) for r in rows]
+        return [summary(r) for r in rows]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time (for progress over many).
@@ -148,28 +161,53 @@ class TraceStore:
         One statement reads them all, so they come from one snapshot of the store
         whatever is written meanwhile; the filter's limit and offset apply.
         """
+        if span_level(flt):
+            yield from filter_batches(self.scan(columns_only(flt), batch), flt, self._span_attributes)
+            return
         columns = self._columns()
-        where, params = sql.where(flt, columns)
+        where, params = _where(flt, columns)
         query = f"SELECT {sql.summary_columns(columns)} FROM traces{where} ORDER BY start_ns, trace_id LIMIT ? OFFSET ?"
         cursor = self._execute(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         if cursor is None:
             return
         try:
             while rows := cursor.fetchmany(batch):
-                yield [sql.summary(r) for r in rows]
+                yield [summary(r) for r in rows]
         finally:
             cursor.close()
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
+        if flt is not None and span_level(flt):
+            return len(self.list_traces(replace(flt, limit=None, offset=0)))
         columns = self._columns()
         if flt is not None and sql.only_searches(flt) and "kind" in columns:
             # nearly every trace is a search: all of them less the few that are not, both counted on an index
             rows = self._read(f"SELECT ({sql.COUNT_ALL}) - ({sql.COUNT_NOT_SEARCH})", ())
         else:
-            where, params = sql.where(flt, columns) if flt else ("", [])
+            where, params = _where(flt, columns) if flt else ("", [])
             rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
+
+    def _page(self, flt: TraceFilter, after: tuple[int, str] | None, batch: int) -> list[TraceSummary]:
+        """Up to ``batch`` summaries the filter's columns match, newest first, listed after ``after``."""
+        columns = self._columns()
+        where, params = _where(flt, columns)
+        if after is not None:
+            where, params = older_than(where, SQLITE), [*params, *after]
+        rows = self._read(f"SELECT {sql.summary_columns(columns)} FROM traces{where} "
+                          "ORDER BY start_ns DESC, trace_id DESC LIMIT ?", [*params, batch])
+        return [summary(r) for r in rows]
+
+    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, Any]]:
+        """(trace id, attributes) of every span of ``trace_ids``."""
+        out: list[tuple[str, Any]] = []
+        for start in range(0, len(trace_ids), 500):
+            chunk = trace_ids[start:start + 500]
+            rows = self._read(f"SELECT trace_id, attributes FROM spans WHERE trace_id IN ({','.join('?' * len(chunk))})",
+                              chunk)
+            out.extend((trace_id, unpack(packed)) for trace_id, packed in rows)
+        return out
 
     def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
         """A dataset's impressions (searches that answered, with the ids they showed) and fetches (with the ids
@@ -178,7 +216,7 @@ class TraceStore:
         Read from the ``traces`` table's columns alone, along its (dataset, start_ns) index: no span is unpacked.
         A store no writer has brought to schema 3 yet holds none.
         """
-        where, params = sql.interactions_where(flt)
+        where, params = interactions_where(flt, SQLITE)
         cursor = self._execute(f"SELECT {sql.INTERACTION_COLUMNS} FROM traces{where} ORDER BY start_ns, trace_id",
                                params)
         if cursor is None:
@@ -192,7 +230,7 @@ class TraceStore:
 
     def count_interactions(self, flt: InteractionFilter) -> int:
         """How many traces :meth:`interactions` reads for ``flt`` (for progress)."""
-        where, params = sql.interactions_where(flt)
+        where, params = interactions_where(flt, SQLITE)
         rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
@@ -223,8 +261,8 @@ class TraceStore:
             return None
         row = rows[0]
         spans = self._read("SELECT * FROM spans WHERE trace_id = ? ORDER BY start_ns, span_id", (trace_id,))
-        return TraceDetail(sql.summary(row[:-1]), tuple(sql.span_record(s) for s in spans),
-                           sql.tuples(sql.unpack(row[-1] or "{}")))
+        return TraceDetail(summary(row[:-1]), tuple(span_record(s) for s in spans),
+                           tuples(unpack(row[-1] or "{}")))
 
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
         """(trace id, span name, ms) of the spans named ``names`` in the given traces (no attributes read)."""
@@ -330,6 +368,31 @@ class TraceStore:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return True
 
+    def size_bytes(self) -> int | None:
+        """The file's size (0 before a writer made it)."""
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def set_aside_damaged(self, why: object) -> bool:
+        """Close, move the damaged file aside (``damage.set_aside_damaged``) and start afresh; False when it cannot
+        be moved."""
+        from searchtrace.traces.store.damage import set_aside_damaged
+
+        self.close()
+        if set_aside_damaged(self.path, why) is None:
+            return False
+        self.reset()
+        return True
+
+    def note_dropped(self, host: str, pid: int, started_ns: int, dropped: int, buffer_size: int) -> None:
+        """Nothing to note: the local store is never out of reach, so no span waits for it in a buffer."""
+
+    def dropped(self) -> int:
+        """0: no process buffers spans for the local store (see :meth:`note_dropped`)."""
+        return 0
+
     def integrity_check(self) -> bool:
         """True when SQLite's ``PRAGMA integrity_check`` finds nothing wrong."""
         try:
@@ -427,6 +490,11 @@ class TraceStore:
             conn.close()
             raise
         return conn
+
+
+def _where(flt: TraceFilter, columns: frozenset[str]) -> tuple[str, list]:
+    """The filter's WHERE clause on a store with ``columns`` (an older schema's kind computed from the others)."""
+    return where(flt, SQLITE, kind_column=kind_column(columns, sql.LEGACY_KIND))
 
 
 def _after_fork(store: TraceStore | None) -> None:

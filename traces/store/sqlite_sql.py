@@ -31,44 +31,36 @@ reading the wide table rows, which lie scattered among span pages (about
 30 ms instead of 200 ms at 100,000 traces). Equality filters have their own
 (column, start_ns) indexes.
 
-Encoding runs on the export thread while searches run, and what that thread
-holds the GIL for is time a search may wait: orjson (a dependency) writes a
-span's JSON in a tenth of the stdlib's time. The stdlib writes what orjson
-refuses (integers over 64 bits); orjson writes NaN and infinities as ``null``.
+The rows' encoding and the records read back are ``traces.store.rows``'s (the shared store's too); the
+filter's WHERE clause is ``traces.store.filter_sql``'s.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Collection, Iterator, Mapping, Sequence
+from typing import Any, Collection, Iterator, Sequence
 
 import orjson
 from opentelemetry.sdk.trace import ReadableSpan
 
-from searchtrace.names import Band
 from searchtrace.traces.spans import vocabulary as v
 from searchtrace.traces.spans.vocabulary import TraceKind
-from searchtrace.traces.store.records import (
-    EventRecord,
-    Fetch,
-    Impression,
-    InteractionFilter,
-    SpanRecord,
-    TraceFilter,
-    TraceSummary,
-    to_ns,
+from searchtrace.traces.store.records import Fetch, Impression, TraceFilter
+from searchtrace.traces.store.rows import (
+    NEWER_SUMMARY_COLUMNS,
+    SUMMARY_COLUMNS,
+    dump,
+    pack,
+    root_columns,
+    search_columns,
 )
 
 SCHEMA_VERSION = 4
 """1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:
 ``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches). 4:
 ``traces.kind``, ``traces.cold`` and ``traces.status_code``."""
-BAND_FLAG = {b.value: 1 << i for i, b in enumerate(Band)}  # high 1, medium 2, low 4: stored, never reorder
-PACK_ABOVE = 1024
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -124,8 +116,6 @@ KEPT_FROM_ROOT = ("error_code", "source")
 _SET_SEARCH = ", ".join(f"{c} = coalesce(?, {c})" if c in KEPT_FROM_ROOT else f"{c} = ?" for c in SEARCH_COLUMNS)
 UPDATE_SEARCH = f"UPDATE traces SET {_SET_SEARCH} WHERE trace_id = ?"
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
-SUMMARY_COLUMNS = ("trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, "
-                   "best_score, no_confident, degraded, bands, n_results, error_code, n_spans")
 
 
 @dataclass(frozen=True)
@@ -204,67 +194,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
-def where(flt: TraceFilter, columns: Collection[str] | None = None) -> tuple[str, list]:
-    """The WHERE clause and its parameters for a filter; ``columns``: the store's (None: this schema's)."""
-    conds: list[str] = []
-    params: list[Any] = []
-
-    def add(cond: str, *values: Any) -> None:
-        conds.append(cond)
-        params.extend(values)
-
-    if flt.since is not None:
-        add("start_ns >= ?", to_ns(flt.since))
-    if flt.until is not None:
-        add("start_ns < ?", to_ns(flt.until))
-    if flt.mode is not None:
-        add("mode = ?", flt.mode)
-    if flt.band is not None:
-        add("bands & ? != 0", BAND_FLAG[flt.band])
-    if flt.best_band is not None:  # bands are listed best first: none of the ones before it
-        higher = sum(BAND_FLAG[b.value] for b in list(Band)[:list(Band).index(Band(flt.best_band))])
-        add("bands & ? != 0 AND bands & ? = 0", BAND_FLAG[flt.best_band], higher)
-    if flt.no_confident is not None:
-        add("no_confident = ?", int(flt.no_confident))
-    if isinstance(flt.degraded, bool):
-        add("degraded != ''" if flt.degraded else "degraded = ''")
-    elif flt.degraded is not None:
-        add("instr(degraded, ?) > 0", f",{flt.degraded},")
-    if flt.min_latency_ms is not None:
-        add("duration_ms >= ?", float(flt.min_latency_ms))
-    if flt.run_id is not None:
-        add("run_id = ?", flt.run_id)
-    if flt.query_text:
-        add("instr(query_fold, ?) > 0", flt.query_text.casefold())
-    if flt.sources:
-        add(f"source IN ({','.join('?' * len(flt.sources))})", *flt.sources)
-    if flt.dataset is not None:
-        add("dataset = ?", flt.dataset)
-    if flt.kind is not None:  # searches are nearly every trace: their kind narrows nothing, so no index on it
-        column = "kind" if columns is None or "kind" in columns else LEGACY_KIND
-        add(f"{'+' if flt.kind is TraceKind.SEARCH else ''}{column} = ?", flt.kind.value)
-    if flt.errors is not None:
-        add("status = 'ERROR'" if flt.errors else "status IS NOT 'ERROR'")
-    return (" WHERE " + " AND ".join(conds) if conds else ""), params
-
-
 INTERACTION_COLUMNS = "trace_id, start_ns, session_id, query, query_id, result_ids, fetched_ids, fetch_of, source"
-
-
-def interactions_where(flt: InteractionFilter) -> tuple[str, list]:
-    """The WHERE clause (and parameters) of a dataset's impressions and fetches: along the (dataset, start_ns)
-    index, searches that answered through ``flt.sources`` and fetches that answered."""
-    marks = ",".join("?" * len(flt.sources)) or "NULL"
-    conds = ["dataset = ?", "coalesce(status, '') != 'ERROR'",
-             f"(fetched_ids IS NOT NULL OR (result_ids IS NOT NULL AND source IN ({marks})))"]
-    params: list[Any] = [flt.dataset, *flt.sources]
-    if flt.since is not None:
-        conds.append("start_ns >= ?")
-        params.append(to_ns(flt.since))
-    if flt.until is not None:
-        conds.append("start_ns < ?")
-        params.append(to_ns(flt.until))
-    return " WHERE " + " AND ".join(conds), params
 
 
 def interactions(rows: Sequence[Sequence[Any]], sources: frozenset[str]) -> list[Impression | Fetch]:
@@ -279,38 +209,6 @@ def interactions(rows: Sequence[Sequence[Any]], sources: frozenset[str]) -> list
     return out
 
 
-_ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
-
-
-def dump(value: Any) -> str:
-    return _encode(value).decode()
-
-
-def _encode(value: Any) -> bytes:
-    """Compact UTF-8 JSON by orjson; the stdlib for anything orjson refuses."""
-    try:
-        return orjson.dumps(value, option=_ORJSON_OPTIONS)
-    except TypeError:  # a type orjson does not know, an integer over 64 bits
-        pass
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def pack(value: Any) -> str | bytes:
-    # A retriever span carries ~4 KB of candidate JSON; zlib level 1 stores it in under half
-    # (and releases the GIL while it works). Small JSON stays text so json_extract() works on
-    # it in the sqlite3 shell.
-    raw = _encode(value)
-    return zlib.compress(raw, 1) if len(raw) > PACK_ABOVE else raw.decode()
-
-
-def unpack(raw: str | bytes) -> Any:
-    return json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
-
-
-def tuples(attributes: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: tuple(x) if isinstance(x, list) else x for k, x in attributes.items()}
-
-
 def span_row(span: ReadableSpan) -> tuple:
     ctx = span.context
     events = [{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in span.events]
@@ -319,39 +217,6 @@ def span_row(span: ReadableSpan) -> tuple:
     return (format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"), parent, span.name, span.kind.name,
             span.start_time, span.end_time, span.status.status_code.name, span.status.description, scope,
             pack(dict(span.attributes or {})), pack(events))
-
-
-def search_columns(attrs: Mapping[str, Any]) -> tuple:
-    """The ``traces`` columns a ``search`` span fills, in SEARCH_COLUMNS order."""
-    query = attrs.get(v.INPUT_VALUE)
-    no_confident = attrs.get(v.NO_CONFIDENT_RESULTS)
-    degraded = list(attrs.get(v.DEGRADED, ()))
-    bands = 0
-    for band in attrs.get(v.RESULT_BANDS, ()):
-        bands |= BAND_FLAG.get(band, 0)
-    ids = attrs.get(v.RESULT_IDS)
-    return (attrs.get(v.MODE), query, query.casefold() if isinstance(query, str) else None, attrs.get(v.RUN_ID),
-            attrs.get(v.QUERY_ID), attrs.get(v.TOP_K), attrs.get(v.BEST_SCORE),
-            None if no_confident is None else int(bool(no_confident)), f",{','.join(degraded)}," if degraded else "",
-            bands, None if ids is None else len(ids), attrs.get(v.ERROR_CODE), attrs.get(v.SOURCE),
-            attrs.get(v.DATASET), None if ids is None else dump(list(ids)), TraceKind.SEARCH.value,
-            _flag(attrs.get(v.SEARCH_COLD)))
-
-
-def summary(row: Sequence[Any]) -> TraceSummary:
-    (trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, best_score,
-     no_confident, degraded, bands, n_results, error_code, n_spans, root_name, source, kind, cold, status_code) = row
-    return TraceSummary(trace_id, start_ns, duration_ms, bool(has_root), status, mode, query, run_id, query_id, top_k,
-                        best_score, None if no_confident is None else bool(no_confident),
-                        tuple(d for d in degraded.split(",") if d), tuple(b for b in BAND_FLAG if bands & BAND_FLAG[b]),
-                        n_results, error_code, n_spans, root_name, source, _kind(kind), _flag(cold), status_code)
-
-
-def span_record(row: Sequence[Any]) -> SpanRecord:
-    (trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope, attributes, events) = row
-    return SpanRecord(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status, message, scope,
-                      tuples(unpack(attributes)),
-                      tuple(EventRecord(e["name"], e["time_ns"], tuples(e["attributes"])) for e in unpack(events)))
 
 
 # --- schema 4: what a trace is, cold searches, what a served request answered ---------------
@@ -371,10 +236,6 @@ list's order: a count reads no table row, and a rare kind or errors only are fou
 COUNT_ALL = "SELECT count(*) FROM traces"
 COUNT_NOT_SEARCH = "SELECT count(*) FROM traces WHERE kind IS NULL OR kind < 'search' OR kind > 'search'"
 """The traces that are not searches, along :data:`KIND_INDEXES`' kind index (three short ranges)."""
-NEWER_SUMMARY_COLUMNS = ("root_name", "source", "kind", "cold", "status_code")
-"""Summary columns after :data:`SUMMARY_COLUMNS`; a store of an older schema reads NULL for those it lacks."""
-
-
 def summary_columns(columns: Collection[str] | None = None) -> str:
     """The SELECT list of a :class:`TraceSummary` from a store with ``columns`` (None: this schema's)."""
     newer = [c if columns is None or c in columns else f"NULL AS {c}" for c in NEWER_SUMMARY_COLUMNS]
@@ -386,29 +247,3 @@ def only_searches(flt: TraceFilter) -> bool:
     return flt.kind is TraceKind.SEARCH and replace(flt, kind=None, limit=None, offset=0) == TraceFilter(limit=None)
 
 
-def root_kind(name: str) -> TraceKind:
-    """The kind a trace is by its root span's name (a search span stored under another root makes it a search)."""
-    return (TraceKind.MODEL_LOAD if name == v.EMBEDDER_LOAD_SPAN else TraceKind.SEARCH if name == v.SEARCH_SPAN
-            else TraceKind.OTHER)
-
-
-def root_columns(name: str, attrs: Mapping[str, Any]) -> tuple:
-    """The columns a root span fills beside its timing, for :data:`UPSERT_ROOT`: session_id, fetched_ids,
-    fetch_of, dataset (a served fetch's; a search's own comes from its search span), then the trace's kind,
-    source, error code and HTTP status."""
-    fetched = attrs.get(v.FETCH_IDS)
-    status = attrs.get(v.HTTP_RESPONSE_STATUS_CODE)
-    return (attrs.get(v.MCP_SESSION_ID), None if fetched is None else dump(list(fetched)), attrs.get(v.FETCH_OF),
-            attrs.get(v.DATASET), root_kind(name).value, attrs.get(v.SOURCE), attrs.get(v.ERROR_CODE),
-            status if isinstance(status, int) else None)
-
-
-def _flag(value: Any) -> bool | None:
-    return None if value is None else bool(value)
-
-
-def _kind(value: str | None) -> TraceKind | None:
-    try:
-        return None if value is None else TraceKind(value)
-    except ValueError:  # a kind a newer version stored
-        return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -264,9 +265,9 @@ def test_back_and_forward_reopen_the_same_pair_query_and_trace(server, browser, 
 def test_a_span_link_pasted_into_a_fresh_browser_opens_that_span(server, browser, run_ids, dashboard_home):
     from headless_chromium import Chromium
 
-    from searchtrace.dashboard.data import list_traces, waterfall
+    from searchtrace.dashboard.data import SEARCHES, list_traces, waterfall
 
-    trace_id = list_traces(dashboard_home, limit=3)["trace_id"].iloc[2]
+    trace_id = list_traces(dashboard_home, replace(SEARCHES, limit=3))["trace_id"].iloc[2]
     spans = waterfall(dashboard_home, trace_id).spans
     browser.open(f"{server}/traces?trace={trace_id}")
     settle(browser, "Traces", "Span tree")
@@ -281,9 +282,9 @@ def test_a_span_link_pasted_into_a_fresh_browser_opens_that_span(server, browser
 
 
 def test_traces_pick_then_filter_never_shows_another_trace(server, browser, run_ids, dashboard_home):
-    from searchtrace.dashboard.data import list_traces
+    from searchtrace.dashboard.data import SEARCHES, list_traces
 
-    listed = list_traces(dashboard_home, limit=200)
+    listed = list_traces(dashboard_home, replace(SEARCHES, limit=200))
     row = int((listed["run_id"] == run_ids["base"]).to_numpy().argmax())  # a trace of base, not of fast
     picked = listed["trace_id"].iloc[row]
     browser.open(f"{server}/traces")
