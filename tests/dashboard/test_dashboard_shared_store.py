@@ -1,5 +1,5 @@
-"""The dashboard on the shared store: the document and attribute filters cover every trace (the home's file
-looks among the newest 500), a trace older than that opens, and a store that cannot be used is named in the
+"""The dashboard on the shared store: the document and attribute filters cover every trace (the store's own
+filters, as on the home's file), a trace older than the newest 500 opens, and a store that cannot be used is named in the
 sidebar while the home's runs still show."""
 
 from __future__ import annotations
