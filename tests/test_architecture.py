@@ -175,6 +175,14 @@ def test_exports_are_listed_once_and_each_loads(package):
         module.no_such_name  # noqa: B018
 
 
+def test_a_module_of_a_subpackage_exported_by_its_package_loads_as_itself():
+    """``from searchtrace.traces import vocabulary`` gives ``traces/spans/vocabulary.py``, as before the grouping."""
+    import searchtrace.traces as traces
+
+    assert traces.vocabulary is importlib.import_module("searchtrace.traces.spans.vocabulary")
+    assert traces.attributes is importlib.import_module("searchtrace.traces.spans.attributes")
+
+
 def test_exports_reads_a_type_checking_block():
     from searchtrace._lazy import _declared
 

@@ -1,8 +1,9 @@
 """SearchTrace: every search stage as an OpenTelemetry span, stored locally and exported over OTLP.
 
 This is the package's public API: the span vocabulary and the pure attribute
-builders (modules), the tracer provider and its settings, the local store and
-the records it returns. Names load their module on first use, so importing the
+builders (modules), the tracer provider and its settings, the trace store (the
+opener that chooses its backend, the protocol and the capabilities it declares)
+and the records it returns. Names load their module on first use, so importing the
 package does not start the OpenTelemetry SDK.
 """
 

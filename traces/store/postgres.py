@@ -37,7 +37,7 @@ from searchtrace.traces.store.records import (
     TraceFilter,
     TraceSummary,
 )
-from searchtrace.traces.store.rows import tuples, unpack
+from searchtrace.traces.store.rows import packed_json, tuples, unpack
 from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 
 __all__ = ["PostgresTraceStore"]
@@ -169,10 +169,11 @@ class PostgresTraceStore:
 
         return page
 
-    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, Any]]:
-        """(trace id, attributes) of every span of ``trace_ids``, unpacked here (the server parses none of it)."""
+    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, bytes]]:
+        """(trace id, attributes as JSON text) of every span of ``trace_ids``, unpacked here (the server parses
+        none of it)."""
         rows = self._read("SELECT trace_id, attributes FROM st_spans WHERE trace_id = ANY(%s)", (trace_ids,))
-        return [(trace_id, _unpack(packed)) for trace_id, packed in rows]
+        return [(trace_id, packed_json(packed)) for trace_id, packed in rows]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time, from one snapshot."""

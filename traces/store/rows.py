@@ -53,6 +53,13 @@ def unpack(raw: str | bytes) -> Any:
     return json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
 
 
+def packed_json(raw: str | bytes | memoryview) -> bytes:
+    """The JSON text of a packed value as either store returns it (SQLite: text, or zlib's bytes; PostgreSQL:
+    ``bytea`` of either), as UTF-8 bytes: zlib's header marks a compressed one (JSON never starts with "x")."""
+    data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    return zlib.decompress(data) if data[:1] == b"\x78" else data
+
+
 def tuples(attributes: Mapping[str, Any]) -> dict[str, Any]:
     return {k: tuple(x) if isinstance(x, list) else x for k, x in attributes.items()}
 

@@ -2,16 +2,20 @@
 attributes, the same way for every store.
 
 A store reads the traces its column filters match, newest first, a batch at a time, and the attributes of
-their spans; :func:`newest_matching` keeps the traces whose spans match until the page is full, so the
+their spans as JSON text; a span whose text holds neither the document id nor the attribute key cannot match
+and is not parsed (parsing was most of the time), and :func:`newest_matching` keeps the traces whose spans match until the page is full, so the
 filters cover the whole store, not only its newest traces. A store with an index for one of them (the
 shared store's documents) may narrow the batches first.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from searchtrace.traces.spans import vocabulary as v
 from searchtrace.traces.store.records import TraceFilter, TraceSummary
@@ -26,8 +30,8 @@ DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_ID
 Page = Callable[[TraceFilter, "tuple[int, str] | None", int], list[TraceSummary]]
 """Reads up to ``batch`` summaries the filter's columns match, newest first, older than the (start_ns,
 trace_id) given (None: from the newest)."""
-SpanAttributes = Callable[[list[str]], Iterable[tuple[str, Mapping[str, Any]]]]
-"""Reads (trace id, attributes) of every span of the traces given."""
+SpanAttributes = Callable[[list[str]], Iterable[tuple[str, bytes]]]
+"""Reads (trace id, attributes as JSON text) of every span of the traces given."""
 
 
 def span_level(flt: TraceFilter) -> bool:
@@ -63,10 +67,19 @@ def _matches(spans: list[Mapping[str, Any]], flt: TraceFilter) -> bool:
     return True
 
 
+def _needles(flt: TraceFilter) -> tuple[bytes, ...]:
+    """What a span's attributes' JSON text holds if it can match: the document id or the attribute key, as JSON
+    writes them (quotes left off, so an id stored as a number is found too)."""
+    texts = [t for t in (flt.doc_id, flt.attribute[0] if flt.attribute else None) if t is not None]
+    return tuple(json.dumps(t, ensure_ascii=False)[1:-1].encode() for t in texts)
+
+
 def _matching(summaries: list[TraceSummary], flt: TraceFilter, attributes_of: SpanAttributes) -> list[TraceSummary]:
+    needles = _needles(flt)
     spans: dict[str, list[Mapping[str, Any]]] = {}
-    for trace_id, attributes in attributes_of([s.trace_id for s in summaries]):
-        spans.setdefault(trace_id, []).append(attributes)
+    for trace_id, text in attributes_of([s.trace_id for s in summaries]):
+        if any(needle in text for needle in needles):
+            spans.setdefault(trace_id, []).append(orjson.loads(text))
     return [s for s in summaries if _matches(spans.get(s.trace_id, []), flt)]
 
 

@@ -30,7 +30,7 @@ import time
 import weakref
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
@@ -48,7 +48,7 @@ from searchtrace.traces.store.records import (
     TraceSummary,
     to_ns,
 )
-from searchtrace.traces.store.rows import span_record, summary, tuples, unpack
+from searchtrace.traces.store.rows import packed_json, span_record, summary, tuples, unpack
 from searchtrace.traces.store.span_match import columns_only, filter_batches, newest_matching, span_level
 from searchtrace.traces.store.writers import WriterMark, register
 
@@ -199,14 +199,14 @@ class TraceStore:
                           "ORDER BY start_ns DESC, trace_id DESC LIMIT ?", [*params, batch])
         return [summary(r) for r in rows]
 
-    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, Any]]:
-        """(trace id, attributes) of every span of ``trace_ids``."""
-        out: list[tuple[str, Any]] = []
+    def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, bytes]]:
+        """(trace id, attributes as JSON text) of every span of ``trace_ids``."""
+        out: list[tuple[str, bytes]] = []
         for start in range(0, len(trace_ids), 500):
             chunk = trace_ids[start:start + 500]
             rows = self._read(f"SELECT trace_id, attributes FROM spans WHERE trace_id IN ({','.join('?' * len(chunk))})",
                               chunk)
-            out.extend((trace_id, unpack(packed)) for trace_id, packed in rows)
+            out.extend((trace_id, packed_json(packed)) for trace_id, packed in rows)
         return out
 
     def interactions(self, flt: InteractionFilter, batch: int = 10_000) -> Iterator[list[Impression | Fetch]]:
