@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from searchtrace.evals import EvalSettings, RunFolder
-from searchtrace.evals.execution import run_eval
-from searchtrace.evals.runfolder.journal import Journal
+from searchtrace.evals.runs.execution import run_eval
+from searchtrace.evals.runs.runfolder.journal import Journal
 from searchtrace.traces import TraceSettings, TraceStore
 
 pytestmark = pytest.mark.slow
@@ -168,7 +168,7 @@ def test_a_damaged_journal_line_is_searched_again(tmp_path, sample_config, model
 
 
 def test_an_interrupted_run_with_a_damaged_settings_file_is_skipped(tmp_path, sample_config, model, capsys):
-    from searchtrace.evals.execution.search import run_folder
+    from searchtrace.evals.runs.execution.loop import run_folder
 
     broken = RunFolder(sample_config.home.runs / "sample-fast-20250101T000000-broken")
     broken.create(SETTINGS)

@@ -13,7 +13,7 @@ import pytest
 
 from searchtrace.errors import error_object
 from searchtrace.evals import EvalSettings, RunFolder
-from searchtrace.evals.target import SEARCH_PATH, STATS_PATH, TargetRetriever, resolve_target
+from searchtrace.evals.runs.target import SEARCH_PATH, STATS_PATH, TargetRetriever, resolve_target
 from searchtrace.retriever import MAX_TOP_K
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
@@ -99,7 +99,7 @@ def config(tmp_path):
 
 
 def test_http_and_function_targets_give_one_run_folder_format(tmp_path, config):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     module = types.ModuleType("searchtrace_test_target")
     module.search = fake_search  # type: ignore[attr-defined]
@@ -159,7 +159,7 @@ def test_resolve_target_names_what_is_wrong():
 @pytest.mark.slow
 def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path, sample_config, sample_index_path,
                                                                          model):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever import open_retriever
 
     settings = EvalSettings(dataset=str(SAMPLE), mode="fast")  # the default depth, 100: recall@100 and map@100
@@ -188,7 +188,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
 
 
 def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     calls = {"n": 0, "stop_at": 40}
 
@@ -248,7 +248,7 @@ def _queries() -> int:
 def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns(tmp_path, config, capsys):
     """A target answering 10 results where 100 were asked (and the corpus has more): one warning with the
     counts, and the run records the depth it really scored."""
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     target = as_module(answering(10, asked), "searchtrace_test_ten")
@@ -268,7 +268,7 @@ def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns
 
 
 def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, capsys):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     target = as_module(answering(100, asked), "searchtrace_test_full")
@@ -289,7 +289,7 @@ def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, cap
 def test_a_service_is_asked_the_depth_up_to_its_stated_maximum(tmp_path, config, capsys, stats, limit, warning):
     """A service stating maxTopK below the eval's depth is asked for its maximum, with one warning; one
     stating none (a server older than the field) for the limit servers had then."""
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     server, url = serve(answering(200, asked), stats)

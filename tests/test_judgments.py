@@ -16,7 +16,7 @@ import pytest
 
 from searchtrace.cli import main
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.judgments import (
+from searchtrace.evals.labels.judgments import (
     DEFAULT_SCALE,
     JudgingFolder,
     JudgingSession,
@@ -27,7 +27,7 @@ from searchtrace.evals.judgments import (
     pair_labels,
     standing,
 )
-from searchtrace.evals.judgments.reservations import Reservations
+from searchtrace.evals.labels.judgments.queue.local import Reservations
 from searchtrace.retriever import load_qrels
 
 REPO = Path(__file__).resolve().parents[1]
@@ -297,7 +297,7 @@ def test_judging_is_timed_in_utc(dataset):
 
 
 def test_the_tally_follows_appends_retractions_and_other_processes(dataset):
-    from searchtrace.evals.judgments.tally import Tally
+    from searchtrace.evals.labels.judgments.tally import Tally
 
     session = JudgingSession.open(dataset)
     tally = Tally(session.store).refresh()

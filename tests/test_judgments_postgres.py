@@ -23,7 +23,7 @@ import pytest
 from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl, database
 from searchtrace.errors import BackendUnavailable
-from searchtrace.evals.judgments import (
+from searchtrace.evals.labels.judgments import (
     JudgingFolder,
     JudgingSession,
     Judgment,
@@ -200,7 +200,7 @@ def test_a_judge_killed_between_taking_and_judging_loses_nothing_and_its_hold_ru
     pool = [(Q1, D1), (Q1, D2), (Q2, D3)]
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import sys, time
-        from searchtrace.evals.judgments import JudgingSession
+        from searchtrace.evals.labels.judgments import JudgingSession
         session = JudgingSession.open(sys.argv[1], store=sys.argv[2])
         session.record("test-002", "bio-meribel-osk", 2, "ana")
         pair = session.next_pair("ana", [("test-001", "bio-orsolya-venn")], ttl=2)

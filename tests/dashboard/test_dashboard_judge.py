@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from searchtrace.evals import JudgingSession, Kind
-from searchtrace.evals.judgments import Judgment, PooledPair
-from searchtrace.evals.judgments.pool import Contribution
+from searchtrace.evals.labels.judgments import Judgment, PooledPair
+from searchtrace.evals.labels.judgments.pool import Contribution
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
@@ -326,7 +326,7 @@ def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dat
     import sys
     import textwrap
 
-    from searchtrace.evals.judgments import JudgingFolder, read_pool
+    from searchtrace.evals.labels.judgments import JudgingFolder, read_pool
 
     docs = [json.loads(line)["_id"] for line in (dataset / "corpus.jsonl").read_text().splitlines() if line.strip()]
     write_pool(dataset, [("test-001", d) for d in docs[:150]])
