@@ -396,3 +396,13 @@ def test_the_readme_names_every_module_of_evals_folders():
     missing = {f"{folder or 'evals'}: {part}" for folder, parts in _evals_folders().items() for part in parts
                if part not in named}
     assert not missing, sorted(missing)
+
+
+#: run.json's record is built in one place, the module that owns the format (an eval and an external run alike).
+RUN_SUMMARY_BUILDER = "searchtrace.evals.runs.runfolder.summary"
+
+
+def test_run_json_is_built_in_one_module():
+    builders = sorted({m for m, path in MODULES.items() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                       if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "RunSummary"})
+    assert builders == [RUN_SUMMARY_BUILDER]

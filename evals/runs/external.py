@@ -131,9 +131,6 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
     Raises:
         ValidationError: ``out`` already holds a run.
     """
-    import platform
-    from datetime import UTC, datetime
-
     import pyarrow.parquet as pq
 
     from searchtrace.durable import write_atomic
@@ -146,8 +143,8 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
         ExternalRun,
         RetrieverInfo,
         RunFolder,
-        RunSummary,
-        Timings,
+        completed,
+        installed_versions,
     )
     from searchtrace.names import Band
 
@@ -165,34 +162,22 @@ def write_run_folder(out: str | Path, scored: Scored, run_path: str | Path, qrel
     write_atomic(folder.per_query_file, lambda tmp: pq.write_table(per_query, tmp))
     write_atomic(folder.results_file, lambda tmp: pq.write_table(results, tmp))
     relevant = scored.qrels.grades >= rules.relevance_level
-    summary = RunSummary(
+    summary = completed(
         run_id=folder.run_id,
         dataset=DatasetInfo(name=qrels_path.name, path=str(qrels_path), split=None,
                             fingerprint=_fingerprint(qrels_path), queries=len(run.queries)),
         settings=settings,
         retriever=RetrieverInfo(mode="external", index="", config={}),
-        packages={name: _version(name) for name in ("searchtrace", "numpy")},
-        python=platform.python_version(), git_commit=None,
-        timings=Timings(wall_s=round(wall_s, 3), resumed=False, queries_per_s=None),
-        metrics={str(m): (None if v != v else round(float(v), 6)) for m, v in ev.means.items()},
-        evaluated_queries=int(len(ev.query_ids)),
+        packages=installed_versions(("searchtrace", "numpy")), git_commit=None,
+        evaluation=ev, wall_s=wall_s, resumed=False, searched=None,
         attribution=Attribution(gold_documents=int(relevant.sum()), candidate_recall={}, lost_at={}),
         confidence=ConfidenceReport(results=0, band_precision={b: BandPrecision(None, 0) for b in Band},
                                     ordered=False, ece=None, brier=None, auroc=None,
                                     best_score_auroc_no_relevant=None, best_score_kendall_tau_ndcg10=None),
         abstention=None, latency_ms={}, errors=0,
-        created_at=datetime.now(UTC).replace(microsecond=0),
         external=ExternalRun(kind="run_file", source=str(run_path), qrels=str(qrels_path), rules=rules.to_json()),
         scored_depth=min(depth, rules.max_docs or depth),  # can be deeper than a search's MAX_CANDIDATES
     )
     folder.write_summary(summary)
     return folder
 
-
-def _version(name: str) -> str | None:
-    from importlib import metadata
-
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import gc
-import platform
 import subprocess
 import time
 from dataclasses import replace
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +27,8 @@ from searchtrace.evals.runs.runfolder import (
     QueryOutcome,
     RetrieverInfo,
     RunFolder,
-    RunSummary,
-    Timings,
+    completed,
+    installed_versions,
     per_query_table,
     results_table,
 )
@@ -61,13 +58,7 @@ PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence
 
 def package_versions() -> dict[str, str | None]:
     """Installed versions of the packages that matter to a run's results."""
-    out: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
+    return installed_versions(PACKAGES)
 
 
 def git_commit(cwd: Path) -> str | None:
@@ -209,29 +200,21 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
     else:
         mode = settings.mode or ctx.retriever.default_mode().value  # type: ignore[attr-defined]
         retriever = RetrieverInfo(mode=mode, index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config))
-    summary = RunSummary(
+    summary = completed(
         run_id=folder.run_id,
         dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
                             fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes),
                             fingerprints=fingerprints_of(ctx, [o.query_id for o in outcomes])),
-        settings=settings,
-        retriever=retriever,
-        packages=package_versions(),
-        python=platform.python_version(),
+        settings=settings, retriever=retriever, packages=package_versions(),
         git_commit=git_commit(Path(__file__).resolve().parent),
-        timings=Timings(wall_s=round(wall_s, 3), resumed=resumed,
-                        queries_per_s=round(len(outcomes) / wall_s, 2) if wall_s > 0 else None),
-        metrics={str(m): (None if v != v else round(float(v), 6)) for m, v in ev.means.items()},
-        evaluated_queries=int(len(ev.query_ids)),
+        evaluation=ev, wall_s=wall_s, resumed=resumed, searched=len(outcomes),
         attribution=analysis.attribution_section(outcomes),
         confidence=analysis.confidence_section(outcomes, ev),
         abstention=analysis.abstention_section(outcomes, dataset.qrels),
         latency_ms=analysis.latency_section(outcomes),
         errors=sum(1 for o in outcomes if o.error),
         untraced=sum(1 for o in outcomes if not o.traced),
-        corrective=corrective,
-        created_at=datetime.now(UTC).replace(microsecond=0),
-        external=external,
+        corrective=corrective, external=external,
         scored_depth=scored_depth(outcomes, settings.depth),
     )
     _warn_short(ctx, outcomes)

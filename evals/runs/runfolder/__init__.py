@@ -33,7 +33,7 @@ from searchtrace.evals.runs.runfolder.sections import (
     Timings,
 )
 from searchtrace.evals.runs.runfolder.settings import EvalSettings
-from searchtrace.evals.runs.runfolder.summary import RunSummary
+from searchtrace.evals.runs.runfolder.summary import RunSummary, completed, installed_versions
 from searchtrace.evals.runs.runfolder.tables import (
     BANDS,
     BEST_SCORE,
@@ -76,7 +76,9 @@ __all__ = [
     "RunSummary",
     "Timings",
     "best_bands",
+    "completed",
     "feature_column",
+    "installed_versions",
     "latency_column",
     "latency_stage",
     "per_query_table",

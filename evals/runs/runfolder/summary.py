@@ -2,15 +2,18 @@
 
 Each section is a frozen record (:mod:`.sections`); :meth:`RunSummary.to_json`
 writes the file's keys in a fixed order and :meth:`RunSummary.from_json` reads
-any supported format.
+any supported format. :func:`completed` builds the record of a run just
+scored, whatever made it (an eval, an external run file): the figures every run
+states, rounded one way, and when it finished.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import platform
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from searchtrace.evals.runs.runfolder._fields import FORMAT_VERSION, Fields, check_version
 from searchtrace.evals.runs.runfolder.sections import (
@@ -27,7 +30,10 @@ from searchtrace.evals.runs.runfolder.sections import (
 from searchtrace.evals.runs.runfolder.settings import EvalSettings
 from searchtrace.retriever import FORMER_MAX_TOP_K
 
-__all__ = ["RunSummary"]
+if TYPE_CHECKING:
+    from searchtrace.evals.scoring.metrics import Evaluation
+
+__all__ = ["RunSummary", "completed", "installed_versions"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +162,38 @@ def _former_depth(settings: EvalSettings, external: ExternalRun | None) -> int:
     if external is not None and external.kind == "target":
         return min(settings.depth, FORMER_MAX_TOP_K)
     return settings.depth
+
+
+def installed_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The installed version of each package (None when it is not installed)."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def completed(*, run_id: str, dataset: DatasetInfo, settings: EvalSettings, retriever: RetrieverInfo,
+              packages: Mapping[str, str | None], git_commit: str | None, evaluation: Evaluation, wall_s: float,
+              resumed: bool, searched: int | None, attribution: Attribution, confidence: ConfidenceReport,
+              abstention: Abstention | None, latency_ms: Mapping[str, Percentiles], errors: int, scored_depth: int,
+              untraced: int = 0, corrective: CorrectiveReport | None = None,
+              external: ExternalRun | None = None) -> RunSummary:
+    """The summary of a run scored now: each metric's mean to 6 places (None when undefined), the wall time
+    to the millisecond, the throughput over the ``searched`` queries (None: nothing was searched), this
+    Python, and the time it finished to the second."""
+    return RunSummary(
+        run_id=run_id, dataset=dataset, settings=settings, retriever=retriever, packages=packages,
+        python=platform.python_version(), git_commit=git_commit,
+        timings=Timings(wall_s=round(wall_s, 3), resumed=resumed,
+                        queries_per_s=round(searched / wall_s, 2) if searched is not None and wall_s > 0 else None),
+        metrics={str(m): (None if v != v else round(float(v), 6)) for m, v in evaluation.means.items()},
+        evaluated_queries=int(len(evaluation.query_ids)),
+        attribution=attribution, confidence=confidence, abstention=abstention, latency_ms=latency_ms,
+        errors=errors, untraced=untraced, corrective=corrective,
+        created_at=datetime.now(UTC).replace(microsecond=0), external=external, scored_depth=scored_depth,
+    )
