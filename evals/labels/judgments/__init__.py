@@ -27,7 +27,7 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.evals.labels.judgments.agreement import Agreement, measure_agreement
-    from searchtrace.evals.labels.judgments.folder import JUDGMENTS_FILE, RESERVATIONS_FILE, JudgingFolder
+    from searchtrace.evals.labels.judgments.folder import JUDGMENTS_FILE, QUEUE_FILE, JudgingFolder
     from searchtrace.evals.labels.judgments.labels import (
         ADJUDICATION,
         PairLabels,
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from searchtrace.evals.labels.judgments.pool import PooledPair, pairs_of, read_pool
     from searchtrace.evals.labels.judgments.qrels_export import Export, export_qrels
     from searchtrace.evals.labels.judgments.qrels_import import import_qrels
-    from searchtrace.evals.labels.judgments.queue.postgres import PostgresReservations
-    from searchtrace.evals.labels.judgments.queue.protocol import Holds
+    from searchtrace.evals.labels.judgments.queue.postgres import PostgresJudgeQueue
+    from searchtrace.evals.labels.judgments.queue.protocol import JudgeQueue
     from searchtrace.evals.labels.judgments.records import FORMAT_VERSION, Judgment, Kind, Pair
     from searchtrace.evals.labels.judgments.scale import DEFAULT_SCALE, SCALE_FILE, Scale
     from searchtrace.evals.labels.judgments.session import DEFAULT_TTL_S, JudgingSession

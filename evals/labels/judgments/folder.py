@@ -1,10 +1,10 @@
 """The judging files of a dataset folder, beside its corpus and queries.
 
 ``judgments.jsonl`` (the store, kept and diffed with the dataset),
-``judging.toml`` (the scale, optional), ``reservations.sqlite`` (who is judging
-which pair right now: disposable), ``pool.jsonl`` (the pairs ``judge pool``
+``judging.toml`` (the scale, optional), ``judge_queue.sqlite`` (the judge queue:
+who is judging which pair right now, disposable), ``pool.jsonl`` (the pairs ``judge pool``
 chose, in the order shown) and ``qrels/<split>.tsv`` (what ``judge export``
-writes). With a store URL, the judgments and the holds are kept instead in the
+writes). With a store URL, the judgments and the judge queue are kept instead in the
 store a team shares, under the folder's name (``dataset_name``: what its runs
 and traces record); the scale, the pool and the qrels stay in the folder.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from searchtrace.errors import NotFoundError, ValidationError
-from searchtrace.evals.labels.judgments.queue.protocol import Holds
+from searchtrace.evals.labels.judgments.queue.protocol import JudgeQueue
 from searchtrace.evals.labels.judgments.scale import SCALE_FILE, Scale
 from searchtrace.evals.labels.judgments.store.jsonl import JsonlStore
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
@@ -28,16 +28,16 @@ if TYPE_CHECKING:
     from searchtrace.database import StoreUrl
     from searchtrace.evals.labels.judgments.store.postgres import PostgresJudgmentStore
 
-__all__ = ["JUDGMENTS_FILE", "POOL_FILE", "RESERVATIONS_FILE", "JudgingFolder"]
+__all__ = ["JUDGMENTS_FILE", "POOL_FILE", "QUEUE_FILE", "JudgingFolder"]
 
 JUDGMENTS_FILE = "judgments.jsonl"
-RESERVATIONS_FILE = "reservations.sqlite"
+QUEUE_FILE = "judge_queue.sqlite"
 POOL_FILE = "pool.jsonl"
 
 
 @dataclass(frozen=True)
 class JudgingFolder:
-    """A dataset folder, as judging sees it; ``shared``: the store its judgments and holds are kept in, if any."""
+    """A dataset folder, as judging sees it; ``shared``: the store its judgments and judge queue are kept in, if any."""
 
     root: Path
     shared: StoreUrl | None = None
@@ -63,8 +63,8 @@ class JudgingFolder:
         return self.root / JUDGMENTS_FILE
 
     @property
-    def reservations(self) -> Path:
-        return self.root / RESERVATIONS_FILE
+    def queue_file(self) -> Path:
+        return self.root / QUEUE_FILE
 
     @property
     def pool(self) -> Path:
@@ -103,15 +103,20 @@ class JudgingFolder:
 
         return PostgresJudgmentStore.open(url, dataset_name(self.root))
 
-    def holds(self, clock: Callable[[], float] = time.time) -> Holds:
-        """Who is judging which pair (``clock``: the files' clock; the shared store keeps the server's)."""
+    def queue(self, clock: Callable[[], float] = time.time) -> JudgeQueue:
+        """The judge queue, over the judgments store (``clock``: the file's clock; the shared store keeps the
+        server's).
+
+        Raises:
+            StoreVersionError, BackendUnavailable: a shared store this client cannot use.
+        """
         if self.shared is None:
-            from searchtrace.evals.labels.judgments.queue.local import Reservations
+            from searchtrace.evals.labels.judgments.queue.local import LocalJudgeQueue
 
-            return Reservations(self.reservations, clock)
-        from searchtrace.evals.labels.judgments.queue.postgres import PostgresReservations
+            return LocalJudgeQueue(self.queue_file, JsonlStore(self.judgments), clock)
+        from searchtrace.evals.labels.judgments.queue.postgres import PostgresJudgeQueue
 
-        return PostgresReservations(self._shared_store(self.shared))
+        return PostgresJudgeQueue(self._shared_store(self.shared))
 
     def scale(self) -> Scale:
         return Scale.load(self.root)

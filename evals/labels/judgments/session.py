@@ -10,7 +10,7 @@ Several processes may do this at once on one dataset, on one machine (the
 files beside the dataset) or on many (the store a team shares, ``store=URL``):
 :meth:`next_pair` never gives two judges the same pair while one holds it, and
 every :meth:`record` is appended whole. A session keeps a :class:`~searchtrace.evals.labels.judgments.tally.Tally`
-of the store and brings it up to date inside each reservation's transaction,
+of the store and brings it up to date inside each take's transaction,
 reading only what was appended since its last look: the next pair costs the
 same with 100 judgments stored or 100,000.
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.labels.judgments.folder import JudgingFolder
-from searchtrace.evals.labels.judgments.queue.protocol import Holds
+from searchtrace.evals.labels.judgments.queue.protocol import JudgeQueue
 from searchtrace.evals.labels.judgments.records import Judgment, Kind, Pair, now
 from searchtrace.evals.labels.judgments.scale import Scale
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
@@ -40,12 +40,12 @@ DEFAULT_TTL_S = 600.0
 
 
 class JudgingSession:
-    """One dataset's judging: its scale, its store and the pairs judges hold."""
+    """One dataset's judging: its scale, its judge queue and the store the queue records into."""
 
-    def __init__(self, store: JudgmentStore, scale: Scale, reservations: Holds,
-                 documents: Callable[[], frozenset[str]] | None = None) -> None:
-        self.store, self.scale, self.reservations = store, scale, reservations
-        self.tally = Tally(store)
+    def __init__(self, queue: JudgeQueue, scale: Scale, documents: Callable[[], frozenset[str]] | None = None) -> None:
+        self.queue, self.scale = queue, scale
+        self.store: JudgmentStore = queue.store
+        self.tally = Tally(self.store)
         self._documents = documents
         self._known: frozenset[str] | None = None
 
@@ -54,7 +54,7 @@ class JudgingSession:
              store: StoreUrl | str | None = None) -> JudgingSession:
         """The session of the dataset folder ``dataset`` (its ``judging.toml``, its corpus).
 
-        Its judgments and holds are kept in ``judgments.jsonl`` and ``reservations.sqlite`` beside it, or with
+        Its judgments and judge queue are kept in ``judgments.jsonl`` and ``judge_queue.sqlite`` beside it, or with
         ``store`` (a ``postgresql://`` URL) in the store a team shares, under the folder's name (``clock`` is then
         the server's).
 
@@ -62,7 +62,7 @@ class JudgingSession:
             NotFoundError: no such folder. StoreVersionError, BackendUnavailable: a store this client cannot use.
         """
         folder = JudgingFolder.at(dataset, store)
-        return cls(folder.store(), folder.scale(), folder.holds(clock), folder.doc_ids)
+        return cls(folder.queue(clock), folder.scale(), folder.doc_ids)
 
     def record(self, query_id: str, doc_id: str, grade: int | None, judge: str, *, kind: Kind = Kind.HUMAN,
                note: str | None = None, trace_id: str | None = None) -> Judgment:
@@ -82,7 +82,7 @@ class JudgingSession:
                 raise ValidationError(f"unknown document {doc_id!r}: not in the dataset's corpus.jsonl",
                                       field="doc_id")
         judgment = Judgment(query_id, doc_id, self.scale.check(grade), judge, kind, now(), note, trace_id)
-        self.reservations.record(judgment, self.store)
+        self.queue.record(judgment)
         return judgment
 
     def next_pair(self, judge: str, candidates: Sequence[Pair], ttl: float = DEFAULT_TTL_S,
@@ -101,7 +101,7 @@ class JudgingSession:
             raise ValidationError(f"ttl must be > 0 and judges_per_pair >= 1, got {ttl!r} and {judges_per_pair!r}",
                                   field="ttl" if not ttl > 0 else "judges_per_pair")
         pairs = [(query_id, doc_id) for query_id, doc_id in candidates]
-        return self.reservations.take(judge, pairs, lambda: self._open_to(judge, judges_per_pair), ttl)
+        return self.queue.take(judge, pairs, lambda: self._open_to(judge, judges_per_pair), ttl)
 
     def _open_to(self, judge: str, per_pair: int) -> Callable[[Pair], bool]:
         """Whether a pair is open to ``judge``, as of the judgments stored now."""

@@ -1,4 +1,4 @@
-"""Who is judging which pair right now: ``reservations.sqlite`` beside the judgments.
+"""The judge queue beside the judgments: ``judge_queue.sqlite``.
 
 A judge holds at most one pair, until they judge it, ask for another, or its
 time runs out (a judge who walked away blocks nobody for long). SQLite,
@@ -20,7 +20,7 @@ from searchtrace.evals.labels.judgments.queue.protocol import OpenPairs, first_o
 from searchtrace.evals.labels.judgments.records import Judgment, Pair
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
 
-__all__ = ["Reservations"]
+__all__ = ["LocalJudgeQueue"]
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS holds (
     query_id TEXT NOT NULL, doc_id TEXT NOT NULL, judge TEXT NOT NULL UNIQUE, expires REAL NOT NULL,
@@ -28,12 +28,17 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS holds (
 _WAIT_S = 30.0
 
 
-class Reservations:
-    """The holds file at ``path`` (opened per call, so a handle never crosses a fork)."""
+class LocalJudgeQueue:
+    """The queue file at ``path`` (opened per call, so a handle never crosses a fork), recording into ``store``."""
 
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: Path, store: JudgmentStore, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        self._store = store
         self.clock = clock
+
+    @property
+    def store(self) -> JudgmentStore:
+        return self._store
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -71,12 +76,12 @@ class Reservations:
             else:
                 db.execute("DELETE FROM holds WHERE judge = ? AND query_id = ? AND doc_id = ?", (judge, *pair))
 
-    def record(self, judgment: Judgment, store: JudgmentStore) -> None:
-        """Append ``judgment`` to ``store``, then drop the hold (a crash between leaves a hold that expires)."""
-        store.append([judgment])
+    def record(self, judgment: Judgment) -> None:
+        """Append ``judgment`` to the store, then drop the hold (a crash between leaves a hold that expires)."""
+        self._store.append([judgment])
         self.release(judgment.judge, judgment.pair)
 
-    def holds(self) -> dict[Pair, str]:
+    def held(self) -> dict[Pair, str]:
         """Every pair held now, and by whom."""
         with self._transaction() as db:
             return {(q, d): j for q, d, j in db.execute("SELECT query_id, doc_id, judge FROM holds")}

@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING, Any
 from searchtrace.evals.labels.judgments.queue.protocol import OpenPairs
 from searchtrace.evals.labels.judgments.records import Judgment, Pair
 from searchtrace.evals.labels.judgments.store.postgres import PostgresJudgmentStore
-from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["TAKE_LOCK", "PostgresReservations"]
+__all__ = ["TAKE_LOCK", "PostgresJudgeQueue"]
 
 TAKE_LOCK = 0x5EA2_0004
 """The class key of the advisory lock one judge's take holds (with ``hashtext`` of the dataset and judge)."""
@@ -42,8 +41,8 @@ LIMIT 1 FOR UPDATE OF q SKIP LOCKED"""
 _FREE = "UPDATE st_judge_queue SET holder = NULL, expires = NULL WHERE dataset = %s AND holder = %s"
 
 
-class PostgresReservations:
-    """The holds of ``store``'s dataset, in its database (nothing is sent until a call)."""
+class PostgresJudgeQueue:
+    """The judge queue of ``store``'s dataset, in its database (nothing is sent until a call)."""
 
     def __init__(self, store: PostgresJudgmentStore) -> None:
         self.store = store
@@ -105,22 +104,17 @@ class PostgresReservations:
         else:
             conn.execute(_FREE + " AND query_id = %s AND doc_id = %s", (self.store.dataset, judge, *pair))
 
-    def record(self, judgment: Judgment, store: JudgmentStore) -> None:
-        """Append ``judgment`` and free its judge's hold on its pair, in one transaction when ``store`` is this one's.
+    def record(self, judgment: Judgment) -> None:
+        """Append ``judgment`` to the store and free its judge's hold on its pair, in one transaction.
 
         Raises:
             BackendUnavailable: the store went away before the commit (neither happened).
         """
-        if not (isinstance(store, PostgresJudgmentStore) and store.db is self.store.db
-                and store.dataset == self.store.dataset):
-            store.append([judgment])
-            self.release(judgment.judge, judgment.pair)
-            return
         with self.store.db.connection() as conn, conn.transaction():
             self.store.append_in(conn, [judgment])
             self._release_in(conn, judgment.judge, judgment.pair)
 
-    def holds(self) -> dict[Pair, str]:
+    def held(self) -> dict[Pair, str]:
         """Every pair held now (by the server's clock), and by whom."""
         with self.store.db.connection() as conn:
             rows = conn.execute("SELECT query_id, doc_id, holder FROM st_judge_queue WHERE dataset = %s AND "

@@ -1,10 +1,13 @@
-"""Who is judging which pair right now: the protocol of the holds a judging session hands pairs out with.
+"""The judge queue: who is judging which pair right now, the protocol a judging session hands pairs out with.
 
 A judge holds at most one pair, until they judge it, ask for another, or its
-time runs out. :class:`~searchtrace.evals.labels.judgments.queue.local.Reservations`
-keeps the holds in ``reservations.sqlite`` beside the dataset;
-:class:`~searchtrace.evals.labels.judgments.queue.postgres.PostgresReservations` in the
-store a team shares, where judges on any number of machines take pairs at once.
+time runs out. A queue is opened over the judgments store it records into, so
+recording a judgment and freeing its pair is the queue's one call.
+:class:`~searchtrace.evals.labels.judgments.queue.local.LocalJudgeQueue` keeps
+the holds in ``judge_queue.sqlite`` beside the dataset;
+:class:`~searchtrace.evals.labels.judgments.queue.postgres.PostgresJudgeQueue` in
+the store a team shares, where judges on any number of machines take pairs at
+once.
 """
 
 from __future__ import annotations
@@ -15,14 +18,19 @@ from typing import Protocol
 from searchtrace.evals.labels.judgments.records import Judgment, Pair
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
 
-__all__ = ["Holds", "OpenPairs", "first_open"]
+__all__ = ["JudgeQueue", "OpenPairs", "first_open"]
 
 OpenPairs = Callable[[], Callable[[Pair], bool]]
 """Reads the judgments stored now and answers, for a pair, whether it is still open to the judge."""
 
 
-class Holds(Protocol):
-    """The holds of one dataset's pairs, safe for several processes at once."""
+class JudgeQueue(Protocol):
+    """The judge queue of one dataset's pairs, safe for several processes at once."""
+
+    @property
+    def store(self) -> JudgmentStore:
+        """The judgments store the queue's judgments are recorded in."""
+        ...
 
     def take(self, judge: str, candidates: Sequence[Pair], is_open: OpenPairs, ttl: float) -> Pair | None:
         """Hold for ``judge``, ``ttl`` seconds from now, the first open candidate no other judge holds; drop their
@@ -36,13 +44,13 @@ class Holds(Protocol):
         """Drop ``judge``'s hold (only if it is on ``pair``, when given)."""
         ...
 
-    def holds(self) -> dict[Pair, str]:
+    def held(self) -> dict[Pair, str]:
         """Every pair held now, and by whom."""
         ...
 
-    def record(self, judgment: Judgment, store: JudgmentStore) -> None:
-        """Append ``judgment`` to ``store`` and drop its judge's hold on its pair (one transaction where both are in
-        one database)."""
+    def record(self, judgment: Judgment) -> None:
+        """Append ``judgment`` to :attr:`store` and drop its judge's hold on its pair (one transaction where both
+        are in one database)."""
         ...
 
 
