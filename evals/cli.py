@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,6 +152,25 @@ def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(args.metrics) if args.metrics else tuple(str(m) for m in DEFAULT_METRICS)
 
 
+@contextmanager
+def _warnings_printed() -> Iterator[None]:
+    """While a command runs, what the evals library logs as a warning is printed as a ``warning:`` line on stderr
+    (the library prints nothing itself)."""
+    import logging
+
+    logger = logging.getLogger("searchtrace.evals")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.run and args.target:
         print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
@@ -174,8 +195,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
-    folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    with _warnings_printed():
+        folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
+                          progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))

@@ -406,3 +406,31 @@ def test_run_json_is_built_in_one_module():
     builders = sorted({m for m, path in MODULES.items() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "RunSummary"})
     assert builders == [RUN_SUMMARY_BUILDER]
+
+
+#: The evals modules that write to the terminal: the commands, and the run summary they print. The library
+#: prints nothing: its warnings go through ``logging`` (the eval command prints them as ``warning:`` lines).
+EVALS_PRINTERS = ("cli", "summary_text")
+
+
+def _prints(tree: ast.AST) -> list[int]:
+    """Lines calling ``print`` or writing to ``sys.stdout`` / ``sys.stderr``."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "print":
+            out.append(node.lineno)
+        elif (isinstance(func, ast.Attribute) and func.attr == "write" and isinstance(func.value, ast.Attribute)
+              and func.value.attr in ("stdout", "stderr")):
+            out.append(node.lineno)
+    return out
+
+
+def test_evals_library_code_prints_nothing():
+    wrong = [f"{m} line {line}" for m, path in MODULES.items()
+             if m.startswith(EVALS + ".") and m.rsplit(".", 1)[1] not in EVALS_PRINTERS
+             for line in _prints(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not wrong, "\n".join(wrong)
+    assert _prints(ast.parse("print('x'); sys.stderr.write('y'); f.write('z')")) == [1, 1]

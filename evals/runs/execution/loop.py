@@ -5,12 +5,13 @@ A run folder (:class:`~searchtrace.evals.runs.runfolder.RunFolder`) holds
 query), and when the run completes ``run.json``, ``per_query.parquet``,
 ``results.parquet`` and ``run.trec``. Started again on a folder with a journal
 and no ``run.json``, only the queries not yet journaled are searched.
+Warnings go to this module's logger; the command line prints them as ``warning:`` lines.
 """
 
 from __future__ import annotations
 
 import errno
-import sys
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,6 +40,8 @@ from searchtrace.traces import FailureKind, TraceHandles
 
 __all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of",
            "run_folder", "run_id", "search_batch", "search_one"]
+
+log = logging.getLogger(__name__)
 
 RESULTS_SHOWN = 10
 """The results an eval's searches return (their ``top_k``): bands and ``noConfidentResults`` are judged on these,
@@ -125,7 +128,7 @@ def _settings_or_none(folder: RunFolder) -> EvalSettings | None:
     try:
         return folder.settings()
     except SearchtraceError as exc:
-        print(f"warning: skipping the interrupted run {folder.path}: {exc.message}", file=sys.stderr)
+        log.warning("skipping the interrupted run %s: %s", folder.path, exc.message)
         return None
 
 
@@ -209,7 +212,7 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
 
     done = {o.query_id for o in ctx.folder.outcomes() if o.traced}
     for problem in ctx.folder.journal.problems:
-        print(f"warning: {problem.message}; that query is searched again", file=sys.stderr)
+        log.warning("%s; that query is searched again", problem.message)
     todo = [q for q in queries if q.id not in done]
     bar = progress_of(len(queries), "eval", "query", bars=progress, initial=len(queries) - len(todo))
     _search_and_journal(ctx, todo, bar.update)

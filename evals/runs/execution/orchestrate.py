@@ -1,8 +1,13 @@
-"""``searchtrace eval``: run a dataset split through the retriever and write the run folder."""
+"""``searchtrace eval``: run a dataset split through the retriever and write the run folder.
+
+Warnings (qrels rows left out, a target answering fewer results than asked) go to this module's
+logger; the command line prints them as ``warning:`` lines.
+"""
 
 from __future__ import annotations
 
 import gc
+import logging
 import subprocess
 import time
 from dataclasses import replace
@@ -51,6 +56,8 @@ from searchtrace.traces import vocabulary
 
 __all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
            "warn_dropped_qrels"]
+
+log = logging.getLogger(__name__)
 
 PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
             "opentelemetry-sdk", "numpy")
@@ -138,10 +145,8 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
 
 
 def _warn(line: str | None) -> None:
-    import sys
-
     if line:
-        print(f"warning: {line}", file=sys.stderr)
+        log.warning("%s", line)
 
 
 def scored_depth(outcomes: list[QueryOutcome], depth: int) -> int:
@@ -159,18 +164,15 @@ def _warn_short(ctx: RunContext, outcomes: list[QueryOutcome]) -> None:
 
 
 def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
-    """One warning line per qrels row the scoring leaves out (unknown query or document), the first few."""
-    import sys
-
+    """One warning per qrels row the scoring leaves out (unknown query or document), the first few."""
     if not messages:
         return
-    print(f"warning: {len(messages)} qrels rows name a query or document the dataset does not have; "
-          "they are not scored:", file=sys.stderr)
+    log.warning("%d qrels rows name a query or document the dataset does not have; they are not scored:",
+                len(messages))
     for line in messages[:shown]:
-        print(f"warning: {line}", file=sys.stderr)
+        log.warning("%s", line)
     if len(messages) > shown:
-        print(f"warning: ... and {len(messages) - shown} more (searchtrace datasets check lists them all)",
-              file=sys.stderr)
+        log.warning("... and %d more (searchtrace datasets check lists them all)", len(messages) - shown)
 
 
 def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:
