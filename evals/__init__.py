@@ -78,7 +78,7 @@ if TYPE_CHECKING:
         latency_stage,
     )
     from searchtrace.evals.runs.runindex.cache import cached_run
-    from searchtrace.evals.runs.runindex.opening import open_store_index
+    from searchtrace.evals.runs.store.opening import open_store_index
     from searchtrace.evals.runs.trec import read_qrels, read_run, write_run
     from searchtrace.evals.scoring.metrics import (
         DEFAULT_METRICS,

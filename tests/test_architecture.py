@@ -315,8 +315,10 @@ def test_a_package_root_holds_only_the_modules_the_readme_names(package):
 EVALS_ORDER = {
     "": ("scoring", "runs", "labels", "verdicts", "summary_text", "cli"),
     "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
-    "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration",
+    "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration", "store",
              "runindex"),
+    "runs.store": ("entry", "snapshot", "rebuild", "materialize", "protocol", "local", "postgres_publish", "postgres",
+                   "opening"),
     "runs.execution": ("loop", "corrective", "orchestrate"),
     "labels": ("judgments", "querysets", "implicit", "cli"),
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
@@ -434,3 +436,34 @@ def test_evals_library_code_prints_nothing():
              for line in _prints(ast.parse(path.read_text(encoding="utf-8")))]
     assert not wrong, "\n".join(wrong)
     assert _prints(ast.parse("print('x'); sys.stderr.write('y'); f.write('z')")) == [1, 1]
+
+
+#: The evals stores and their backends: no module outside a store folder names a backend's class (a package's
+#: ``__init__`` may re-export one as API); callers get the protocol type from the store's ``opening`` factory.
+EVALS_STORE_FOLDERS = ("searchtrace.evals.runs.store", "searchtrace.evals.labels.judgments.store",
+                       "searchtrace.evals.labels.judgments.queue")
+EVALS_STORE_BACKENDS = frozenset({"HomeRunIndex", "PostgresRunIndex", "JsonlStore", "PostgresJudgmentStore",
+                                  "LocalJudgeQueue", "PostgresJudgeQueue"})
+
+
+def _names_used(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of every name, attribute and name imported in a module."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            out.append((node.lineno, node.attr))
+        elif isinstance(node, ast.ImportFrom):
+            out += [(node.lineno, alias.name) for alias in node.names]
+    return out
+
+
+def test_no_module_outside_a_store_names_a_store_backend():
+    wrong = []
+    for m, path in MODULES.items():
+        if any(m == f or m.startswith(f + ".") for f in EVALS_STORE_FOLDERS) or path.name == "__init__.py":
+            continue
+        wrong += [f"{m} line {line}: {name}" for line, name in _names_used(ast.parse(path.read_text(encoding="utf-8")))
+                  if name in EVALS_STORE_BACKENDS]
+    assert not wrong, "\n".join(wrong)

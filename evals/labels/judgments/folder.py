@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from searchtrace.errors import NotFoundError, ValidationError
+from searchtrace.evals.labels.judgments.queue.opening import open_judge_queue
 from searchtrace.evals.labels.judgments.queue.protocol import JudgeQueue
 from searchtrace.evals.labels.judgments.scale import SCALE_FILE, Scale
-from searchtrace.evals.labels.judgments.store.jsonl import JsonlStore
+from searchtrace.evals.labels.judgments.store.opening import open_judgment_store
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
 from searchtrace.retriever import SPLIT_NAME, dataset_name, load_corpus, load_queries
 
 if TYPE_CHECKING:
     from searchtrace.database import StoreUrl
-    from searchtrace.evals.labels.judgments.store.postgres import PostgresJudgmentStore
 
 __all__ = ["JUDGMENTS_FILE", "POOL_FILE", "QUEUE_FILE", "JudgingFolder"]
 
@@ -96,12 +96,7 @@ class JudgingFolder:
         Raises:
             StoreVersionError, BackendUnavailable: a shared store this client cannot use.
         """
-        return JsonlStore(self.judgments) if self.shared is None else self._shared_store(self.shared)
-
-    def _shared_store(self, url: StoreUrl) -> PostgresJudgmentStore:
-        from searchtrace.evals.labels.judgments.store.postgres import PostgresJudgmentStore
-
-        return PostgresJudgmentStore.open(url, dataset_name(self.root))
+        return open_judgment_store(self.judgments, self.shared, dataset_name(self.root))
 
     def queue(self, clock: Callable[[], float] = time.time) -> JudgeQueue:
         """The judge queue, over the judgments store (``clock``: the file's clock; the shared store keeps the
@@ -110,13 +105,7 @@ class JudgingFolder:
         Raises:
             StoreVersionError, BackendUnavailable: a shared store this client cannot use.
         """
-        if self.shared is None:
-            from searchtrace.evals.labels.judgments.queue.local import LocalJudgeQueue
-
-            return LocalJudgeQueue(self.queue_file, JsonlStore(self.judgments), clock)
-        from searchtrace.evals.labels.judgments.queue.postgres import PostgresJudgeQueue
-
-        return PostgresJudgeQueue(self._shared_store(self.shared))
+        return open_judge_queue(self.queue_file, self.judgments, self.shared, dataset_name(self.root), clock)
 
     def scale(self) -> Scale:
         return Scale.load(self.root)

@@ -159,18 +159,17 @@ def _carry_judgments(folder: Path, dataset: Path, ids: set[str], replaced: Path 
     """The query set's judgments: those of the folder it replaces, whole (a label is never lost to ``--force``),
     then the source dataset's judgments of its queries not already there (labels are keyed by query id and doc
     id, so those made on the source, e.g. judging live traffic on the Traces page, count here too)."""
-    from searchtrace.evals.labels.judgments import JUDGMENTS_FILE, JsonlStore
+    from searchtrace.evals.labels.judgments import JUDGMENTS_FILE, JudgingFolder
 
-    target = folder / JUDGMENTS_FILE
+    target = JudgingFolder(folder)
     kept: set = set()
     if replaced is not None and (replaced / JUDGMENTS_FILE).is_file():
-        shutil.copyfile(replaced / JUDGMENTS_FILE, target)
-        kept = set(JsonlStore(target).read())
-    source = dataset / JUDGMENTS_FILE
-    if source.is_file():
-        carried = [j for j in JsonlStore(source).read() if j.query_id in ids and j not in kept]
+        shutil.copyfile(replaced / JUDGMENTS_FILE, target.judgments)
+        kept = set(target.store().read())
+    if (dataset / JUDGMENTS_FILE).is_file():
+        carried = [j for j in JudgingFolder(dataset).store().read() if j.query_id in ids and j not in kept]
         if carried:
-            JsonlStore(target).append(carried)
+            target.store().append(carried)
 
 
 def _replace(out: Path, building: Path) -> None:

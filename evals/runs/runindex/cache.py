@@ -12,8 +12,8 @@ from pathlib import Path
 
 from searchtrace.errors import NotFoundError
 from searchtrace.evals.runs.runfolder import RunFolder
-from searchtrace.evals.runs.runindex.materialize import verified, write_folder
-from searchtrace.evals.runs.runindex.protocol import RunIndex
+from searchtrace.evals.runs.store.materialize import verified, write_folder
+from searchtrace.evals.runs.store.protocol import RunIndex
 from searchtrace.home import Home
 
 __all__ = ["cache_folder", "cached_run"]

@@ -50,8 +50,8 @@ def _required_store(args: argparse.Namespace) -> StoreUrl:
 
 def cmd_push(args: argparse.Namespace) -> int:
     from searchtrace.evals.runs.runfolder import RunFolder
-    from searchtrace.evals.runs.runindex.opening import open_store_index
-    from searchtrace.evals.runs.runindex.snapshot import read_snapshot
+    from searchtrace.evals.runs.store.opening import open_store_index
+    from searchtrace.evals.runs.store.snapshot import read_snapshot
 
     url = _required_store(args)
     snapshot = read_snapshot(RunFolder(args.folder))
@@ -67,9 +67,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from searchtrace.database import resolve_store_url
-    from searchtrace.evals.runs.runindex.entry import RunSelector
-    from searchtrace.evals.runs.runindex.materialize import write_folder
-    from searchtrace.evals.runs.runindex.opening import open_run_index
+    from searchtrace.evals.runs.store.entry import RunSelector
+    from searchtrace.evals.runs.store.materialize import write_folder
+    from searchtrace.evals.runs.store.opening import open_run_index
     from searchtrace.home import Home
 
     index = open_run_index(resolve_store_url(args.store), Home.resolve(args.home))
@@ -81,7 +81,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from searchtrace.database import resolve_store_url
-    from searchtrace.evals.runs.runindex.opening import open_run_index
+    from searchtrace.evals.runs.store.opening import open_run_index
     from searchtrace.home import Home
     from searchtrace.terminal import fit, one_line, width
 

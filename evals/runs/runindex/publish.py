@@ -12,8 +12,8 @@ import shlex
 from typing import TYPE_CHECKING
 
 from searchtrace.errors import BackendUnavailable
-from searchtrace.evals.runs.runindex.opening import open_store_index
-from searchtrace.evals.runs.runindex.snapshot import read_snapshot
+from searchtrace.evals.runs.store.opening import open_store_index
+from searchtrace.evals.runs.store.snapshot import read_snapshot
 
 if TYPE_CHECKING:
     from searchtrace.database import StoreUrl

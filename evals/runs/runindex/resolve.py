@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 from searchtrace.errors import NotFoundError
 from searchtrace.evals.runs.runfolder import RunFolder
 from searchtrace.evals.runs.runindex.cache import cached_run
-from searchtrace.evals.runs.runindex.entry import RunSelector
-from searchtrace.evals.runs.runindex.home_index import HomeRunIndex
-from searchtrace.evals.runs.runindex.opening import open_store_index
+from searchtrace.evals.runs.store.entry import RunSelector
+from searchtrace.evals.runs.store.opening import open_run_index, open_store_index
 from searchtrace.home import Home
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def resolve_run(argument: str, store: StoreUrl | None, home: Home) -> RunFolder:
     if store is not None:
         index = open_store_index(store)
         return cached_run(index, index.find(selector).run_id, home)
-    local = HomeRunIndex(home)
+    local = open_run_index(None, home)
     try:
         return cached_run(local, local.find(selector).run_id, home)
     except NotFoundError:

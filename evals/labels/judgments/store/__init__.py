@@ -1,2 +1,3 @@
 """The judgments store: ``protocol`` (what every store does), ``jsonl`` (``judgments.jsonl`` beside
-the dataset) and ``postgres`` (``st_judgments`` in the store a team shares)."""
+the dataset), ``postgres`` (``st_judgments`` in the store a team shares) and ``opening`` (the factory every caller
+goes through: it alone names a backend)."""

@@ -1,8 +1,8 @@
 """The run index: where completed runs are listed, found, read whole and published.
 
 Two implementations keep the same contract (``tests/test_run_index_contract.py``):
-:class:`~searchtrace.evals.runs.runindex.home_index.HomeRunIndex`, the run folders of
-a home, and :class:`~searchtrace.evals.runs.runindex.postgres.PostgresRunIndex`, the
+:class:`~searchtrace.evals.runs.store.local.HomeRunIndex`, the run folders of
+a home, and :class:`~searchtrace.evals.runs.store.postgres.PostgresRunIndex`, the
 store a team shares.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from searchtrace.evals.runs.runfolder import RunFolder
-from searchtrace.evals.runs.runindex.entry import RunEntry, RunSelector
-from searchtrace.evals.runs.runindex.snapshot import RunFile, RunSnapshot
+from searchtrace.evals.runs.store.entry import RunEntry, RunSelector
+from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot
 
 __all__ = ["RunIndex"]
 

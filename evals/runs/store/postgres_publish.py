@@ -16,8 +16,8 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.runs.runfolder import RunFolder
-from searchtrace.evals.runs.runindex.rebuild import REBUILT, rebuilt_files
-from searchtrace.evals.runs.runindex.snapshot import RunFile, RunSnapshot, sha256
+from searchtrace.evals.runs.store.rebuild import REBUILT, rebuilt_files
+from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot, sha256
 
 if TYPE_CHECKING:
     import psycopg

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from searchtrace.errors import DataError, NotFoundError, ValidationError
 from searchtrace.evals.runs.runfolder import RunFolder
-from searchtrace.evals.runs.runindex.entry import RunEntry, RunSelector
-from searchtrace.evals.runs.runindex.materialize import write_folder
-from searchtrace.evals.runs.runindex.snapshot import RunFile, RunSnapshot, content_hash, read_snapshot, sha256
+from searchtrace.evals.runs.store.entry import RunEntry, RunSelector
+from searchtrace.evals.runs.store.materialize import write_folder
+from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot, content_hash, read_snapshot, sha256
 from searchtrace.home import Home
 
 __all__ = ["HomeRunIndex"]

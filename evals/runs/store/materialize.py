@@ -14,7 +14,7 @@ from pathlib import Path
 
 from searchtrace.durable import fsync_dir, fsync_tree
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.runs.runindex.snapshot import RunFile, sha256
+from searchtrace.evals.runs.store.snapshot import RunFile, sha256
 
 __all__ = ["verified", "write_folder"]
 

@@ -16,10 +16,10 @@ import numpy as np
 
 from searchtrace.errors import DataError, NotFoundError
 from searchtrace.evals.runs.runfolder import RunFolder, RunSummary
-from searchtrace.evals.runs.runindex.entry import RunEntry, RunSelector
-from searchtrace.evals.runs.runindex.postgres_publish import insert_run
-from searchtrace.evals.runs.runindex.rebuild import rebuilt_files
-from searchtrace.evals.runs.runindex.snapshot import RunFile, RunSnapshot, sha256
+from searchtrace.evals.runs.store.entry import RunEntry, RunSelector
+from searchtrace.evals.runs.store.postgres_publish import insert_run
+from searchtrace.evals.runs.store.rebuild import rebuilt_files
+from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot, sha256
 
 if TYPE_CHECKING:
     from searchtrace.database import Database

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from searchtrace.errors import DataError, NotFoundError
 from searchtrace.evals.runs.runfolder import RunFolder, RunSummary
-from searchtrace.evals.runs.runindex.entry import RunEntry
+from searchtrace.evals.runs.store.entry import RunEntry
 
 if TYPE_CHECKING:
     import numpy as np
