@@ -85,6 +85,7 @@ def main() -> None:
 
 
 def _bench(url: str, args: argparse.Namespace) -> None:
+    from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
     from searchtrace.evals import RunFolder
     from searchtrace.evals.runs.runindex import resolve_run
@@ -92,7 +93,7 @@ def _bench(url: str, args: argparse.Namespace) -> None:
     from searchtrace.home import Home
 
     db = Database(StoreUrl(url))
-    migrate(db)
+    migrate(db, migrations())
     index = PostgresRunIndex(db)
     with tempfile.TemporaryDirectory() as tmp:
         base = read_snapshot(RunFolder(_run_folder(Path(tmp), args.queries, args.depth)))

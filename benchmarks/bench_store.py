@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_trace_store import WORDS, Synth  # noqa: E402
 from postgres_server import PostgresServer  # noqa: E402
 
+from searchtrace.cli import migrations  # noqa: E402
 from searchtrace.database import Database, StoreUrl, migrate  # noqa: E402
 from searchtrace.traces import TraceFilter, TraceKind, TraceStore  # noqa: E402
 from searchtrace.traces.postgres import PostgresTraceStore  # noqa: E402
@@ -83,7 +84,7 @@ class Server:
             conn.execute(f'CREATE DATABASE "{name}"')
         url = urlunsplit(urlsplit(self.admin)._replace(path=f"/{name}"))
         self.made.append(url)
-        migrate(Database(StoreUrl(url)))
+        migrate(Database(StoreUrl(url)), migrations())
         return url
 
     def close(self) -> None:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         pairs_of,
         read_pool,
     )
+    from searchtrace.evals.labels.judgments.store.schema import JUDGMENTS_MIGRATION
     from searchtrace.evals.labels.querysets import (
         QueryOrigin,
         QuerySet,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
     )
     from searchtrace.evals.runs.runindex.cache import cached_run
     from searchtrace.evals.runs.store.opening import open_store_index
+    from searchtrace.evals.runs.store.schema import RUNS_MIGRATION
     from searchtrace.evals.runs.trec import read_qrels, read_run, write_run
     from searchtrace.evals.scoring.metrics import (
         DEFAULT_METRICS,

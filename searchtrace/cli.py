@@ -18,6 +18,7 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from searchtrace import __version__
 from searchtrace import environment as env_names
@@ -28,7 +29,10 @@ from searchtrace.evals.cli import register as register_evals
 from searchtrace.retriever.cli import register as register_retriever
 from searchtrace.traces.cli import register as register_traces
 
-__all__ = ["build_parser", "main"]
+if TYPE_CHECKING:
+    from searchtrace.database import Migration
+
+__all__ = ["build_parser", "main", "migrations"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -43,9 +47,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the full traceback of an unexpected error (default: one line)")
     parser.add_argument("--version", action="version", version=f"searchtrace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for register in (register_retriever, register_evals, register_traces, register_dashboard, register_store):
+    for register in (register_retriever, register_evals, register_traces, register_dashboard):
         register(sub)
+    register_store(sub, migrations)
     return parser
+
+
+def migrations() -> tuple[Migration, ...]:
+    """The shared store's schema, every step from the store that declares it (what ``store migrate`` applies)."""
+    from searchtrace.database import Migration
+    from searchtrace.database.traces_schema import TRACES_V1
+    from searchtrace.evals import JUDGMENTS_MIGRATION, RUNS_MIGRATION
+
+    return (Migration(1, "traces: traces, spans, their documents", TRACES_V1), RUNS_MIGRATION, JUDGMENTS_MIGRATION)
 
 
 _PATH_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOENT,

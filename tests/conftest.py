@@ -153,10 +153,11 @@ def pg_url(postgres):
 @pytest.fixture
 def pg_db(pg_url):
     """A :class:`~searchtrace.database.Database` on a fresh database, migrated to this client's schema."""
+    from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
 
     db = Database(StoreUrl(pg_url))
-    migrate(db)
+    migrate(db, migrations())
     yield db
     db.close()
 

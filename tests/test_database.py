@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from searchtrace.cli import main
+from searchtrace.cli import main, migrations
 from searchtrace.database import (
     SCHEMA_VERSION,
     Database,
@@ -59,8 +59,8 @@ def test_migrate_brings_an_empty_store_to_this_version_once(pg_url):
     try:
         with pytest.raises(StoreVersionError, match="has no searchtrace schema.*run `searchtrace store migrate`"):
             check_version(db)
-        assert migrate(db) == (0, SCHEMA_VERSION)
-        assert migrate(db) == (SCHEMA_VERSION, SCHEMA_VERSION)
+        assert migrate(db, migrations()) == (0, SCHEMA_VERSION)
+        assert migrate(db, migrations()) == (SCHEMA_VERSION, SCHEMA_VERSION)
         check_version(db)
         with db.connection() as conn:
             versions = [r[0] for r in conn.execute("SELECT version FROM searchtrace_schema ORDER BY version")]
@@ -77,7 +77,7 @@ def test_concurrent_migrations_apply_each_step_once(pg_url):
 
     def run(db: Database) -> None:
         try:
-            migrate(db)
+            migrate(db, migrations())
         except BaseException as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
@@ -105,7 +105,7 @@ def test_a_store_newer_than_the_client_is_refused_saying_both_versions(pg_db):
     with pytest.raises(StoreVersionError, match=message):
         check_version(pg_db)
     with pytest.raises(StoreVersionError, match=message):
-        migrate(pg_db)
+        migrate(pg_db, migrations())
 
 
 def test_store_commands_migrate_and_report_without_showing_the_password(pg_url, capsys):

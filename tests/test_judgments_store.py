@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from searchtrace.cli import main
+from searchtrace.cli import main, migrations
 from searchtrace.database import StoreUrl, database, migrate
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals.labels.judgments import JsonlStore, Judgment, JudgmentStore, Kind, PostgresJudgmentStore
@@ -40,7 +40,7 @@ def judgment(doc: str, grade: int | None = 1, judge: str = "ana", **kw) -> Judgm
 def _postgres(request, tmp_path):
     """A store on a fresh, migrated database of the session's PostgreSQL server (skips when there is none)."""
     url = StoreUrl(request.getfixturevalue("pg_url"))
-    migrate(database(url))
+    migrate(database(url), migrations())
     return lambda: PostgresJudgmentStore(database(url), "mine")
 
 

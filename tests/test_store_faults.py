@@ -67,12 +67,13 @@ def _load(url: str, outage) -> tuple[list[str], list[str], list[float]]:
 
 def test_the_store_stopped_for_10_s_under_load_fails_no_search_and_loses_no_trace(
         sample_index_path, sample_config, stoppable_postgres):
+    from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
     from searchtrace.traces.postgres import PostgresTraceStore
 
     url = stoppable_postgres.new_database()
     db = Database(StoreUrl(url))
-    migrate(db)
+    migrate(db, migrations())
     stopped: list[float] = []
 
     def outage() -> None:

@@ -8,6 +8,7 @@ import time
 import pytest
 from trace_fixtures import MS, T0, FakeSearch, record
 
+from searchtrace.cli import migrations
 from searchtrace.database import Database, StoreUrl, migrate
 from searchtrace.traces.buffered import BufferedStoreExporter
 from searchtrace.traces.postgres import PostgresTraceStore
@@ -19,7 +20,7 @@ S = 1000 * MS
 def shared(stoppable_postgres):
     url = stoppable_postgres.new_database()
     db = Database(StoreUrl(url), timeout=1.0)
-    migrate(db)
+    migrate(db, migrations())
     yield stoppable_postgres, PostgresTraceStore(db)
     db.close()
     if not _up(stoppable_postgres):  # a test that failed while the server was stopped

@@ -1,8 +1,9 @@
-"""The store a team shares, on PostgreSQL: its URL, connections and versioned schema.
+"""The store a team shares, on PostgreSQL: its URL, connections and the runner of its versioned schema.
 
 Part of the floor: it imports nothing of ours beyond the floor, and psycopg only
 when a store is used. The trace store, the run index and the judgments store each
-keep their PostgreSQL implementation in their own package, over :class:`Database`.
+keep their PostgreSQL implementation in their own package, over :class:`Database`, and declare their
+schema's :class:`Migration` beside it; the roof hands the list to :func:`migrate`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
     from searchtrace.database.migrations import (
-        MIGRATIONS,
         SCHEMA_VERSION,
+        Migration,
         StoreVersionError,
         check_version,
         migrate,

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from searchtrace.database.url import StoreUrl, add_store_argument, resolve_store_url
 from searchtrace.errors import ConfigError, ExitCode
 
+if TYPE_CHECKING:
+    from searchtrace.database.migrations import Migration
+
 __all__ = ["register"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, migrations: Callable[[], Sequence[Migration]]) -> None:
+    """Add ``searchtrace store``; ``migrations`` gives every store's schema step (the roof's list)."""
     store = sub.add_parser("store", help="the shared PostgreSQL store: migrate its schema, show its state",
                            description="The store a team shares (traces, runs, judgments) on PostgreSQL.")
     commands = store.add_subparsers(dest="store_command", required=True, metavar="COMMAND")
@@ -19,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   description="Apply every schema migration the store lacks, each in its own "
                                               "transaction (safe to run from several processes at once).")
     add_store_argument(migrate)
-    migrate.set_defaults(func=_migrate)
+    migrate.set_defaults(func=_migrate, migrations=migrations)
     status = commands.add_parser("status", help="the store's schema version and what it holds")
     add_store_argument(status)
     status.set_defaults(func=_status)
@@ -39,7 +45,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
     db = Database(_url(args))
     try:
-        before, after = migrate(db, on_step=lambda m: print(f"applied {m.version}: {m.name}", file=sys.stderr))
+        before, after = migrate(db, args.migrations(), on_step=lambda m: print(f"applied {m.version}: {m.name}", file=sys.stderr))
     finally:
         db.close()
     if before == after:

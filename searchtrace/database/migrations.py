@@ -1,5 +1,11 @@
 """The shared store's schema, versioned: migrations applied by ``searchtrace store migrate``.
 
+The floor numbers the steps and runs them; each step's SQL lives beside the store it serves (the runs' and
+the judgments' in their ``store/`` folders under ``evals``; the traces' still here, ``database.traces_schema``,
+until the traces regroup moves it), declared as a :class:`Migration`. The floor's runner imports none of
+them: the caller passes the list (the roof assembles it, ``searchtrace.cli.migrations``), and
+:func:`migrate` refuses a list that is not exactly versions 1 to :data:`SCHEMA_VERSION`.
+
 Each migration is one transaction, recorded in ``searchtrace_schema`` with its
 version; ``migrate`` takes an advisory lock first, so processes migrating at once
 apply each migration once. Every process checks the version before it uses the
@@ -9,13 +15,10 @@ command that brings it up to date, one newer with the versions each side has.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from searchtrace.database.judgments_schema import JUDGMENTS_V3
-from searchtrace.database.runs_schema import RUNS_V2
-from searchtrace.database.traces_schema import TRACES_V1
 from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 
     from searchtrace.database.pool import Database
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "StoreVersionError", "check_version", "migrate",
+__all__ = ["SCHEMA_VERSION", "Migration", "StoreVersionError", "check_version", "migrate",
            "store_version"]
 
 _LOCK_KEY = 0x5EA2C47A  # pg_advisory_xact_lock key of a migration in progress
@@ -42,13 +45,12 @@ class Migration:
     sql: str
 
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "traces: traces, spans, their documents", TRACES_V1),
-    Migration(2, "runs: published runs, their tags, rankings, metrics and files", RUNS_V2),
-    Migration(3, "judgments: judgments per dataset, the judge queue", JUDGMENTS_V3),
-)
-SCHEMA_VERSION = MIGRATIONS[-1].version
-"""The schema version this client reads and writes."""
+SCHEMA_VERSION = 3
+"""The schema version this client reads and writes: the last of the migrations the stores declare (1: traces,
+``database.traces_schema``; 2: runs, ``evals.runs.store.schema``; 3: judgments,
+``evals.labels.judgments.store.schema``).
+A store that adds a step declares ``Migration(SCHEMA_VERSION + 1, ...)`` beside itself, adds it to the roof's
+list and raises this number."""
 
 _TABLE = """CREATE TABLE IF NOT EXISTS searchtrace_schema (
     version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"""
@@ -63,17 +65,24 @@ def store_version(conn: psycopg.Connection[Any]) -> int:
     return int(found[0]) if found and found[0] is not None else 0
 
 
-def migrate(db: Database, *, on_step: Callable[[Migration], None] | None = None) -> tuple[int, int]:
-    """Apply every migration the store lacks, each in its own transaction; returns (version before, after).
+def migrate(db: Database, migrations: Sequence[Migration], *,
+            on_step: Callable[[Migration], None] | None = None) -> tuple[int, int]:
+    """Apply every one of ``migrations`` the store lacks, each in its own transaction; returns (version before,
+    after). ``migrations``: every step of this client's schema, from each store (``searchtrace.cli.migrations``).
 
     Raises:
+        ValueError: ``migrations`` are not exactly versions 1 to :data:`SCHEMA_VERSION`.
         StoreVersionError: the store is newer than this client (nothing changed).
         BackendUnavailable: the server cannot be reached.
     """
+    steps = sorted(migrations, key=lambda m: m.version)
+    if [m.version for m in steps] != list(range(1, SCHEMA_VERSION + 1)):
+        raise ValueError(f"migrations must be versions 1 to {SCHEMA_VERSION}, one each; got "
+                         f"{[m.version for m in steps]}")
     with db.connection() as conn:
         before = store_version(conn)
         _refuse_newer(db, before)
-        for step in MIGRATIONS:
+        for step in steps:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
                 conn.execute(_TABLE)

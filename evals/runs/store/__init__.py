@@ -8,7 +8,8 @@ the factory every caller goes through (it alone names a backend). What the
 protocol exchanges: ``entry`` (a listed run, and ``latest:tag=NAME``),
 ``snapshot`` (a completed run read whole, a damaged folder refused naming the
 file); ``rebuild`` (``run.trec`` and ``rankings.parquet`` from the stored
-rankings) and ``materialize`` (a run folder written whole or not at all).
+rankings) and ``materialize`` (a run folder written whole or not at all); ``schema``
+is its tables on PostgreSQL.
 
 (The names below are imported ``as`` themselves, ruff's mark of a re-export, so
 this package needs no entry in pyproject's per-file ignores.)

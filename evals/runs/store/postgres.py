@@ -1,4 +1,4 @@
-"""The run index on the shared store (PostgreSQL, schema version 2: ``searchtrace.database.runs_schema``).
+"""The run index on the shared store (PostgreSQL, schema version 2: ``searchtrace.evals.runs.store.schema``).
 
 The newest run with a tag is the first row of ``st_run_tags``' index range for
 it; the newest of a name, of ``st_runs_name``'s. A run read whole comes back with

@@ -3,7 +3,7 @@
 The same contract as ``judgments.jsonl``: judgments are only appended, each
 append is one transaction (all of it stored, or none), and a reader resumes
 after the last ``seq`` it read. Appends to one dataset take an advisory lock
-before their rows get their ``seq`` (see ``database.judgments_schema``), so
+before their rows get their ``seq`` (see ``.schema``), so
 rows become visible in ``seq`` order and a cursor never skips one committed
 late. A cursor whose row is gone (the table restored from an older backup, or
 emptied) reads the dataset again whole.

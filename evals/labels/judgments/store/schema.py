@@ -1,4 +1,4 @@
-"""The shared store's judgment tables (schema version 3): what ``evals.judgments`` reads and writes.
+"""The shared store's judgment tables (schema version 3): what the judgments store and the judge queue use.
 
 ``st_judgments`` holds every judgment of every dataset, only ever appended to:
 one row per judgment, keyed by ``seq`` (an identity column: the order of
@@ -17,7 +17,9 @@ judges taking at once never wait on, or get, the same row.
 
 from __future__ import annotations
 
-__all__ = ["JUDGMENTS_V3"]
+from searchtrace.database.migrations import Migration
+
+__all__ = ["JUDGMENTS_MIGRATION", "JUDGMENTS_V3"]
 
 JUDGMENTS_V3 = """
 CREATE TABLE st_judgments (
@@ -31,3 +33,5 @@ CREATE TABLE st_judge_queue (
     PRIMARY KEY (dataset, query_id, doc_id), CHECK ((holder IS NULL) = (expires IS NULL)));
 CREATE UNIQUE INDEX st_judge_queue_holder ON st_judge_queue (dataset, holder) WHERE holder IS NOT NULL;
 """
+JUDGMENTS_MIGRATION = Migration(3, "judgments: judgments per dataset, the judge queue", JUDGMENTS_V3)
+"""This schema's step of the shared store's migrations (the roof lists it: ``searchtrace.cli.migrations``)."""

@@ -1,4 +1,4 @@
-"""The shared store's run tables (schema version 2): what ``evals.runindex``'s PostgreSQL index reads and writes.
+"""The shared store's run tables (schema version 2): what the runs store's PostgreSQL backend reads and writes.
 
 ``st_runs`` holds one row per published run: its id, name, when it was made,
 its dataset and mode, the tag its ``run.trec`` carries, ``settings.json`` and
@@ -19,7 +19,9 @@ rankings rebuild them byte for byte.
 
 from __future__ import annotations
 
-__all__ = ["RUNS_V2"]
+from searchtrace.database.migrations import Migration
+
+__all__ = ["RUNS_MIGRATION", "RUNS_V2"]
 
 RUNS_V2 = """
 CREATE TABLE st_runs (
@@ -44,3 +46,5 @@ CREATE TABLE st_run_files (
     run_id text NOT NULL REFERENCES st_runs ON DELETE CASCADE, name text NOT NULL, sha256 text NOT NULL,
     size bigint NOT NULL, content bytea, PRIMARY KEY (run_id, name));
 """
+RUNS_MIGRATION = Migration(2, "runs: published runs, their tags, rankings, metrics and files", RUNS_V2)
+"""This schema's step of the shared store's migrations (the roof lists it: ``searchtrace.cli.migrations``)."""
