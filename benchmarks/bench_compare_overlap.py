@@ -85,8 +85,8 @@ def perturbed(docs: np.ndarray, corpus: int, rng: np.random.Generator) -> tuple[
 def write_folder(path: Path, dataset: Path, ids: list[str], docs: np.ndarray, scores: np.ndarray,
                  lengths: np.ndarray, rng: np.random.Generator) -> None:
     from searchtrace.evals import QueryOutcome, RunFolder
-    from searchtrace.evals.rankings import Run
-    from searchtrace.evals.runfolder import BANDS, RESULT_COLUMNS, TRACE_ID, latency_column
+    from searchtrace.evals.runs.runfolder import BANDS, RESULT_COLUMNS, TRACE_ID, latency_column
+    from searchtrace.evals.scoring.rankings import Run
 
     template = RunFolder(BASELINE).summary()
     folder = RunFolder(path)

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from searchtrace.dashboard.data import pair_view, progress, queue
-from searchtrace.evals.judgments import JudgingFolder, JudgingSession, Judgment, PooledPair, standing
-from searchtrace.evals.judgments.pool import Pool, write_pool
+from searchtrace.evals.labels.judgments import JudgingFolder, JudgingSession, Judgment, PooledPair, standing
+from searchtrace.evals.labels.judgments.pool import Pool, write_pool
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "sample"

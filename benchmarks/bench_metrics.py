@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from searchtrace.evals.metrics import evaluate
-from searchtrace.evals.trec import read_qrels, read_run
+from searchtrace.evals.runs.trec import read_qrels, read_run
+from searchtrace.evals.scoring.metrics import evaluate
 
 METRICS = ("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10")
 PYTREC = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "mrr": "recip_rank", "recall@100": "recall_100",

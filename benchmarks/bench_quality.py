@@ -144,7 +144,7 @@ def table(results: list[dict], dataset: str) -> str:
 
 
 def calibration(fit: Path, other: Path, out: Path) -> dict:
-    from searchtrace.evals.calibration import calibrate
+    from searchtrace.evals.runs.calibration import calibrate
 
     return calibrate(fit, out / f"calibration-{fit.name}.json", eval_run=other)
 

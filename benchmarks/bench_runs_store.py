@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from searchtrace.evals.runindex import RunSnapshot
+    from searchtrace.evals.runs.store import RunSnapshot
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def _run_folder(root: Path, queries: int, depth: int) -> Path:
 
 def _copy(snapshot: RunSnapshot, run_id: str, created: datetime, tags: tuple[str, ...]) -> RunSnapshot:
     """The snapshot as another run: its id, date and tags, and its run.json rewritten to say so."""
-    from searchtrace.evals.runindex import RunFile
+    from searchtrace.evals.runs.store import RunFile
 
     summary = replace(snapshot.summary, run_id=run_id, created_at=created, tags=tags)
     data = json.dumps(summary.to_json(), indent=2).encode()
@@ -88,7 +88,8 @@ def _bench(url: str, args: argparse.Namespace) -> None:
     from searchtrace.cli import migrations
     from searchtrace.database import Database, StoreUrl, migrate
     from searchtrace.evals import RunFolder
-    from searchtrace.evals.runindex import PostgresRunIndex, RunSelector, read_snapshot, resolve_run
+    from searchtrace.evals.runs.runindex import resolve_run
+    from searchtrace.evals.runs.store import PostgresRunIndex, RunSelector, read_snapshot
     from searchtrace.home import Home
 
     db = Database(StoreUrl(url))

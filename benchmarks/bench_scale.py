@@ -106,7 +106,7 @@ def main() -> None:
                                                  not args.no_parts))
 
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.retriever.embedding.cache import Embedder

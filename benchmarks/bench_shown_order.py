@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _confidence(results: list[Any], relevance: np.ndarray, config: Any) -> dict[str, Any]:
-    from searchtrace.evals import stats
-    from searchtrace.evals.report import band_precision
+    from searchtrace.evals.runs.analysis import band_precision
+    from searchtrace.evals.scoring import stats
     from searchtrace.retriever.search.confidence import bands
 
     labels = np.array([int(r.grade > 0) for r in results])
@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.retriever.embedding.cache import Embedder
     from searchtrace.retriever.types import ShownOrder

@@ -13,17 +13,16 @@ from typing import TYPE_CHECKING
 from searchtrace._lazy import exports
 
 if TYPE_CHECKING:
-    from searchtrace.evals.calibration import fit_isotonic, fit_logistic
-    from searchtrace.evals.comparability import labelled
-    from searchtrace.evals.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
-    from searchtrace.evals.execution import run_eval
-    from searchtrace.evals.gate import GateConfig, GateResult, load_config
-    from searchtrace.evals.judgments import (
-        ADJUDICATION,
-        DEFAULT_TTL_S,
+    from searchtrace.evals.labels.implicit import (
         IMPLICIT_JUDGE,
         ClickThresholds,
         ImplicitReport,
+        ReferenceAgreement,
+        implicit_judgments,
+    )
+    from searchtrace.evals.labels.judgments import (
+        ADJUDICATION,
+        DEFAULT_TTL_S,
         JsonlStore,
         JudgingFolder,
         JudgingSession,
@@ -32,36 +31,15 @@ if TYPE_CHECKING:
         Kind,
         PairLabels,
         PooledPair,
-        ReferenceAgreement,
         Scale,
         Tally,
         adjudicates,
-        implicit_judgments,
         judging_status,
         pairs_of,
         read_pool,
     )
-    from searchtrace.evals.metrics import (
-        DEFAULT_METRICS,
-        Evaluation,
-        Metric,
-        MetricName,
-        QueryRules,
-        evaluate,
-        is_coverage,
-        parse_metrics,
-    )
-    from searchtrace.evals.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
-    from searchtrace.evals.overlap import (
-        RBO,
-        OverlapComparison,
-        QueryOverlap,
-        compare_overlap,
-        jaccard,
-        new_in_top,
-        rbo,
-    )
-    from searchtrace.evals.querysets import (
+    from searchtrace.evals.labels.judgments.store.schema import JUDGMENTS_MIGRATION
+    from searchtrace.evals.labels.querysets import (
         QueryOrigin,
         QuerySet,
         QuerySetInfo,
@@ -71,8 +49,10 @@ if TYPE_CHECKING:
         query_id,
         read_info,
     )
-    from searchtrace.evals.rankings import Qrels, Run
-    from searchtrace.evals.runfolder import (
+    from searchtrace.evals.runs.calibration import fit_isotonic, fit_logistic
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.evals.runs.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
+    from searchtrace.evals.runs.runfolder import (
         BEST_SCORE,
         FORMAT_VERSION,
         NO_CONFIDENT,
@@ -98,9 +78,33 @@ if TYPE_CHECKING:
         latency_column,
         latency_stage,
     )
-    from searchtrace.evals.runindex.cache import cached_run
-    from searchtrace.evals.runindex.opening import open_store_index
-    from searchtrace.evals.stats import RiskCoverage, risk_coverage
-    from searchtrace.evals.trec import read_qrels, read_run, write_run
+    from searchtrace.evals.runs.runindex.cache import cached_run
+    from searchtrace.evals.runs.store.opening import open_store_index
+    from searchtrace.evals.runs.store.schema import RUNS_MIGRATION
+    from searchtrace.evals.runs.trec import read_qrels, read_run, write_run
+    from searchtrace.evals.scoring.metrics import (
+        DEFAULT_METRICS,
+        Evaluation,
+        Metric,
+        MetricName,
+        QueryRules,
+        evaluate,
+        is_coverage,
+        parse_metrics,
+    )
+    from searchtrace.evals.scoring.rankings import Qrels, Run
+    from searchtrace.evals.scoring.stats import RiskCoverage, risk_coverage
+    from searchtrace.evals.verdicts.comparability import labelled
+    from searchtrace.evals.verdicts.comparison import TIE, Comparison, MetricComparison, QueryDelta, compare
+    from searchtrace.evals.verdicts.gate import GateConfig, GateResult, load_config
+    from searchtrace.evals.verdicts.overlap import (
+        RBO,
+        OverlapComparison,
+        QueryOverlap,
+        compare_overlap,
+        jaccard,
+        new_in_top,
+        rbo,
+    )
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)

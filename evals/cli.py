@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from searchtrace.database.url import add_store_argument
 from searchtrace.errors import ExitCode
-from searchtrace.evals.judgments.cli import register as register_judge
-from searchtrace.evals.querysets.cli import register as register_queries
-from searchtrace.evals.runindex.cli import register as register_runs
+from searchtrace.evals.labels.cli import register as register_judge
+from searchtrace.evals.labels.querysets.cli import register as register_queries
+from searchtrace.evals.runs.runindex.cli import register as register_runs
 from searchtrace.home import add_home_argument
 from searchtrace.names import Band
 from searchtrace.retriever import (
@@ -25,10 +27,10 @@ from searchtrace.retriever import (
 from searchtrace.terminal import width
 
 if TYPE_CHECKING:
-    from searchtrace.evals.comparability import Comparability
-    from searchtrace.evals.gate import GateConfig, GateResult
-    from searchtrace.evals.metrics import Evaluation
-    from searchtrace.evals.runfolder import RunFolder
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.scoring.metrics import Evaluation
+    from searchtrace.evals.verdicts.comparability import Comparability
+    from searchtrace.evals.verdicts.gate import GateConfig, GateResult
 
 __all__ = ["register"]
 
@@ -124,7 +126,7 @@ def _run_source_arguments(p: argparse.ArgumentParser) -> None:
 def _resolved(args: argparse.Namespace, *names: str) -> argparse.Namespace:
     """``args`` with each run argument in ``names`` as the path of the run folder it names (a store's: cached)."""
     from searchtrace.database import resolve_store_url
-    from searchtrace.evals.runindex import resolve_run
+    from searchtrace.evals.runs.runindex import resolve_run
     from searchtrace.home import Home
 
     store, home = resolve_store_url(args.store), Home.resolve(args.home)
@@ -145,9 +147,28 @@ def _no_labels_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
-    from searchtrace.evals.metrics import DEFAULT_METRICS
+    from searchtrace.evals.scoring.metrics import DEFAULT_METRICS
 
     return tuple(args.metrics) if args.metrics else tuple(str(m) for m in DEFAULT_METRICS)
+
+
+@contextmanager
+def _warnings_printed() -> Iterator[None]:
+    """While a command runs, what the evals library logs as a warning is printed as a ``warning:`` line on stderr
+    (the library prints nothing itself)."""
+    import logging
+
+    logger = logging.getLogger("searchtrace.evals")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -160,10 +181,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("error: give a DATASET folder, or --run FILE --qrels FILE", file=sys.stderr)
         return ExitCode.INVALID
     from searchtrace.database import resolve_store_url
-    from searchtrace.evals.execution import run_eval
-    from searchtrace.evals.metrics import parse_metrics
-    from searchtrace.evals.naming import RunLabel
-    from searchtrace.evals.runfolder import EvalSettings
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.evals.runs.naming import RunLabel
+    from searchtrace.evals.runs.runfolder import EvalSettings
+    from searchtrace.evals.scoring.metrics import parse_metrics
 
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     resolve_store_url(args.store)  # and on a store URL that is none
@@ -174,8 +195,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
-    folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                      progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    with _warnings_printed():
+        folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
+                          progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
@@ -194,7 +216,7 @@ def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
     url = resolve_store_url(args.store)
     if url is None:
         return True
-    from searchtrace.evals.runindex import publish_folder
+    from searchtrace.evals.runs.runindex import publish_folder
 
     published, lines = publish_folder(folder, url)
     for line in lines:
@@ -205,7 +227,7 @@ def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
 def _rules(args: argparse.Namespace) -> Any:
     """The query rules the switches ask for (a ValidationError for a bad value)."""
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.metrics import QueryRules
+    from searchtrace.evals.scoring.metrics import QueryRules
 
     if args.complete and not args.trec_eval:
         raise ValidationError("-c goes with --trec-eval (without it, queries missing from the run already "
@@ -231,7 +253,7 @@ def _unreadable(path: Path) -> str | None:
 def _score_external(args: argparse.Namespace) -> int:
     import time
 
-    from searchtrace.evals.external import score_run_file, write_run_folder
+    from searchtrace.evals.runs.external import score_run_file, write_run_folder
 
     if not args.qrels:
         print("error: --run needs --qrels", file=sys.stderr)
@@ -271,8 +293,8 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
         NotFoundError: a run folder is missing or incomplete (exit 2).
         ValidationError: the runs cannot be compared, naming why (exit 2).
     """
-    from searchtrace.evals.comparability import check
-    from searchtrace.evals.runfolder import RunFolder
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.comparability import check
 
     folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
     summaries = [f.summary() for f in folders]
@@ -284,8 +306,8 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from searchtrace.evals.overlap.cli import compare_command, label_free_note, unlabelled
-    from searchtrace.evals.runfolder import RunFolder
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.overlap.cli import compare_command, label_free_note, unlabelled
 
     args = _resolved(args, "base", "candidate")
     folders = (RunFolder.completed(args.base), RunFolder.completed(args.candidate))
@@ -296,8 +318,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_metrics(args: argparse.Namespace) -> int:
-    from searchtrace.evals.comparison import compare, regressed_lines, to_json, to_markdown, to_table
-    from searchtrace.evals.metrics import is_coverage
+    from searchtrace.evals.scoring.metrics import is_coverage
+    from searchtrace.evals.verdicts.comparison import compare, regressed_lines, to_json, to_markdown, to_table
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
     shared = [m for m in base.metrics if m in candidate.per_query]
@@ -345,9 +367,9 @@ def require_coverage(candidate: Path, floor: float) -> None:
         ValidationError: Judged@10 below ``floor`` (exit 2).
     """
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.judgments.folder import JUDGMENTS_FILE
-    from searchtrace.evals.metrics import COVERAGE_K
-    from searchtrace.evals.runfolder import RunFolder
+    from searchtrace.evals.labels.judgments.folder import JUDGMENTS_FILE
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.scoring.metrics import COVERAGE_K
 
     summary = RunFolder.completed(str(candidate)).summary()
     judged = summary.metrics.get(f"judged@{COVERAGE_K}")
@@ -362,9 +384,9 @@ def require_coverage(candidate: Path, floor: float) -> None:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from searchtrace.evals.gate import load_config
-    from searchtrace.evals.overlap.cli import label_free_note, unlabelled
-    from searchtrace.evals.runfolder import RunFolder
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.gate import load_config
+    from searchtrace.evals.verdicts.overlap.cli import label_free_note, unlabelled
 
     config = load_config(args.config)
     args = _resolved(args, "baseline", "candidate")
@@ -377,8 +399,8 @@ def _gate(args: argparse.Namespace) -> int:
 
 def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.comparison import compare
-    from searchtrace.evals.gate import gate
+    from searchtrace.evals.verdicts.comparison import compare
+    from searchtrace.evals.verdicts.gate import gate
 
     if not config.rules:
         raise ValidationError('the runs have labels and the gate config has no [metrics."<metric>"] rule to judge '
@@ -394,8 +416,8 @@ def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
 def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[RunFolder, RunFolder],
                   note: str | None) -> int:
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.gate import NO_OVERLAP_TABLE, gate_overlap
-    from searchtrace.evals.overlap import DEFAULT_PS, compare_overlap
+    from searchtrace.evals.verdicts.gate import NO_OVERLAP_TABLE, gate_overlap
+    from searchtrace.evals.verdicts.overlap import DEFAULT_PS, compare_overlap
 
     if config.overlap is None:
         raise ValidationError(NO_OVERLAP_TABLE, field="config")
@@ -408,7 +430,7 @@ def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[R
 
 
 def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...]) -> int:
-    from searchtrace.evals.gate.report import to_markdown, to_text, write_junit
+    from searchtrace.evals.verdicts.gate.report import to_markdown, to_text, write_junit
 
     if args.junit:
         write_junit(result, args.junit)
@@ -419,7 +441,7 @@ def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str,
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from searchtrace.evals.calibration import calibrate
+    from searchtrace.evals.runs.calibration import calibrate
 
     report = calibrate(Path(args.run), Path(args.out), method=args.method,
                        eval_run=Path(args.eval_run) if args.eval_run else None)

@@ -17,7 +17,7 @@ from searchtrace.terminal import fit, signed, width
 if TYPE_CHECKING:  # rich is slow to import, the records pull in numpy: imported where used
     from rich.console import Console
 
-    from searchtrace.evals.runfolder import BandPrecision, RunSummary
+    from searchtrace.evals.runs.runfolder import BandPrecision, RunSummary
 
 __all__ = ["metric_table", "plain_table", "print_summary"]
 

@@ -55,8 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def migrations() -> tuple[Migration, ...]:
     """The shared store's schema, every step from the store that declares it (what ``store migrate`` applies)."""
-    from searchtrace.database.judgments_schema import JUDGMENTS_MIGRATION
-    from searchtrace.database.runs_schema import RUNS_MIGRATION
+    from searchtrace.evals import JUDGMENTS_MIGRATION, RUNS_MIGRATION
     from searchtrace.traces import TRACES_MIGRATION
 
     return (TRACES_MIGRATION, RUNS_MIGRATION, JUDGMENTS_MIGRATION)

@@ -38,8 +38,8 @@ def run_ids() -> dict[str, str]:
 def dashboard_home(tmp_path_factory, model) -> Path:
     """The home folder: ``runs/`` with the four runs, ``traces.sqlite`` with their 400 traces."""
     from searchtrace.evals import RunLabel
-    from searchtrace.evals.execution import run_eval
-    from searchtrace.evals.runfolder import EvalSettings
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.evals.runs.runfolder import EvalSettings
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.traces import TraceSettings
 

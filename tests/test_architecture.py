@@ -234,7 +234,7 @@ RESPONSE_KEYS = frozenset({"bestScore", "noConfidentResults", "retryHints", "tra
                            "relatedTerms", "narrowerQuery", "broaderQuery"})
 #: The modules that own the JSON: the response, the error object, and the run folder (which stores a
 #: response's fields under the same names, in its own format).
-FORMAT_OWNERS = ("searchtrace.retriever.response", "searchtrace.errors", "searchtrace.evals.runfolder")
+FORMAT_OWNERS = ("searchtrace.retriever.response", "searchtrace.errors", "searchtrace.evals.runs.runfolder")
 
 
 def _owner(module: str) -> bool:
@@ -319,14 +319,6 @@ def test_a_package_root_holds_only_the_modules_the_readme_names(package):
 #: progress lines and terminal output, and the ``serve`` command's runner (a command module named ``run``).
 TERMINAL_WRITERS = {"searchtrace.progress", "searchtrace.terminal", "searchtrace.__main__",
                     "searchtrace.retriever.serve.run"}
-#: Library modules that still print, by the end of their name: evals/execution/orchestrate.py and search.py, until
-#: the evals regroup lands (it moves them, search.py as loop.py, and ends their prints; then delete this set).
-STILL_PRINTING = (".execution.orchestrate", ".execution.search", ".execution.loop")
-
-
-def _still_printing(module: str) -> bool:
-    return module.startswith("searchtrace.evals.") and module.endswith(STILL_PRINTING)
-
 
 def _terminal_writes(tree: ast.AST) -> list[int]:
     """Lines that call ``print`` or write to ``sys.stdout`` / ``sys.stderr`` (``.write``, ``.writelines``)."""
@@ -345,7 +337,7 @@ def _terminal_writes(tree: ast.AST) -> list[int]:
 def _printing_library_modules(sources: dict[str, str]) -> list[str]:
     """``module:line`` of each terminal write outside the modules allowed to write there."""
     return [f"{module}:{line}" for module, source in sorted(sources.items())
-            if "cli" not in module.split(".") and module not in TERMINAL_WRITERS and not _still_printing(module)
+            if "cli" not in module.split(".") and module not in TERMINAL_WRITERS
             for line in _terminal_writes(ast.parse(source))]
 
 
@@ -467,3 +459,126 @@ def test_the_backend_rule_sees_a_backend_named():
         "searchtrace.dashboard.data.traces line 2: names PostgresTraceStore",
         "searchtrace.dashboard.data.traces line 3: names TraceStore"]
     assert _concrete_store_names("searchtrace.traces.store.opening", tree) == []
+
+
+#: evals/ grouped by the question each part answers, each folder's parts (sub-folders and modules) in import order:
+#: a module imports only from its own part or an earlier one of each folder it shares with the target, so no import
+#: climbs (``scoring`` is pure array code; ``runs`` make and keep runs; ``labels`` say what is relevant and which
+#: queries to ask; ``verdicts`` compare runs and gate them; the root's text and commands sit on all four).
+#: A folder's ``__init__`` may import any of its parts; every part of a listed folder is placed in its row.
+EVALS_ORDER = {
+    "": ("scoring", "runs", "labels", "verdicts", "summary_text", "cli"),
+    "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
+    "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration", "store",
+             "runindex"),
+    "runs.store": ("schema", "entry", "snapshot", "rebuild", "materialize", "protocol", "local", "postgres_publish",
+                   "postgres", "opening"),
+    "runs.execution": ("loop", "corrective", "orchestrate"),
+    "labels": ("judgments", "querysets", "implicit", "cli"),
+    "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
+                         "session", "pool", "qrels_import", "qrels_export", "text"),
+    "labels.implicit": ("clicks", "coec", "click_grades", "reference", "judge", "text"),
+    "verdicts": ("comparability", "comparison", "overlap", "gate"),
+}
+EVALS = "searchtrace.evals"
+#: The most modules one folder of evals/ holds (``__init__`` aside), and its root (``__init__`` counted).
+MAX_FOLDER_MODULES, MAX_EVALS_ROOT = 15, 6
+
+
+def _evals_parts(module: str) -> list[str]:
+    return module[len(EVALS) + 1:].split(".") if module.startswith(EVALS + ".") else []
+
+
+def _evals_climbs(module: str, target: str) -> str | None:
+    """Why ``module`` importing ``target`` climbs :data:`EVALS_ORDER`, or None."""
+    mine, theirs = _evals_parts(module), _evals_parts(target)
+    shared = 0
+    while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
+        shared += 1
+    folder = ".".join(mine[:shared])
+    if folder not in EVALS_ORDER or shared >= len(mine) or shared >= len(theirs):
+        return None  # a folder without a row, or an import of (or from) the folder's own __init__
+    row = EVALS_ORDER[folder]
+    if row.index(theirs[shared]) > row.index(mine[shared]):
+        return f"{folder or 'evals'}: {mine[shared]} imports {theirs[shared]}, later in {row}"
+    return None
+
+
+def test_evals_imports_never_climb_its_groups():
+    wrong = [f"{m} line {line} imports {target}: {why}" for m, edges in EDGES.items() if m.startswith(EVALS + ".")
+             for target, _, line in edges if target.startswith(EVALS + ".") and (why := _evals_climbs(m, target))]
+    assert not wrong, "\n".join(wrong)
+
+
+def _evals_folders() -> dict[str, set[str]]:
+    """Each folder of evals/ (dotted, the root "") and the parts it holds: modules (``__init__`` aside) and folders."""
+    root = PACKAGE / "evals"
+    out: dict[str, set[str]] = {}
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        here = Path(folder)
+        key = ".".join(here.relative_to(root).parts)
+        out[key] = ({f[:-3] for f in files if f.endswith(".py") and f != "__init__.py"}
+                    | {d for d in dirs if (here / d / "__init__.py").exists()})
+    return out
+
+
+def test_evals_order_places_every_part_of_its_folders():
+    folders = _evals_folders()
+    for folder, row in EVALS_ORDER.items():
+        assert folder in folders, f"EVALS_ORDER names a folder evals/ lacks: {folder}"
+        assert sorted(row) == sorted(folders[folder]), f"evals/{folder.replace('.', '/')}: {sorted(folders[folder])}"
+
+
+def test_evals_folders_stay_small():
+    root = PACKAGE / "evals"
+    for folder, _, files in os.walk(root, followlinks=True):
+        modules = [f for f in files if f.endswith(".py") and f != "__init__.py"]
+        assert len(modules) <= MAX_FOLDER_MODULES, f"{folder} holds {len(modules)} modules"
+    assert len(list(root.glob("*.py"))) <= MAX_EVALS_ROOT, sorted(p.name for p in root.glob("*.py"))
+
+
+def test_the_evals_climb_rule_sees_a_climb():
+    assert _evals_climbs(f"{EVALS}.scoring.rankings", f"{EVALS}.runs.trec.files") is not None
+    assert _evals_climbs(f"{EVALS}.runs.trec.files", f"{EVALS}.scoring.rankings") is None
+    assert _evals_climbs(f"{EVALS}.runs.execution.loop", f"{EVALS}.runs.execution.corrective") is not None
+    assert _evals_climbs(f"{EVALS}.runs", f"{EVALS}.runs.runindex.cache") is None
+
+
+def test_the_readme_names_every_module_of_evals_folders():
+    """The README's evals/ row and the paragraph after the table name every module and folder of evals/."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("| `evals/` |")
+    named = set(re.findall(r"`(\w+)(?:/|\.py)?`", text[start:text.index("\nImports run one way", start)]))
+    missing = {f"{folder or 'evals'}: {part}" for folder, parts in _evals_folders().items() for part in parts
+               if part not in named}
+    assert not missing, sorted(missing)
+
+
+#: run.json's record is built in one place, the module that owns the format (an eval and an external run alike).
+RUN_SUMMARY_BUILDER = "searchtrace.evals.runs.runfolder.summary"
+
+
+def test_run_json_is_built_in_one_module():
+    builders = sorted({m for m, path in MODULES.items() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                       if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "RunSummary"})
+    assert builders == [RUN_SUMMARY_BUILDER]
+
+
+#: The evals modules that write to the terminal: the commands, and the run summary they print. The library
+#: prints nothing: its warnings go through ``logging`` (the eval command prints them as ``warning:`` lines).
+
+
+EVALS_STORE_FOLDERS = ("searchtrace.evals.runs.store", "searchtrace.evals.labels.judgments.store",
+                       "searchtrace.evals.labels.judgments.queue")
+EVALS_STORE_BACKENDS = frozenset({"HomeRunIndex", "PostgresRunIndex", "JsonlStore", "PostgresJudgmentStore",
+                                  "LocalJudgeQueue", "PostgresJudgeQueue"})
+
+
+def test_no_module_outside_a_store_names_a_store_backend():
+    wrong = []
+    for m, path in MODULES.items():
+        if any(m == f or m.startswith(f + ".") for f in EVALS_STORE_FOLDERS) or path.name == "__init__.py":
+            continue
+        wrong += [f"{m} line {line}: {name}" for line, name in _names_used(ast.parse(path.read_text(encoding="utf-8")))
+                  if name in EVALS_STORE_BACKENDS]
+    assert not wrong, "\n".join(wrong)

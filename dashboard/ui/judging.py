@@ -101,7 +101,7 @@ def undo(session: JudgingSession, dataset: str, judge: str) -> None:
         pair = state.judged.pop()
         if tally.label(pair, judge) is not None:
             session.record(*pair, None, judge)
-            session.reservations.release(judge)
+            session.queue.release(judge)
             state.query, state.first = pair[0], pair
             return
 

@@ -12,7 +12,7 @@ import threading
 
 __all__ = ["MODULES", "warm_up"]
 
-MODULES = ("searchtrace.evals.comparison", "searchtrace.evals.stats", "scipy.stats",
+MODULES = ("searchtrace.evals.verdicts.comparison", "searchtrace.evals.scoring.stats", "scipy.stats",
            "pandas.io.formats.style")  # by name: imported ahead, not used here
 _started = threading.Event()
 

@@ -1,9 +1,9 @@
 """The shared store's schema, versioned: migrations applied by ``searchtrace store migrate``.
 
 The floor numbers the steps and runs them; each step's SQL lives beside the store it serves (the traces'
-in ``traces.store.postgres_schema``), which declares it as a :class:`Migration`. The floor imports none of
-them: the caller passes the list (the roof assembles it, ``searchtrace.cli.migrations``), and
-:func:`migrate` refuses a list that is not exactly versions 1 to :data:`SCHEMA_VERSION`.
+in ``traces.store.postgres_schema``, the runs' and the judgments' in their ``store/`` folders under
+``evals``), which declares it as a :class:`Migration`. The floor imports none of them: the caller
+passes the list (the roof assembles it, ``searchtrace.cli.migrations``), and :func:`migrate` refuses a list that is not exactly versions 1 to :data:`SCHEMA_VERSION`.
 
 Each migration is one transaction, recorded in ``searchtrace_schema`` with its
 version; ``migrate`` takes an advisory lock first, so processes migrating at once
@@ -46,7 +46,8 @@ class Migration:
 
 SCHEMA_VERSION = 3
 """The schema version this client reads and writes: the last of the migrations the stores declare (1: traces,
-``traces.store.postgres_schema``; 2: runs, ``database.runs_schema``; 3: judgments, ``database.judgments_schema``).
+``traces.store.postgres_schema``; 2: runs, ``evals.runs.store.schema``; 3: judgments,
+``evals.labels.judgments.store.schema``).
 A store that adds a step declares ``Migration(SCHEMA_VERSION + 1, ...)`` beside itself, adds it to the roof's
 list and raises this number."""
 

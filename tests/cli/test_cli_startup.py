@@ -61,7 +61,7 @@ def test_eval_run_on_a_large_run_reads_it_without_pyarrow(tmp_path):
     (tmp_path / "qrels.txt").write_text("".join(f"q{i} 0 doc{i} 1\n" for i in range(500)))
     code, modules = loaded("eval", "--run", str(tmp_path / "run.trec"), "--qrels", str(tmp_path / "qrels.txt"))
     assert code == 0
-    assert "searchtrace.evals.trec.columns" in modules and heavy(modules) == []
+    assert "searchtrace.evals.runs.trec.columns" in modules and heavy(modules) == []
 
 
 def test_a_cli_search_on_the_sample_imports_neither_pydantic_nor_torch(sample_index_path, sample_config):

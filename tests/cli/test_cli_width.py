@@ -211,7 +211,7 @@ def test_compare_and_gate_without_labels_fit(capsys, run_folders, tmp_path):
 def test_judge_import_export_and_status_fit(capsys, tmp_path):
     import shutil
 
-    from searchtrace.evals.judgments import JudgingSession
+    from searchtrace.evals.labels.judgments import JudgingSession
 
     dataset = tmp_path / "sample"
     shutil.copytree(SAMPLE, dataset)
@@ -237,7 +237,7 @@ def test_judge_implicit_fits(capsys, tmp_path):
 
     from trace_fixtures import Served, record_served
 
-    from searchtrace.evals.judgments import JudgingSession
+    from searchtrace.evals.labels.judgments import JudgingSession
 
     dataset = tmp_path / "sample"
     shutil.copytree(SAMPLE, dataset, ignore=shutil.ignore_patterns("qrels"))

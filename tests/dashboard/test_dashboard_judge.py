@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from searchtrace.evals import JudgingSession, Kind
-from searchtrace.evals.judgments import Judgment, PooledPair
-from searchtrace.evals.judgments.pool import Contribution
+from searchtrace.evals.labels.judgments import Judgment, PooledPair
+from searchtrace.evals.labels.judgments.pool import Contribution
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
@@ -121,7 +121,7 @@ def test_skip_hands_out_the_next_pair_and_judges_nothing(home, dataset, monkeypa
     at = open_judge(home, dataset, monkeypatch)
     at.button(key="judge-skip").click().run()
     assert shown_pair(at) == POOL[1] and stored(dataset) == []
-    assert JudgingSession.open(dataset).reservations.holds() == {POOL[1]: "ana"}  # the hold moved with it
+    assert JudgingSession.open(dataset).queue.held() == {POOL[1]: "ana"}  # the hold moved with it
     at.button(key="judge-grade-1").click().run()
     at.button(key="judge-grade-1").click().run()
     assert "Every pair of query test-001 is done but 1 skipped." in page_text(at)
@@ -274,7 +274,7 @@ def test_two_judges_on_two_pages_never_hold_the_same_pair(home, dataset, monkeyp
     assert shown_pair(ana) == POOL[3]
     bo.run()
     assert shown_pair(bo) == POOL[1]  # bo keeps the pair they hold across reruns
-    assert direct.reservations.holds() == {POOL[1]: "bo", POOL[2]: "cy", POOL[3]: "ana"}
+    assert direct.queue.held() == {POOL[1]: "bo", POOL[2]: "cy", POOL[3]: "ana"}
     bo.button(key="judge-grade-0").click().run()
     assert [(j.pair, j.judge) for j in stored(dataset)] == [(POOL[0], "ana"), (POOL[1], "bo")]
 
@@ -326,7 +326,7 @@ def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dat
     import sys
     import textwrap
 
-    from searchtrace.evals.judgments import JudgingFolder, read_pool
+    from searchtrace.evals.labels.judgments import JudgingFolder, read_pool
 
     docs = [json.loads(line)["_id"] for line in (dataset / "corpus.jsonl").read_text().splitlines() if line.strip()]
     write_pool(dataset, [("test-001", d) for d in docs[:150]])
@@ -355,7 +355,7 @@ def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dat
     assert len(acked) <= len(judged) <= len(acked) + 1  # at most the click in flight is lost
     assert judged == pool[: len(judged)]
     session = JudgingSession.open(dataset)  # the killed process's lock does not block the next judge
-    held = session.reservations.holds()  # the pair shown when it was killed stays held until its TTL ends
+    held = session.queue.held()  # the pair shown when it was killed stays held until its TTL ends
     assert set(held.values()) <= {"ana"} and set(held) <= set(pool[len(judged):])
     assert session.next_pair("bo", pool) == next(p for p in pool[len(judged):] if p not in held)
 

@@ -10,10 +10,10 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals import stats
-from searchtrace.evals.calibration import LOGISTIC_C, compact_knots, fit_isotonic, fit_logistic
-from searchtrace.evals.report import band_precision
-from searchtrace.evals.runfolder import BandPrecision
+from searchtrace.evals.runs.analysis import band_precision
+from searchtrace.evals.runs.calibration import LOGISTIC_C, compact_knots, fit_isotonic, fit_logistic
+from searchtrace.evals.runs.runfolder import BandPrecision
+from searchtrace.evals.scoring import stats
 from searchtrace.names import Band
 from searchtrace.retriever.config.model import ConfidenceConfig
 from searchtrace.retriever.search.confidence import (

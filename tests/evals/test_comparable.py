@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from searchtrace.cli import main
-from searchtrace.evals.fingerprints import qrels_fingerprint, queries_fingerprint, query_set_fingerprint
+from searchtrace.evals.scoring.fingerprints import qrels_fingerprint, queries_fingerprint, query_set_fingerprint
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ def _renamed(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     root = tmp_path_factory.mktemp("comparable")
@@ -174,7 +174,7 @@ def test_compare_of_runs_of_different_depths_gives_no_significance_to_deep_metri
 
 
 def test_depth_bound_metrics_are_those_cut_deeper_or_not_cut():
-    from searchtrace.evals.comparability import Comparability
+    from searchtrace.evals.verdicts.comparability import Comparability
 
     verdict = Comparability(10, 0, 0, depths=(100, 50))
     metrics = ["ndcg@10", "precision@50", "hit@51", "recall@100", "map", "mrr", "rprec", "ndcg"]
@@ -188,7 +188,7 @@ def test_gate_refuses_a_candidate_whose_top_10_is_mostly_unjudged(runs, capsys, 
     regression; below the coverage floor the gate says so and names the command that fixes it (exit 2). A
     benchmark's qrels (no judgments store) are gated as before."""
     from searchtrace.evals import EvalSettings, RunFolder
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     judged = RunFolder(runs["again"]).summary().metrics["judged@10"]

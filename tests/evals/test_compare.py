@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals import stats
-from searchtrace.evals.comparison import compare, to_json, to_markdown, to_table
-from searchtrace.evals.metrics import Evaluation, Metric
+from searchtrace.evals.scoring import stats
+from searchtrace.evals.scoring.metrics import Evaluation, Metric
+from searchtrace.evals.verdicts.comparison import compare, to_json, to_markdown, to_table
 
 BASE = Evaluation.from_arrays(["q1", "q2", "q3"], {"ndcg@10": [0.5, 0.4, 0.9], "map": [0.2, 0.2, 0.2]})
 CAND = Evaluation.from_arrays(["q1", "q2", "q3"], {"ndcg@10": [0.6, 0.4, 0.7], "map": [0.3, 0.3, 0.3]})

@@ -1,6 +1,6 @@
 """The corrective loop's retry queries, read off a response's retry hints."""
 
-from searchtrace.evals.corrective import variants
+from searchtrace.evals.runs.execution.corrective import variants
 from searchtrace.retriever import RetryHints
 
 

@@ -1,4 +1,4 @@
-from searchtrace.evals.attribution import LostAt, attribute, summarize
+from searchtrace.evals.scoring.attribution import LostAt, attribute, summarize
 
 
 def test_each_gold_document_is_traced_through_the_stages():

@@ -16,7 +16,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     root = tmp_path_factory.mktemp("cli-runs")

@@ -9,8 +9,8 @@ import pytest
 
 from searchtrace.cli import main
 from searchtrace.evals import RunFolder, RunSummary
-from searchtrace.evals.metrics import evaluate
-from searchtrace.evals.trec import read_qrels, read_run
+from searchtrace.evals.runs.trec import read_qrels, read_run
+from searchtrace.evals.scoring.metrics import evaluate
 
 QRELS = "".join(f"q{i} 0 d{i}a 2\nq{i} 0 d{i}b 1\nq{i} 0 d{i}c 0\n" for i in range(12))
 
@@ -51,7 +51,7 @@ def test_out_writes_a_complete_external_run_folder(files, capsys):
     assert summary.external is not None and summary.external.kind == "run_file"
     assert summary.external.source == str((files / "good.trec").resolve())
     assert summary.retriever.mode == "external" and summary.evaluated_queries == 12
-    from searchtrace.evals.metrics import DEFAULT_METRICS, coverage_metrics
+    from searchtrace.evals.scoring.metrics import DEFAULT_METRICS, coverage_metrics
 
     want = evaluate(read_qrels(files / "qrels.txt"), read_run(files / "good.trec"),
                     [*DEFAULT_METRICS, *coverage_metrics(DEFAULT_METRICS)])  # with Judged@k: 2 of 3 judged

@@ -17,8 +17,8 @@ import pytest
 from mounts import namespaces_allowed
 
 from searchtrace.evals import EvalSettings, RunFolder
-from searchtrace.evals.execution import run_eval
-from searchtrace.evals.runfolder.journal import Journal
+from searchtrace.evals.runs.execution import run_eval
+from searchtrace.evals.runs.runfolder.journal import Journal
 from searchtrace.traces import TraceSettings, TraceStore
 
 pytestmark = pytest.mark.slow
@@ -153,7 +153,7 @@ def test_queries_whose_traces_could_not_be_stored_are_searched_again(tmp_path, m
     _same_results(folder, uninterrupted)
 
 
-def test_a_damaged_journal_line_is_searched_again(tmp_path, sample_config, model, uninterrupted, capsys):
+def test_a_damaged_journal_line_is_searched_again(tmp_path, sample_config, model, uninterrupted, caplog):
     out = tmp_path / "run"
     folder = RunFolder(out)
     folder.create(replace(SETTINGS, retriever=uninterrupted.settings().retriever))
@@ -162,16 +162,16 @@ def test_a_damaged_journal_line_is_searched_again(tmp_path, sample_config, model
     folder.journal.path.write_bytes(b"".join(lines[:40]))
     again = run_eval(SETTINGS, sample_config, out=out, embedder=model, progress=False,
                      trace_settings=_trace_settings())
-    assert "journal.jsonl:6: not a JSON record" in capsys.readouterr().err
+    assert "journal.jsonl:6: not a JSON record" in caplog.text  # a warning the command line prints
     _same_results(again, uninterrupted)
 
 
-def test_an_interrupted_run_with_a_damaged_settings_file_is_skipped(tmp_path, sample_config, model, capsys):
-    from searchtrace.evals.execution.search import run_folder
+def test_an_interrupted_run_with_a_damaged_settings_file_is_skipped(tmp_path, sample_config, model, caplog):
+    from searchtrace.evals.runs.execution.loop import run_folder
 
     broken = RunFolder(sample_config.home.runs / "sample-fast-20250101T000000-broken")
     broken.create(SETTINGS)
     broken.settings_file.write_text("")  # a 0-byte settings.json left by a full disk
     folder, resuming = run_folder(SETTINGS, sample_config, None)
     assert not resuming and folder != broken
-    assert "skipping the interrupted run" in capsys.readouterr().err
+    assert "skipping the interrupted run" in caplog.text

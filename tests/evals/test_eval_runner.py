@@ -20,7 +20,7 @@ SAMPLE = REPO / "datasets" / "sample"
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.traces import TraceSettings
 
     out = tmp_path_factory.mktemp("runs") / "r1"
@@ -54,7 +54,7 @@ def test_run_records_search_settings_and_refuses_to_resume_under_others(run_dir,
 
     from searchtrace.errors import ValidationError
     from searchtrace.evals import EvalSettings, RunFolder
-    from searchtrace.evals.execution.search import run_folder
+    from searchtrace.evals.runs.execution.loop import run_folder
     from searchtrace.retriever.config.model import FusionConfig
     from searchtrace.retriever.config.resolve import search_fingerprint
     from searchtrace.retriever.types import FusionMethod
@@ -173,10 +173,10 @@ def test_killed_eval_resumes_without_losing_completed_queries(tmp_path, sample_c
 def test_a_local_eval_scores_condensed_lists_when_asked(tmp_path, sample_config, model):
     """``--unjudged condensed``: the run's own ranking, its unjudged documents removed before scoring."""
     from searchtrace.evals import EvalSettings, RunFolder
-    from searchtrace.evals.execution import run_eval
-    from searchtrace.evals.metrics import QueryRules, evaluate
-    from searchtrace.evals.rankings import Qrels
-    from searchtrace.evals.trec import read_run
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.evals.runs.trec import read_run
+    from searchtrace.evals.scoring.metrics import QueryRules, evaluate
+    from searchtrace.evals.scoring.rankings import Qrels
     from searchtrace.retriever.data.beir import load_dataset
     from searchtrace.traces import TraceSettings
 

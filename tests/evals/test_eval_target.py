@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import types
@@ -13,7 +14,7 @@ import pytest
 
 from searchtrace.errors import error_object
 from searchtrace.evals import EvalSettings, RunFolder
-from searchtrace.evals.target import SEARCH_PATH, STATS_PATH, TargetRetriever, resolve_target
+from searchtrace.evals.runs.target import SEARCH_PATH, STATS_PATH, TargetRetriever, resolve_target
 from searchtrace.retriever import MAX_TOP_K
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
@@ -99,7 +100,7 @@ def config(tmp_path):
 
 
 def test_http_and_function_targets_give_one_run_folder_format(tmp_path, config):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     module = types.ModuleType("searchtrace_test_target")
     module.search = fake_search  # type: ignore[attr-defined]
@@ -159,7 +160,7 @@ def test_resolve_target_names_what_is_wrong():
 @pytest.mark.slow
 def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path, sample_config, sample_index_path,
                                                                          model):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever import open_retriever
 
     settings = EvalSettings(dataset=str(SAMPLE), mode="fast")  # the default depth, 100: recall@100 and map@100
@@ -188,7 +189,7 @@ def test_a_target_wrapping_the_local_retriever_scores_as_the_local_eval(tmp_path
 
 
 def test_an_interrupted_target_run_resumes_where_it_stopped(tmp_path, config):
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     calls = {"n": 0, "stop_at": 40}
 
@@ -239,16 +240,22 @@ def test_a_target_nothing_answers_at_stops_before_the_run(tmp_path, capsys):
     assert not out.exists()
 
 
+def eval_warnings(caplog) -> list[str]:
+    """The warnings the evals library logged, as the command line prints them (``warning: ...``)."""
+    return [f"warning: {r.getMessage()}" for r in caplog.records
+            if r.name.startswith("searchtrace.evals") and r.levelno == logging.WARNING]
+
+
 def _queries() -> int:
     from searchtrace.retriever import load_dataset
 
     return len(list(load_dataset(SAMPLE).queries_for_split()))
 
 
-def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns(tmp_path, config, capsys):
+def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns(tmp_path, config, caplog):
     """A target answering 10 results where 100 were asked (and the corpus has more): one warning with the
     counts, and the run records the depth it really scored."""
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     target = as_module(answering(10, asked), "searchtrace_test_ten")
@@ -259,7 +266,7 @@ def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns
         del sys.modules["searchtrace_test_ten"]
     n = _queries()
     assert len(CORPUS) > 100 and asked == [100] * n  # the depth scored, not capped for a function
-    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    warnings = eval_warnings(caplog)
     assert warnings == [f"warning: {n} of {n} queries got fewer than the 100 results asked (at most 10)"]
     assert all(len(line) <= 80 for line in warnings)
     summary = folder.summary()
@@ -267,8 +274,8 @@ def test_a_function_target_is_asked_the_eval_depth_and_one_answering_fewer_warns
     assert json.loads((folder.path / "run.json").read_text())["scored_depth"] == 10
 
 
-def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, capsys):
-    from searchtrace.evals.execution import run_eval
+def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, caplog):
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     target = as_module(answering(100, asked), "searchtrace_test_full")
@@ -277,7 +284,7 @@ def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, cap
                           progress=False, trace_settings=trace_settings())
     finally:
         del sys.modules["searchtrace_test_full"]
-    assert set(asked) == {40} and "warning" not in capsys.readouterr().err
+    assert set(asked) == {40} and eval_warnings(caplog) == []
     assert folder.summary().depth == 40
 
 
@@ -286,10 +293,10 @@ def test_a_target_answering_all_it_was_asked_does_not_warn(tmp_path, config, cap
     ({"datasets": {}}, 50, "the target states no maxTopK; --depth 100 asks for 50"),
     (None, 50, "the target states no maxTopK; --depth 100 asks for 50"),
 ])
-def test_a_service_is_asked_the_depth_up_to_its_stated_maximum(tmp_path, config, capsys, stats, limit, warning):
+def test_a_service_is_asked_the_depth_up_to_its_stated_maximum(tmp_path, config, caplog, stats, limit, warning):
     """A service stating maxTopK below the eval's depth is asked for its maximum, with one warning; one
     stating none (a server older than the field) for the limit servers had then."""
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
 
     asked: list[int] = []
     server, url = serve(answering(200, asked), stats)
@@ -299,7 +306,6 @@ def test_a_service_is_asked_the_depth_up_to_its_stated_maximum(tmp_path, config,
     finally:
         server.shutdown()
     assert set(asked) == {limit}
-    err = capsys.readouterr().err.splitlines()
-    assert [line for line in err if line.startswith("warning:")] == [f"warning: {warning}"]
+    assert eval_warnings(caplog) == [f"warning: {warning}"]
     assert len(f"warning: {warning}") <= 80
     assert folder.summary().depth == limit

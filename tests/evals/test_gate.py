@@ -7,8 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from searchtrace.errors import DataError, ExitCode, ValidationError
-from searchtrace.evals.comparison import compare
-from searchtrace.evals.gate import (
+from searchtrace.evals.scoring.metrics import Evaluation, Metric
+from searchtrace.evals.verdicts.comparison import compare
+from searchtrace.evals.verdicts.gate import (
     DEFAULT_CONFIG,
     GateConfig,
     Rule,
@@ -20,7 +21,6 @@ from searchtrace.evals.gate import (
     to_text,
     write_junit,
 )
-from searchtrace.evals.metrics import Evaluation, Metric
 
 IDS = [f"q{i}" for i in range(30)]
 BASE = Evaluation.from_arrays(IDS, {"ndcg@10": [0.6] * 30, "map": [0.5, 0.3] * 15})

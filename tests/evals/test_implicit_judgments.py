@@ -14,10 +14,10 @@ import pytest
 from trace_fixtures import MS, T0, Served, record_served
 
 from searchtrace.cli import main
-from searchtrace.evals.judgments.click_grades import ClickThresholds, click_grades
-from searchtrace.evals.judgments.clicks import link
-from searchtrace.evals.judgments.coec import PairEvidence, pair_evidence, position_ctr
-from searchtrace.evals.judgments.scale import DEFAULT_SCALE, Scale
+from searchtrace.evals.labels.implicit.click_grades import ClickThresholds, click_grades
+from searchtrace.evals.labels.implicit.clicks import link
+from searchtrace.evals.labels.implicit.coec import PairEvidence, pair_evidence, position_ctr
+from searchtrace.evals.labels.judgments.scale import DEFAULT_SCALE, Scale
 from searchtrace.traces import Fetch, Impression
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"

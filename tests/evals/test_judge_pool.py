@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from searchtrace.cli import main
-from searchtrace.evals.judgments.folder import JudgingFolder
-from searchtrace.evals.judgments.pool import build_pool, pairs_of, read_pool
-from searchtrace.evals.trec import read_run
+from searchtrace.evals.labels.judgments.folder import JudgingFolder
+from searchtrace.evals.labels.judgments.pool import build_pool, pairs_of, read_pool
+from searchtrace.evals.runs.trec import read_run
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ CONFIGS = {"hybrid": {}, "keyword": {"dense": 0.0}, "dense": {"keyword": 0.0}}
 def pooled(tmp_path_factory, sample_config, sample_index_path, model):
     """The sample without its labels, and three runs of it (traces stored in a home of their own)."""
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.home import Home
     from searchtrace.names import Stage
     from searchtrace.retriever.config.model import FusionConfig
@@ -76,7 +76,7 @@ def test_the_pool_is_the_union_of_top_k_less_what_is_judged_shown_blind(pooled, 
 
 
 def test_judged_pairs_leave_the_pool_and_deeper_samples_below_the_depth(pooled, tmp_path):
-    from searchtrace.evals.judgments.session import JudgingSession
+    from searchtrace.evals.labels.judgments.session import JudgingSession
 
     dataset, runs, _ = pooled
     own = tmp_path / "own"
@@ -121,9 +121,9 @@ def test_a_simulated_judge_on_a_depth_10_pool_recovers_the_systems_order(pooled,
     """The hidden qrels judge the pool of three configurations; the systems' nDCG@10 order on the exported
     labels is their order on the full labels."""
     from searchtrace.evals import RunFolder
-    from searchtrace.evals.judgments.session import JudgingSession
-    from searchtrace.evals.metrics import evaluate
-    from searchtrace.evals.rankings import Qrels
+    from searchtrace.evals.labels.judgments.session import JudgingSession
+    from searchtrace.evals.scoring.metrics import evaluate
+    from searchtrace.evals.scoring.rankings import Qrels
 
     dataset, runs, _ = pooled
     own = tmp_path / "own"
@@ -155,9 +155,9 @@ def test_labels_judged_here_calibrate_the_bands(pooled, tmp_path, sample_dataset
     """Issue 25, part 6: a judged query set of one's own corpus fits the relevance model, so the bands mean what
     they say there (fitted on the first half of the queries, checked on the other half)."""
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.calibration import calibrate
-    from searchtrace.evals.execution import run_eval
-    from searchtrace.evals.judgments.session import JudgingSession
+    from searchtrace.evals.labels.judgments.session import JudgingSession
+    from searchtrace.evals.runs.calibration import calibrate
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever.search.confidence import load_calibration
     from searchtrace.traces import TraceSettings
 

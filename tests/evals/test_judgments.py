@@ -1,4 +1,4 @@
-"""Judging a dataset: the scale, standing labels, reservations, and ``judge import | export | status``.
+"""Judging a dataset: the scale, standing labels, the judge queue, and ``judge import | export | status``.
 
 Everything that writes works on a copy of ``datasets/sample`` in ``tmp_path``.
 """
@@ -16,7 +16,7 @@ import pytest
 
 from searchtrace.cli import main
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.judgments import (
+from searchtrace.evals.labels.judgments import (
     DEFAULT_SCALE,
     JudgingFolder,
     JudgingSession,
@@ -27,7 +27,7 @@ from searchtrace.evals.judgments import (
     pair_labels,
     standing,
 )
-from searchtrace.evals.judgments.reservations import Reservations
+from searchtrace.evals.labels.judgments.queue.local import LocalJudgeQueue
 from searchtrace.retriever import load_qrels
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def test_majority_ties_go_to_the_lower_grade(grades, expected):
     assert majority(grades) == expected
 
 
-# -- reservations ---------------------------------------------------------------------
+# -- the judge queue -------------------------------------------------------------------
 
 
 class Clock:
@@ -120,7 +120,7 @@ class Clock:
 def test_two_judges_never_get_the_same_pair_and_a_hold_expires(dataset):
     clock = Clock()
     folder = JudgingFolder.at(dataset)
-    session = JudgingSession(folder.store(), folder.scale(), Reservations(folder.reservations, clock))
+    session = JudgingSession(LocalJudgeQueue(folder.queue_file, folder.store(), clock), folder.scale())
     pool = [(Q1, D1), (Q1, D2), (Q2, D3)]
     assert session.next_pair("ana", pool, ttl=60) == (Q1, D1)
     assert session.next_pair("ana", pool, ttl=60) == (Q1, D1)  # asking again gives back the pair held
@@ -128,7 +128,7 @@ def test_two_judges_never_get_the_same_pair_and_a_hold_expires(dataset):
     assert session.next_pair("bo", pool, ttl=60) == (Q1, D2)
     clock.now += 31  # ana walked away: her hold ran out, bo's did not
     assert session.next_pair("cy", pool, ttl=60) == (Q1, D1)
-    assert session.reservations.holds() == {(Q1, D1): "cy", (Q1, D2): "bo"}
+    assert session.queue.held() == {(Q1, D1): "cy", (Q1, D2): "bo"}
 
 
 def test_a_judged_pair_is_not_handed_out_again(dataset):
@@ -136,7 +136,7 @@ def test_a_judged_pair_is_not_handed_out_again(dataset):
     pool = [(Q1, D1), (Q1, D2)]
     pair = session.next_pair("ana", pool)
     session.record(*pair, 1, "ana")
-    assert session.reservations.holds() == {}  # judging it let it go
+    assert session.queue.held() == {}  # judging it let it go
     assert session.next_pair("bo", pool) == (Q1, D2)
     assert session.next_pair("ana", pool) is None  # bo holds the other one
     assert session.next_pair("cy", pool, judges_per_pair=2) == (Q1, D1)  # a second judge wanted on each
@@ -150,7 +150,7 @@ def _judge_until_done(dataset: Path, judge: str, pool: list[tuple[str, str]], st
         session.record(*pair, len(pair[1]) % 3, judge)
 
 
-def test_two_processes_judging_through_reservations_never_share_a_pair_and_lose_none(dataset):
+def test_two_processes_judging_through_the_judge_queue_never_share_a_pair_and_lose_none(dataset):
     docs = [json.loads(line)["_id"] for line in (dataset / "corpus.jsonl").read_text().splitlines()][:200]
     pool = [(f"q{i}", d) for i in range(5) for d in docs]  # 1,000 pairs: about 500 judgments each (issue 25)
     assert len(pool) == 1000
@@ -297,7 +297,7 @@ def test_judging_is_timed_in_utc(dataset):
 
 
 def test_the_tally_follows_appends_retractions_and_other_processes(dataset):
-    from searchtrace.evals.judgments.tally import Tally
+    from searchtrace.evals.labels.judgments.tally import Tally
 
     session = JudgingSession.open(dataset)
     tally = Tally(session.store).refresh()
@@ -320,7 +320,7 @@ def test_next_pair_sees_a_store_replaced_under_a_running_session(dataset):
     pool = [(Q1, D1), (Q1, D2)]
     record(session, (Q1, D1, 1, "ana"))
     assert session.next_pair("ana", pool) == (Q1, D2)
-    session.reservations.release("ana")
+    session.queue.release("ana")
     replacement = dataset / "restored.jsonl"  # judgments.jsonl restored from a copy that lacks ana's judgment
     replacement.write_text(json.dumps(Judgment(Q1, D2, 0, "ana").to_json()) + "\n")
     replacement.rename(dataset / "judgments.jsonl")

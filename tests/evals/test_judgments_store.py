@@ -23,8 +23,8 @@ import pytest
 from searchtrace.cli import main, migrations
 from searchtrace.database import StoreUrl, database, migrate
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals.judgments import JsonlStore, Judgment, JudgmentStore, Kind, PostgresJudgmentStore
-from searchtrace.evals.judgments.records import record_from_json
+from searchtrace.evals.labels.judgments import JsonlStore, Judgment, JudgmentStore, Kind, PostgresJudgmentStore
+from searchtrace.evals.labels.judgments.records import record_from_json
 
 REPO = Path(__file__).resolve().parents[2]
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
@@ -239,7 +239,7 @@ def test_a_process_killed_inside_a_write_loses_only_that_judgment(tmp_path):
     path = tmp_path / "judgments.jsonl"
     child = _child("""
         import os, signal, sys
-        from searchtrace.evals.judgments import JsonlStore, Judgment
+        from searchtrace.evals.labels.judgments import JsonlStore, Judgment
         store = JsonlStore(sys.argv[1])
         store.append([Judgment("q1", "d1", 1, "ana")])
         real_write = os.write
@@ -262,7 +262,7 @@ def test_a_process_killed_at_a_random_moment_loses_at_most_the_judgment_in_fligh
     path = tmp_path / "judgments.jsonl"
     child = _child("""
         import sys
-        from searchtrace.evals.judgments import JsonlStore, Judgment
+        from searchtrace.evals.labels.judgments import JsonlStore, Judgment
         store = JsonlStore(sys.argv[1])
         for i in range(100000):
             store.append([Judgment("q1", f"d{i}", i % 3, "ana", note="x" * (i % 500))])

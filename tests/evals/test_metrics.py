@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals.metrics import DEFAULT_METRICS, REGISTRY, Metric, MetricName, evaluate, parse_metrics
-from searchtrace.evals.rankings import Qrels, Run
-from searchtrace.evals.trec import read_qrels, read_run
+from searchtrace.evals.runs.trec import read_qrels, read_run
+from searchtrace.evals.scoring.metrics import DEFAULT_METRICS, REGISTRY, Metric, MetricName, evaluate, parse_metrics
+from searchtrace.evals.scoring.rankings import Qrels, Run
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_QRELS = REPO / "datasets" / "sample" / "qrels" / "test.tsv"

@@ -9,8 +9,8 @@ import pytest
 import pytrec_eval
 from test_metrics import synthetic
 
-from searchtrace.evals.metrics import Metric, QueryRules, evaluate
-from searchtrace.evals.rankings import Qrels, Run
+from searchtrace.evals.scoring.metrics import Metric, QueryRules, evaluate
+from searchtrace.evals.scoring.rankings import Qrels, Run
 
 
 def _distinct(run: Run) -> dict[str, dict[str, float]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals.metrics import QueryRules, evaluate
-from searchtrace.evals.rankings import Qrels, Run
-from searchtrace.evals.trec import read_run
+from searchtrace.evals.runs.trec import read_run
+from searchtrace.evals.scoring.metrics import QueryRules, evaluate
+from searchtrace.evals.scoring.rankings import Qrels, Run
 
 QRELS = Qrels.from_dict({
     "q1": {"d1": 1, "d2": 0},

@@ -10,7 +10,7 @@ import pytest
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals import RunFolder, RunLabel, RunSummary, default_run_name, run_settings, settings_diff
-from searchtrace.evals.naming import show_setting
+from searchtrace.evals.runs.naming import show_setting
 
 BASELINE = Path(__file__).resolve().parents[2] / ".ci" / "baseline"
 
@@ -75,7 +75,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
 
 
 def _run_name(settings, config) -> str:
-    from searchtrace.evals.execution.search import run_folder
+    from searchtrace.evals.runs.execution.loop import run_folder
 
     folder, resuming = run_folder(settings, config, None)
     assert not resuming
@@ -96,7 +96,7 @@ def test_run_id_names_the_settings_that_differ_never_default(tmp_path):
     assert changed.startswith("sample-fusion=rrf-") and "default" not in changed
     deeper = _run_name(replace(settings, mode="fast", depth=20), plain)
     assert deeper.startswith("sample-fast-depth=20-") and "default" not in deeper
-    from searchtrace.evals.execution.search import run_folder
+    from searchtrace.evals.runs.execution.loop import run_folder
 
     named, _ = run_folder(settings, rrf, None, RunLabel(name="a long name, " * 9 + "end"))
     assert named.path.name.startswith("a-long-name-a-long-name-") and len(named.path.name) <= 80

@@ -15,10 +15,18 @@ import pytest
 from searchtrace.cli import main
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals import OverlapComparison, QueryOrigin, QuerySetInfo, compare_overlap, jaccard, new_in_top, rbo
-from searchtrace.evals.gate import GateConfig, OverlapRules, gate_overlap, load_config, to_junit, to_markdown, to_text
-from searchtrace.evals.overlap.weights import traffic_weights
-from searchtrace.evals.querysets import origins
-from searchtrace.evals.trec import read_run
+from searchtrace.evals.labels.querysets import origins
+from searchtrace.evals.runs.trec import read_run
+from searchtrace.evals.verdicts.gate import (
+    GateConfig,
+    OverlapRules,
+    gate_overlap,
+    load_config,
+    to_junit,
+    to_markdown,
+    to_text,
+)
+from searchtrace.evals.verdicts.overlap.weights import traffic_weights
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
@@ -76,7 +84,7 @@ def test_each_query_is_the_scalar_measures_of_its_two_rankings(folders):
 
 
 def test_blocks_of_queries_give_what_one_block_gives(folders, monkeypatch):
-    from searchtrace.evals.overlap import compare as module
+    from searchtrace.evals.verdicts.overlap import compare as module
 
     whole = compare_overlap(folders["base"], folders["candidate"])
     monkeypatch.setattr(module, "BLOCK_CELLS", 100)  # a few queries per block

@@ -17,10 +17,10 @@ except ImportError as exc:  # the independent check must not skip quietly
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals import RBO, jaccard, new_in_top, rbo
-from searchtrace.evals.overlap import top_weight
-from searchtrace.evals.overlap.pairs import pair_runs
-from searchtrace.evals.overlap.rank_biased import rbo_arrays
-from searchtrace.evals.rankings import Run
+from searchtrace.evals.scoring.overlap.rank_biased import rbo_arrays
+from searchtrace.evals.scoring.rankings import Run
+from searchtrace.evals.verdicts.overlap import top_weight
+from searchtrace.evals.verdicts.overlap.pairs import pair_runs
 
 VOCABULARY = [f"d{i}" for i in range(80)]  # shared, so random rankings overlap
 PS = (0.9, 0.98)

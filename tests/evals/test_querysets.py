@@ -11,7 +11,7 @@ import pytest
 from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.cli import main
-from searchtrace.evals.querysets import QueryOrigin, read_info, successive_inclusion
+from searchtrace.evals.labels.querysets import QueryOrigin, read_info, successive_inclusion
 from searchtrace.home import Home
 from searchtrace.retriever import dataset_fingerprint, load_dataset
 from searchtrace.traces import CaptureConfig, TraceStore
@@ -308,8 +308,8 @@ def test_judgments_carry_over_and_force_never_loses_one(traffic_home, tmp_path, 
     import shutil
     from datetime import UTC, datetime
 
-    from searchtrace.evals.judgments import JsonlStore, Judgment, Kind
-    from searchtrace.evals.querysets import query_id
+    from searchtrace.evals.labels.judgments import JsonlStore, Judgment, Kind
+    from searchtrace.evals.labels.querysets import query_id
 
     judged_at = datetime(2026, 11, 25, tzinfo=UTC)
     source = tmp_path / "src" / "sample"  # the traces searched a dataset named sample

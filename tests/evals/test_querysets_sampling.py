@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from searchtrace.evals.querysets import Sampling, normalize, query_id, sample, successive_inclusion
+from searchtrace.evals.labels.querysets import Sampling, normalize, query_id, sample, successive_inclusion
 
 
 def exact_successive(weights: list[float], n: int) -> np.ndarray:

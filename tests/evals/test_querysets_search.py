@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from searchtrace.cli import main
-from searchtrace.evals.querysets import QueryOrigin, query_id
+from searchtrace.evals.labels.querysets import QueryOrigin, query_id
 from searchtrace.home import Home
 from searchtrace.retriever import dataset_fingerprint, load_dataset
 from searchtrace.traces import CaptureConfig, TraceStore

@@ -9,7 +9,7 @@ import pytest
 from run_folders import make_run
 
 from searchtrace.errors import NotFoundError, ValidationError
-from searchtrace.evals.runindex import (
+from searchtrace.evals.runs.store import (
     HomeRunIndex,
     PostgresRunIndex,
     RunIndex,

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from searchtrace.errors import DataError, NotFoundError, ValidationError
-from searchtrace.evals.attribution import GoldTrace, LostAt
-from searchtrace.evals.latency import percentiles
-from searchtrace.evals.runfolder import (
+from searchtrace.evals.runs.runfolder import (
     FORMAT_VERSION,
     CorrectiveOutcome,
     EvalSettings,
@@ -23,6 +21,8 @@ from searchtrace.evals.runfolder import (
     RunSummary,
     record_from_json,
 )
+from searchtrace.evals.scoring.attribution import GoldTrace, LostAt
+from searchtrace.evals.scoring.latency import percentiles
 from searchtrace.home import Home
 from searchtrace.names import Band
 from searchtrace.retriever import RetryHints, Triple
@@ -131,7 +131,7 @@ def test_summaries_record_the_depth_scored_and_older_ones_read_as_scored_then():
     then was asked for at most 50 results."""
     from dataclasses import replace
 
-    from searchtrace.evals.runfolder import ExternalRun
+    from searchtrace.evals.runs.runfolder import ExternalRun
 
     data = json.loads((BASELINE / "run.json").read_text())
     assert "scored_depth" not in data
@@ -193,8 +193,8 @@ def test_percentiles_per_stage():
 def test_rankings_table_holds_what_run_trec_holds_and_a_damaged_one_is_named(tmp_path):
     import numpy as np
 
-    from searchtrace.evals.rankings import Run
-    from searchtrace.evals.trec import read_run
+    from searchtrace.evals.runs.trec import read_run
+    from searchtrace.evals.scoring.rankings import Run
 
     rng = np.random.default_rng(7)
     rows = [(f"q{q}", f"d{d}", float(round(s, 2))) for q in range(30)

@@ -15,7 +15,7 @@ from run_folders import QRELS, make_run, trec_text
 from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl
 from searchtrace.evals import RunFolder
-from searchtrace.evals.runindex.cache import cache_folder
+from searchtrace.evals.runs.runindex.cache import cache_folder
 from searchtrace.home import Home
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
@@ -249,7 +249,7 @@ def test_an_eval_publishes_its_run_and_another_home_gates_against_its_tag(store,
 def test_concurrent_readers_of_one_store_run_share_one_whole_cache_folder(store, tmp_path, capsys):
     import threading
 
-    from searchtrace.evals.runindex import resolve_run
+    from searchtrace.evals.runs.runindex import resolve_run
 
     original = make_run(tmp_path / "src", "run-c", tags=("main",))
     assert main(["runs", "push", str(original.path), "--store", store]) == 0

@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals import stats
+from searchtrace.evals.scoring import stats
 
 # --- bootstrap -----------------------------------------------------------------
 
@@ -41,7 +41,7 @@ def test_bootstrap_matches_its_definition():
 
 
 def test_bootstrap_blocks_give_the_same_stream(monkeypatch):
-    from searchtrace.evals.stats import significance
+    from searchtrace.evals.scoring.stats import significance
 
     a, b = np.arange(30.0) % 7, np.arange(30.0) % 5
     whole = stats.paired_bootstrap_ci(a, b, n_resamples=1000)
@@ -126,7 +126,7 @@ def test_kendall_tau_matches_scipy_with_ties(seed):
 
 
 def test_average_ranks_match_scipy():
-    from searchtrace.evals.stats.reliability import average_ranks
+    from searchtrace.evals.scoring.stats.reliability import average_ranks
 
     rng = np.random.default_rng(7)
     for values in ([3.0, 1.0, 2.0], [0.5, 0.5, 0.5], rng.integers(0, 5, 300).astype(float), rng.random(50)):
@@ -136,7 +136,7 @@ def test_average_ranks_match_scipy():
 
 def test_eval_report_does_not_import_scipy_stats():
     """scipy.stats costs about 1.6 s to import, a third of a warm eval: only `compare` may load it."""
-    code = "import sys, searchtrace.evals.report, searchtrace.evals.execution; print('scipy.stats' in sys.modules)"
+    code = "import sys, searchtrace.evals.runs.analysis, searchtrace.evals.runs.execution; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

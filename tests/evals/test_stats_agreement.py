@@ -10,7 +10,7 @@ import pytest
 from statsmodels.stats import inter_rater
 
 from searchtrace.errors import ValidationError
-from searchtrace.evals.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from searchtrace.evals.scoring.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
 
 SEEDS = range(8)
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from searchtrace.errors import DataError, ValidationError
-from searchtrace.evals import interning
-from searchtrace.evals.metrics.ranking import lookup
-from searchtrace.evals.rankings import Qrels, Run
-from searchtrace.evals.trec import columns, files, read_qrels, read_run, write_run
+from searchtrace.evals.runs.trec import columns, files, read_qrels, read_run, write_run
+from searchtrace.evals.scoring import interning
+from searchtrace.evals.scoring.metrics.ranking import lookup
+from searchtrace.evals.scoring.rankings import Qrels, Run
 
 
 @pytest.fixture(autouse=True)

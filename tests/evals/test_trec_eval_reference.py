@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from searchtrace.cli import main
-from searchtrace.evals.metrics import Metric, QueryRules, evaluate
-from searchtrace.evals.trec import read_qrels, read_run
+from searchtrace.evals.runs.trec import read_qrels, read_run
+from searchtrace.evals.scoring.metrics import Metric, QueryRules, evaluate
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "trec_eval"
 if not REFERENCE.is_dir():

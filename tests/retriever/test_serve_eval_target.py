@@ -18,7 +18,7 @@ def test_eval_target_against_the_served_sample_scores_as_the_local_eval(tmp_path
     from opentelemetry.sdk.trace import TracerProvider
 
     from searchtrace.evals import EvalSettings
-    from searchtrace.evals.execution import run_eval
+    from searchtrace.evals.runs.execution import run_eval
     from searchtrace.retriever.serve.batcher import BatchingEncoder
     from searchtrace.retriever.serve.http import create_app
     from searchtrace.traces import TraceSettings

@@ -82,7 +82,7 @@ def _traffic(url: str, queries: list, oracle: dict[str, dict[str, int]]) -> dict
 def test_agents_fetches_become_position_corrected_judgments_that_agree_with_the_hidden_qrels(
         tmp_path, sample_config, sample_index_path, model, sample_dataset, capsys, monkeypatch):
     from searchtrace.evals import Kind, implicit_judgments
-    from searchtrace.evals.judgments import JudgingSession
+    from searchtrace.evals.labels.judgments import JudgingSession
     from searchtrace.home import Home
     from searchtrace.retriever.serve.http import create_app
     from searchtrace.traces import TraceSettings, make_tracer_provider

@@ -23,12 +23,12 @@ import pytest
 from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl, database
 from searchtrace.errors import BackendUnavailable
-from searchtrace.evals.judgments import (
+from searchtrace.evals.labels.judgments import (
     JudgingFolder,
     JudgingSession,
     Judgment,
+    PostgresJudgeQueue,
     PostgresJudgmentStore,
-    PostgresReservations,
 )
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
@@ -131,18 +131,18 @@ def test_holds_keep_the_files_rules_one_pair_per_judge_until_judged_or_expired(d
     assert session.next_pair("ana", pool, ttl=60) == (Q1, D1)  # asking again gives back the pair held
     assert session.next_pair("bo", pool, ttl=1.5) == (Q1, D2)
     assert session.next_pair("ana", [(Q2, D3)], ttl=60) == (Q2, D3)  # another pair: the old one is let go
-    assert session.reservations.holds() == {(Q1, D2): "bo", (Q2, D3): "ana"}
+    assert session.queue.held() == {(Q1, D2): "bo", (Q2, D3): "ana"}
     assert session.next_pair("cy", [(Q1, D2), (Q2, D3)], ttl=60) is None  # both held
     time.sleep(1.6)  # bo walked away: his hold ran out
     assert session.next_pair("cy", [(Q1, D2), (Q2, D3)], ttl=60) == (Q1, D2)
     session.record(Q2, D3, 1, "ana")
-    assert session.reservations.holds() == {(Q1, D2): "cy"}  # judging it let it go
+    assert session.queue.held() == {(Q1, D2): "cy"}  # judging it let it go
     assert session.next_pair("bo", [(Q2, D3)]) is None  # judged
     assert session.next_pair("bo", [(Q2, D3)], judges_per_pair=2) == (Q2, D3)
     other = JudgingSession.open(dataset, store=pg_url)  # another machine: the same holds and judgments
-    assert other.reservations.holds() == {(Q1, D2): "cy", (Q2, D3): "bo"}
+    assert other.queue.held() == {(Q1, D2): "cy", (Q2, D3): "bo"}
     assert [j.pair for j in other.store.read()] == [(Q2, D3)]
-    assert not (dataset / "judgments.jsonl").exists() and not (dataset / "reservations.sqlite").exists()
+    assert not (dataset / "judgments.jsonl").exists() and not (dataset / "judge_queue.sqlite").exists()
 
 
 def _judge(dataset: Path, url: str, judge: str, pool: list[tuple[str, str]], count: int, start, out: Path) -> None:
@@ -200,7 +200,7 @@ def test_a_judge_killed_between_taking_and_judging_loses_nothing_and_its_hold_ru
     pool = [(Q1, D1), (Q1, D2), (Q2, D3)]
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import sys, time
-        from searchtrace.evals.judgments import JudgingSession
+        from searchtrace.evals.labels.judgments import JudgingSession
         session = JudgingSession.open(sys.argv[1], store=sys.argv[2])
         session.record("test-002", "bio-meribel-osk", 2, "ana")
         pair = session.next_pair("ana", [("test-001", "bio-orsolya-venn")], ttl=2)
@@ -214,10 +214,10 @@ def test_a_judge_killed_between_taking_and_judging_loses_nothing_and_its_hold_ru
     assert child.wait(30) == -signal.SIGKILL
     session = JudgingSession.open(dataset, store=pg_url)
     assert [(j.pair, j.grade) for j in session.store.read()] == [((Q2, D3), 2)]
-    assert session.reservations.holds() == {(Q1, D1): "ana"}
+    assert session.queue.held() == {(Q1, D1): "ana"}
     assert session.next_pair("bo", pool, ttl=60) == (Q1, D2)  # ana's pair is still hers
     time.sleep(2.1)
-    assert session.reservations.holds() == {(Q1, D2): "bo"}
+    assert session.queue.held() == {(Q1, D2): "bo"}
     assert session.next_pair("cy", pool, ttl=60) == (Q1, D1)  # her hold ran out
 
 
@@ -225,25 +225,25 @@ def test_a_judgment_cut_off_before_its_commit_is_neither_stored_nor_frees_the_pa
     session = JudgingSession.open(dataset, store=pg_url)
     assert session.next_pair("ana", [(Q1, D1)], ttl=60) == (Q1, D1)
     admin = Database(StoreUrl(pg_url))
-    real = PostgresReservations._release_in
+    real = PostgresJudgeQueue._release_in
 
     def cut_off(self, conn, judge, pair):  # the judgment is written; the server goes away before the hold is freed
         with admin.connection() as other:
             other.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
         real(self, conn, judge, pair)
 
-    PostgresReservations._release_in = cut_off  # type: ignore[method-assign]
+    PostgresJudgeQueue._release_in = cut_off  # type: ignore[method-assign]
     try:
         with pytest.raises(BackendUnavailable, match="unreachable") as info:
             session.record(Q1, D1, 2, "ana")
         assert len(str(info.value).splitlines()) == 1
     finally:
-        PostgresReservations._release_in = real  # type: ignore[method-assign]
+        PostgresJudgeQueue._release_in = real  # type: ignore[method-assign]
         admin.close()
     assert session.store.read() == ()
-    assert session.reservations.holds() == {(Q1, D1): "ana"}
+    assert session.queue.held() == {(Q1, D1): "ana"}
     session.record(Q1, D1, 2, "ana")  # the judge clicks again once the store is back
-    assert [j.pair for j in session.store.read()] == [(Q1, D1)] and session.reservations.holds() == {}
+    assert [j.pair for j in session.store.read()] == [(Q1, D1)] and session.queue.held() == {}
 
 
 def test_a_session_on_a_store_that_is_down_is_one_clear_error(dataset, down):
@@ -316,11 +316,11 @@ def test_a_take_needs_one_connection(dataset, pg_db, pg_url):
     db = Database(StoreUrl(pg_url), max_size=1, timeout=3.0)
     try:
         store = PostgresJudgmentStore(db, "sample")
-        session = JudgingSession(store, JudgingFolder.at(dataset).scale(), PostgresReservations(store))
+        session = JudgingSession(PostgresJudgeQueue(store), JudgingFolder.at(dataset).scale())
         session.record(Q1, D1, 1, "bo")
         assert session.next_pair("ana", [(Q1, D1), (Q1, D2)]) == (Q1, D2)
         session.record(Q1, D2, 0, "ana")
         assert session.next_pair("ana", [(Q1, D1), (Q1, D2)]) is None
-        assert session.reservations.holds() == {}
+        assert session.queue.held() == {}
     finally:
         db.close()

@@ -112,8 +112,8 @@ def _judge_in_browser(home: Path, dataset: Path) -> None:
 def _judge_the_rest(dataset: Path, oracle: dict[str, dict[str, int]]) -> int:
     """The simulated judge grades every pooled pair nobody has judged; returns how many it judged."""
     from searchtrace.evals import JudgingSession
-    from searchtrace.evals.judgments.folder import JudgingFolder
-    from searchtrace.evals.judgments.pool import pairs_of, read_pool
+    from searchtrace.evals.labels.judgments.folder import JudgingFolder
+    from searchtrace.evals.labels.judgments.pool import pairs_of, read_pool
 
     session = JudgingSession.open(dataset)
     judged = {j.pair for j in session.store.read()}
@@ -126,9 +126,9 @@ def _judge_the_rest(dataset: Path, oracle: dict[str, dict[str, int]]) -> int:
 def test_traffic_to_labels_to_a_gate_that_asks_for_judging(tmp_path, sample_config, sample_index_path, model,
                                                            sample_dataset, capsys):
     from searchtrace.evals import JudgingSession, RunFolder
-    from searchtrace.evals.judgments.folder import JudgingFolder
-    from searchtrace.evals.judgments.pool import pairs_of, read_pool
-    from searchtrace.evals.trec import read_run
+    from searchtrace.evals.labels.judgments.folder import JudgingFolder
+    from searchtrace.evals.labels.judgments.pool import pairs_of, read_pool
+    from searchtrace.evals.runs.trec import read_run
     from searchtrace.home import Home
 
     started = time.monotonic()

@@ -1,0 +1,226 @@
+"""``searchtrace eval``: run a dataset split through the retriever and write the run folder.
+
+Warnings (qrels rows left out, a target answering fewer results than asked) go to this module's
+logger; the command line prints them as ``warning:`` lines.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import subprocess
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from searchtrace.evals.runs import analysis
+from searchtrace.evals.runs.execution.loop import (
+    RESULTS_SHOWN,
+    TARGET_PREFIX,
+    RunContext,
+    Searcher,
+    execute,
+    load_for_run,
+    run_folder,
+)
+from searchtrace.evals.runs.naming import RunLabel, default_run_name
+from searchtrace.evals.runs.runfolder import (
+    DatasetInfo,
+    EvalSettings,
+    Fingerprints,
+    QueryOutcome,
+    RetrieverInfo,
+    RunFolder,
+    completed,
+    installed_versions,
+    per_query_table,
+    results_table,
+)
+from searchtrace.evals.scoring.fingerprints import (
+    corpus_fingerprint,
+    qrels_fingerprint,
+    queries_fingerprint,
+    query_set_fingerprint,
+)
+from searchtrace.evals.scoring.latency import StageTimer
+from searchtrace.retriever import (
+    FEATURES,
+    RetrieverConfig,
+    config_json,
+    dataset_fingerprint,
+    open_retriever,
+    search_fingerprint,
+)
+from searchtrace.traces import vocabulary
+
+__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
+           "warn_dropped_qrels"]
+
+log = logging.getLogger(__name__)
+
+PACKAGES = ("searchtrace", "qdrant-edge-py", "qdrant-client", "neo4j", "sentence-transformers", "torch",
+            "opentelemetry-sdk", "numpy")
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages that matter to a run's results."""
+    return installed_versions(PACKAGES)
+
+
+def git_commit(cwd: Path) -> str | None:
+    """The commit checked out at ``cwd``, when it is a git checkout."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def _config_json(config: RetrieverConfig) -> dict[str, Any]:
+    data: dict[str, Any] = config_json(config)
+    data["home"] = str(config.home.root)
+    if data.get("neo4j"):
+        data["neo4j"]["password"] = "***"
+    data.pop("qdrant_api_key", None)
+    return data
+
+
+def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
+             trace_settings: Any = None, progress: bool = True, target: str | None = None,
+             label: RunLabel | None = None) -> RunFolder:
+    """Run (or resume) an eval; returns the run folder with all its files written.
+
+    ``target``: search this service URL or ``module:function`` instead of the
+    local retriever (see :mod:`searchtrace.evals.runs.target`). ``label`` names the run
+    (default: :func:`~searchtrace.evals.runs.naming.default_run_name`).
+    """
+    from searchtrace.traces import TraceSettings, make_tracer_provider
+
+    search_fn = None
+    if target is not None:
+        from searchtrace.evals.runs.target import resolve_target
+
+        search_fn = resolve_target(target)  # a bad target fails before any folder is made
+        settings = replace(settings, retriever=f"{TARGET_PREFIX}{target}")
+    if not settings.retriever:
+        settings = replace(settings, retriever=search_fingerprint(config))
+    folder, resuming = run_folder(settings, config, out, label)
+    dataset, queries = load_for_run(settings)
+    warn_dropped_qrels(dataset.report.messages())
+    if resuming:
+        folder.journal.truncate_torn_tail()
+    else:
+        folder.create(settings)
+    trace_settings = (trace_settings or TraceSettings.resolve()).for_home(config.home)
+    provider, handles = make_tracer_provider(config.home, trace_settings)
+    timer = StageTimer()
+    provider.add_span_processor(timer)
+    retriever: Searcher
+    if search_fn is not None and target is not None:
+        from searchtrace.evals.runs.target import TargetRetriever, depth_to_ask
+
+        depth, warning = depth_to_ask(search_fn, settings.depth)
+        _warn(warning)
+        retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
+                                    depth=depth, shown=RESULTS_SHOWN)
+    else:
+        retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
+                                   tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
+                                   deferred=handles.deferred, source=vocabulary.Source.EVAL)
+    ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
+    # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
+    # them out of the collector's full passes, which otherwise walk them every few hundred searches.
+    gc.freeze()
+    started = time.perf_counter()
+    try:
+        execute(ctx, queries, progress)
+        if settings.corrective:
+            from searchtrace.evals.runs.execution.corrective import run_corrective
+            run_corrective(ctx, progress)
+    finally:
+        handles.close(trace_settings.exit_timeout_s)
+        retriever.close()
+    return finalize(ctx, time.perf_counter() - started, resuming, label)
+
+
+def _warn(line: str | None) -> None:
+    if line:
+        log.warning("%s", line)
+
+
+def scored_depth(outcomes: list[QueryOutcome], depth: int) -> int:
+    """The depth a run's metrics reach: ``depth``, or the longest ranking when none is that long."""
+    return min(depth, max((len(o.ranking) for o in outcomes), default=0))
+
+
+def _warn_short(ctx: RunContext, outcomes: list[QueryOutcome]) -> None:
+    """One line when a target answered queries with fewer results than asked (the corpus having more)."""
+    from searchtrace.evals.runs.target import TargetRetriever, short_answers
+
+    if isinstance(ctx.retriever, TargetRetriever):
+        asked = min(ctx.settings.depth, ctx.retriever.depth)
+        _warn(short_answers([len(o.ranking) for o in outcomes if not o.error], asked, len(ctx.dataset.docs)))
+
+
+def warn_dropped_qrels(messages: list[str], shown: int = 5) -> None:
+    """One warning per qrels row the scoring leaves out (unknown query or document), the first few."""
+    if not messages:
+        return
+    log.warning("%d qrels rows name a query or document the dataset does not have; they are not scored:",
+                len(messages))
+    for line in messages[:shown]:
+        log.warning("%s", line)
+    if len(messages) > shown:
+        log.warning("... and %d more (searchtrace datasets check lists them all)", len(messages) - shown)
+
+
+def fingerprints_of(ctx: RunContext, scored: list[str]) -> Fingerprints:
+    """The separate hashes ``compare`` and ``gate`` check: corpus, queries, the split's qrels, the queries scored."""
+    dataset = ctx.dataset
+    return Fingerprints(corpus=corpus_fingerprint(Path(dataset.root) / "corpus.jsonl"),
+                        queries=queries_fingerprint((q.id, q.text) for q in dataset.queries),
+                        qrels=qrels_fingerprint(dataset.qrels), scored=query_set_fingerprint(scored))
+
+
+def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | None = None) -> RunFolder:
+    """Score the journal and write run.trec, per_query.parquet, results.parquet and run.json (last)."""
+    settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
+    records = folder.records()
+    order = {q.id: i for i, q in enumerate(dataset.queries)}
+    outcomes = sorted(folder.outcomes(), key=lambda o: order.get(o.query_id, len(order)))
+    ev = analysis.evaluation(outcomes, dataset.qrels, settings.metrics, settings.rules)
+    folder.write_run_file(analysis.run_of(outcomes), tag=folder.run_id)
+    folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))
+    corrective = None
+    if settings.corrective:
+        from searchtrace.evals.runs.execution.corrective import corrective_section
+        corrective = corrective_section(records, dataset.qrels, settings.metrics, ev)
+    external = getattr(ctx.retriever, "external", None)
+    if external is not None:
+        retriever = RetrieverInfo(mode="target", index="", config={"target": external.source})
+    else:
+        mode = settings.mode or ctx.retriever.default_mode().value  # type: ignore[attr-defined]
+        retriever = RetrieverInfo(mode=mode, index=ctx.retriever.index_key, config=_config_json(ctx.retriever.config))
+    summary = completed(
+        run_id=folder.run_id,
+        dataset=DatasetInfo(name=dataset.name, path=str(Path(settings.dataset).resolve()), split=dataset.split,
+                            fingerprint=dataset_fingerprint(dataset.root), queries=len(outcomes),
+                            fingerprints=fingerprints_of(ctx, [o.query_id for o in outcomes])),
+        settings=settings, retriever=retriever, packages=package_versions(),
+        git_commit=git_commit(Path(__file__).resolve().parent),
+        evaluation=ev, wall_s=wall_s, resumed=resumed, searched=len(outcomes),
+        attribution=analysis.attribution_section(outcomes),
+        confidence=analysis.confidence_section(outcomes, ev),
+        abstention=analysis.abstention_section(outcomes, dataset.qrels),
+        latency_ms=analysis.latency_section(outcomes),
+        errors=sum(1 for o in outcomes if o.error),
+        untraced=sum(1 for o in outcomes if not o.traced),
+        corrective=corrective, external=external,
+        scored_depth=scored_depth(outcomes, settings.depth),
+    )
+    _warn_short(ctx, outcomes)
+    label = label or RunLabel()
+    summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note)
+    folder.write_summary(summary)
+    return folder

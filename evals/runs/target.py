@@ -1,0 +1,259 @@
+"""Any retriever as an eval target: a service speaking the search contract, or a Python callable.
+
+``eval DATASET --target URL`` POSTs each request dict (what ``Retriever.search``
+takes) as JSON to ``URL/v1/search`` and reads the response dict back;
+``--target module:function`` calls ``function(request) -> response``. A
+:class:`TargetRetriever` stands in for the local :class:`Retriever` in the
+eval runner, so the run is traced (one ``search`` span per query, naming the
+target and the trace id its response carried), journaled and resumable, and
+ends in the same run folder.
+
+The response's order is the ranking: its scores are rounded relevance and
+tie, so ``run.trec`` scores each result by its position (n, n-1, ..., 1).
+A target is asked for the depth the eval scores: a function as deep as
+``--depth``, a service up to the most results it answers, as its
+``GET /v1/stats`` states (``maxTopK``; :func:`depth_to_ask`).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+
+from searchtrace.errors import BackendUnavailable, SearchFailed, SearchtraceError, ValidationError, error_from_object
+from searchtrace.evals.runs.runfolder import ExternalRun
+from searchtrace.retriever import (
+    FORMER_MAX_TOP_K,
+    MAX_TOP_K_FIELD,
+    Answer,
+    Result,
+    RetrieverConfig,
+    SearchDetail,
+    SearchResponse,
+)
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
+
+__all__ = ["SEARCH_PATH", "STATS_PATH", "HttpTarget", "TargetRetriever", "depth_to_ask", "resolve_target",
+           "short_answers"]
+
+SEARCH_PATH = "/v1/search"
+"""Where a target service answers searches."""
+STATS_PATH = "/v1/stats"
+"""Where a target service states the most results it answers (``maxTopK``)."""
+
+
+SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
+
+
+class HttpTarget:
+    """POST a request to ``URL/v1/search``; the response dict, or its error object raised as the error it names.
+
+    Args:
+        url: the service's base URL.
+        timeout_s: per request.
+    """
+
+    def __init__(self, url: str, timeout_s: float = 60.0) -> None:
+        self.base = url.rstrip("/")
+        self.url = self.base + SEARCH_PATH
+        self.timeout_s = timeout_s
+        self._client: Any = None
+
+    def _http(self) -> Any:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout_s)
+        return self._client
+
+    def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
+        import httpx
+
+        try:
+            reply = self._http().post(self.url, json=request)
+            body = reply.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise BackendUnavailable(f"{self.url}: {exc}") from None
+        if not isinstance(body, dict):
+            raise SearchFailed(f"{self.url}: the response is not a JSON object")
+        if reply.is_error and "error" not in body:
+            raise SearchFailed(f"{self.url}: HTTP {reply.status_code}")
+        return body
+
+    def max_top_k(self) -> int | None:
+        """The most results the service answers, as its ``GET /v1/stats`` states (None: it states none)."""
+        import httpx
+
+        try:
+            reply = self._http().get(self.base + STATS_PATH)
+            body = reply.json() if reply.is_success else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        value = body.get(MAX_TOP_K_FIELD) if isinstance(body, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
+
+    def check(self) -> None:
+        """Fail now when nothing answers at the URL, rather than scoring every query as an error.
+
+        Any HTTP reply counts as reachable (a ``HEAD`` on a search route is usually 405);
+        only a failed connection, a timeout or a protocol error does not.
+
+        Raises:
+            BackendUnavailable: nothing answered, with the URL and the reason.
+        """
+        import httpx
+
+        try:
+            httpx.head(self.url, timeout=min(self.timeout_s, 10.0))
+        except httpx.HTTPError as exc:
+            raise BackendUnavailable(f"--target: nothing answers at {self.url} ({exc or type(exc).__name__}); "
+                                     "start the service or fix the URL") from None
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+def resolve_target(spec: str) -> SearchFn:
+    """The search function ``spec`` names: an ``http(s)://`` URL or ``module:function``.
+
+    Raises:
+        ValidationError: neither form, or a module or function that cannot be loaded.
+        BackendUnavailable: nothing answers at the URL.
+    """
+    if spec.startswith(("http://", "https://")):
+        target = HttpTarget(spec)
+        target.check()
+        return target
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise ValidationError(f"--target must be an http(s):// URL or module:function, got {spec!r}", field="target")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValidationError(f"--target {spec}: cannot import {module_name!r}: {exc}", field="target") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ValidationError(f"--target {spec}: {module_name} has no function {name!r}", field="target")
+    return function
+
+
+def depth_to_ask(search: SearchFn, depth: int) -> tuple[int, str | None]:
+    """How deep to ask ``search`` for each query's ranking, and a warning when less than ``depth``.
+
+    A function is asked for ``depth``; a service for ``depth`` up to the maximum its
+    ``GET /v1/stats`` states, or :data:`FORMER_MAX_TOP_K` (the limit before servers
+    stated theirs) when it states none.
+    """
+    if not isinstance(search, HttpTarget):
+        return depth, None
+    stated = search.max_top_k()
+    limit = FORMER_MAX_TOP_K if stated is None else stated
+    if depth <= limit:
+        return depth, None
+    if stated is None:
+        return limit, f"the target states no {MAX_TOP_K_FIELD}; --depth {depth} asks for {limit}"
+    return limit, f"--depth {depth} is above the target's {MAX_TOP_K_FIELD} {limit}; asking for {limit}"
+
+
+def short_answers(lengths: Sequence[int], asked: int, documents: int) -> str | None:
+    """A warning when queries got fewer results than ``asked`` though the corpus has more documents.
+
+    Args:
+        lengths: the results each answered query got.
+        asked: the results asked for per query.
+        documents: the corpus's documents.
+    """
+    short = sum(1 for n in lengths if n < min(asked, documents))
+    if not short:
+        return None
+    return (f"{short} of {len(lengths)} queries got fewer than the {asked} results asked "
+            f"(at most {max(lengths)})")
+
+
+def detail_of(chunks: Sequence[Result]) -> SearchDetail:
+    """What the runner reads off a local search, from a response's chunk results (best first)."""
+    ids = tuple(r.id for r in chunks)
+    return SearchDetail(stage_ids={}, fused_ids=ids, dropped_ids=(), ranking=ids,
+                        ranking_scores=tuple(float(len(ids) - i) for i in range(len(ids))),
+                        relevance=tuple(r.score for r in chunks), bands=tuple(r.band for r in chunks),
+                        features=np.zeros((len(ids), 0)))
+
+
+def _response_of(spec: str, answer: Any) -> SearchResponse:
+    """The target's answer as a response; its error object raised as the error it names."""
+    error = error_from_object(answer)
+    if error is not None:
+        raise error
+    try:
+        return SearchResponse.from_json(answer)
+    except ValidationError as exc:
+        raise SearchFailed(f"{spec}: response {exc.message}") from None
+
+
+class TargetRetriever:
+    """The part of :class:`~searchtrace.retriever.Retriever` the eval runner uses, over a target.
+
+    Args:
+        search: the target's search function.
+        spec: how the target was named (URL or ``module:function``).
+        tracer: opens each search's span.
+        config: the local configuration (its home holds the run's traces).
+        depth: results asked for per query (see :func:`depth_to_ask`).
+        shown: results a caller would see (bands are judged on these).
+    """
+
+    def __init__(self, search: SearchFn, spec: str, tracer: trace.Tracer, config: RetrieverConfig, *,
+                 depth: int, shown: int) -> None:
+        self.search_fn, self.spec, self.tracer, self.config = search, spec, tracer, config
+        self.depth, self.shown = depth, shown
+        self.index_key = ""
+        self.external = ExternalRun(kind="target", source=spec)
+
+    def close(self) -> None:
+        close = getattr(self.search_fn, "close", None)
+        if callable(close):
+            close()
+
+    def search_detailed(self, request: Mapping[str, Any], *, query_vector: Any = None, run_id: str | None = None,
+                        query_id: str | None = None) -> tuple[SearchResponse, SearchDetail]:
+        """One search of the target, under its ``search`` span. Raises the target's error (or its failure)."""
+        asked = {**request, "top_k": max(int(request.get("top_k", 1)), self.depth)}
+        span_attrs = {**attrs.span_kind(v.SEARCH_SPAN), **attrs.eval_context(run_id, query_id), v.TARGET: self.spec}
+        with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs, record_exception=False,
+                                               set_status_on_exception=False) as span:
+            try:
+                response = _response_of(self.spec, self._call(asked))
+                if response.trace_id:
+                    span.set_attribute(v.TARGET_TRACE_ID, response.trace_id)
+            except SearchtraceError as exc:
+                span.set_status(Status(StatusCode.ERROR, exc.message))
+                span.set_attribute(v.ERROR_CODE, exc.code.value)
+                raise
+            trace_id = format(span.get_span_context().trace_id, "032x")
+        chunks = response.chunks
+        shown = replace(response, results=chunks[: self.shown], trace_id=trace_id, trace_url=None)
+        return shown, detail_of(chunks)
+
+    def _call(self, request: dict[str, Any]) -> Any:
+        try:
+            return self.search_fn(request)
+        except SearchtraceError:
+            raise
+        except Exception as exc:  # the target's own failure: this query's error, never the run's
+            raise SearchFailed(f"{self.spec}: {type(exc).__name__}: {exc}") from exc
+
+    def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
+                             query_ids: Sequence[str] | None = None) -> list[Answer]:
+        """:meth:`search_detailed` of each request, in order; a failed one is its answer's error."""
+        ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
+        return [Answer.timed(functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id))
+                for request, query_id in zip(requests, ids)]
