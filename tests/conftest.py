@@ -1,9 +1,10 @@
 """Fixtures shared across the test suite, and the line between unit and system tests.
 
 Tests mirror the packages (``tests/retriever``, ``tests/traces``, ``tests/evals``,
-``tests/dashboard``, ``tests/floor``, ``tests/cli``); ``tests/system`` holds what starts a
-browser, a server process, PostgreSQL or the Bolt server, or builds the wheel, and the check of
-the ONNX embedder against sentence-transformers (it loads torch, 2 GB, a second runtime). A test elsewhere
+``tests/dashboard``, ``tests/floor``, ``tests/cli``); ``tests/system`` holds what serves
+searchtrace on a port (the HTTP API and MCP tools, uvicorn on loopback) or starts a browser, a
+server process, PostgreSQL or the Bolt server, or builds the wheel, and the check of the ONNX
+embedder against sentence-transformers (it loads torch, 2 GB, a second runtime). A test elsewhere
 that needs one of those (a contract suite run on every backend, PostgreSQL among them) is marked
 ``system`` too, by :func:`pytest_collection_modifyitems`, so ``-m "not system"`` is the unit stage
 ``.ci/run`` runs first, and ``-m system`` the rest.

@@ -352,8 +352,7 @@ def test_the_print_rule_sees_a_planted_print():
               'sys.stdout.writelines(["w"])\nsys.stderr.isatty()\nlog.write("fine")\n'
     assert _terminal_writes(ast.parse(planted)) == [3, 4, 5, 6]
     assert _printing_library_modules({"searchtrace.retriever.index.ensure": planted,
-                                      "searchtrace.traces.cli": planted, "searchtrace.evals.judgments.cli": planted,
-                                      "searchtrace.evals.execution.search": planted}) \
+                                      "searchtrace.traces.cli": planted, "searchtrace.evals.labels.cli": planted}) \
         == [f"searchtrace.retriever.index.ensure:{line}" for line in (3, 4, 5, 6)]
 
 

@@ -11,9 +11,9 @@ line and checked to be 32 lowercase hex, is replaced by ``<traceId>`` wherever i
 score and rank is kept, the keyword engine's included: the keyword stage rescores its candidates,
 so every build of the sample ranks and scores them the same way. Regenerate after an intended change with
 
-    SEARCHTRACE_UPDATE_GOLDEN=1 pytest tests/retriever/test_wire_golden.py
+    SEARCHTRACE_UPDATE_GOLDEN=1 pytest tests/system/test_wire_golden.py
 
-and review the diff of ``tests/retriever/golden/wire/``.
+and review the diff of ``tests/system/golden/wire/``.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def normalized(text: str, trace_id: str | None) -> str:
 
 def write_golden(surface: Surface) -> None:
     """The goldens as text: a ``=== case:`` line per case, a ``--- section`` line per section, then its text."""
-    lines = [f"# Wire goldens ({surface.name}) of tests/retriever/test_wire_golden.py; rewrite with SEARCHTRACE_UPDATE_GOLDEN=1.",
+    lines = [f"# Wire goldens ({surface.name}) of tests/system/test_wire_golden.py; rewrite with SEARCHTRACE_UPDATE_GOLDEN=1.",
              f"# Each section holds the exact text after its '{SECTION_MARK}' line (a final newline is one empty line)."]
     for case, record in surface.records.items():
         lines.append(CASE_MARK + case)
