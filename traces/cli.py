@@ -17,16 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
-from searchtrace.names import Band, Mode
 from searchtrace.terminal import width
-from searchtrace.traces.spans.vocabulary import TraceKind
 from searchtrace.traces.views.listing import SHORT_ID
 
-if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used
-    from datetime import datetime  # (sqlite3, datetime and the records too: --help need not load them)
-
+if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used (sqlite3
+    # too; the records load when the filter flags are built, from the fields' declarations)
     from searchtrace.traces.store.protocol import TraceStoreProtocol
-    from searchtrace.traces.store.records import TraceDetail, TraceFilter, TraceSummary
+    from searchtrace.traces.store.records import Flag, TraceDetail, TraceFilter, TraceSummary
 
 MIN_PREFIX = 8
 """Fewest hex digits of a trace id ``traces show`` takes."""
@@ -272,48 +269,87 @@ def _print_tree(detail: TraceDetail, columns: int | None) -> None:
 def add_search_flags(p: argparse.ArgumentParser) -> None:
     """``--since``, ``--until``, ``--mode`` and ``--no-confident``/``--confident``: which stored searches, by when,
     how and what they found (``traces list`` and ``queries from-traces`` take the same)."""
-    p.add_argument("--since", type=_when, help="ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d")
-    p.add_argument("--until", type=_when, help="as --since; exclusive")
-    p.add_argument("--mode", choices=[m.value for m in Mode], help="only searches in this mode (default: any)")
-    confident = p.add_mutually_exclusive_group()
-    confident.add_argument("--no-confident", dest="no_confident", action="store_const", const=True,
-                           help="only searches that found no confident result")
-    confident.add_argument("--confident", dest="no_confident", action="store_const", const=False,
-                           help="only searches that found a confident result")
+    for name, flag in filter_flags():
+        if flag.search:
+            _add_flag(p, flag, _default(name))
 
 
 def _add_filters(p: argparse.ArgumentParser, default_limit: int | None) -> None:
+    """Every :class:`TraceFilter` field's flag, as the field declares it (``records.Flag``), in the fields'
+    order, the search flags first; ``--limit``'s default is the command's."""
     add_search_flags(p)
-    p.add_argument("--band", choices=[b.value for b in Band], help="traces with a result in this confidence band")
-    p.add_argument("--degraded", nargs="?", const=True, metavar="STAGE",
-                   help="only degraded searches (any stage, or the one named)")
-    p.add_argument("--min-latency-ms", type=_non_negative(float), metavar="MS",
-                   help="only searches that took at least MS milliseconds")
-    p.add_argument("--kind", choices=[k.value for k in TraceKind],
-                   help="only traces of this kind: search, load (the embedding model's) or other (a served request "
-                        "that ran no search); default: all")
-    p.add_argument("--errors", action="store_true", help="only traces whose root span ended in error")
-    p.add_argument("--run-id", help="only the searches of this eval run")
-    p.add_argument("--query", help="case-insensitive text in the query")
-    p.add_argument("--doc", metavar="ID", help="only traces in which any stage had this document (its id)")
-    p.add_argument("--attribute", type=_attribute, metavar="KEY=VALUE",
-                   help="only traces with a span whose attribute KEY holds VALUE (case-insensitive text; an array's "
-                        "items joined by ', ')")
-    p.add_argument("--limit", type=_non_negative(int), default=default_limit,
-                   help=f"at most this many traces (default: {default_limit or 'all'})")
-    p.add_argument("--offset", type=_non_negative(int), default=0, help="skip this many, newest first (default: 0)")
+    for name, flag in filter_flags():
+        if not flag.search:
+            _add_flag(p, flag, default_limit if name == "limit" else _default(name))
     add_home_argument(p)
     add_store_argument(p)
 
 
-def _filter(args: argparse.Namespace) -> TraceFilter:
+def filter_flags() -> list[tuple[str, Flag]]:
+    """(field name, its flag) of each :class:`TraceFilter` field that declares one, in the fields' order."""
+    from dataclasses import fields
+
+    from searchtrace.traces.store.records import FLAG, TraceFilter
+
+    return [(f.name, f.metadata[FLAG]) for f in fields(TraceFilter) if f.metadata.get(FLAG) is not None]
+
+
+def _default(name: str) -> Any:
+    """The field's default: the flag's, so that a flag left out leaves the field as :class:`TraceFilter` has it."""
+    from dataclasses import MISSING
+
     from searchtrace.traces.store.records import TraceFilter
 
-    return TraceFilter(since=args.since, until=args.until, mode=args.mode, band=args.band,
-                       no_confident=args.no_confident, degraded=args.degraded, min_latency_ms=args.min_latency_ms,
-                       run_id=args.run_id, query_text=args.query, kind=TraceKind(args.kind) if args.kind else None,
-                       errors=True if args.errors else None, doc_id=args.doc, attribute=args.attribute,
-                       limit=args.limit, offset=args.offset)
+    declared = TraceFilter.__dataclass_fields__[name]
+    return declared.default_factory() if declared.default is MISSING and declared.default_factory is not MISSING \
+        else declared.default
+
+
+def _add_flag(p: argparse.ArgumentParser, flag: Flag, default: Any) -> None:
+    help_text = flag.help.format(default="all" if default is None else default)
+    if flag.switch:
+        group = p.add_mutually_exclusive_group() if flag.opposite else p
+        group.add_argument(flag.name, dest=flag.dest, action="store_const", const=flag.const, default=default,
+                           help=help_text)
+        if flag.opposite:
+            name, opposite_help = flag.opposite
+            group.add_argument(name, dest=flag.dest, action="store_const", const=not flag.const, default=default,
+                               help=opposite_help)
+        return
+    options: dict[str, Any] = {"default": default, "help": help_text}
+    if flag.metavar is not None:
+        options["metavar"] = flag.metavar
+    if flag.parse is not None:
+        options["type"] = _argument_type(flag.parse)
+    if flag.choices is not None:
+        options["choices"] = list(flag.choices)
+    if flag.nargs is not None:
+        options.update(nargs=flag.nargs, const=flag.const)
+    p.add_argument(flag.name, **options)
+
+
+def _argument_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``parse`` for argparse: its ValueError's message is the error argparse prints."""
+    def parsed(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parsed.__name__ = getattr(parse, "__name__", "value")
+    return parsed
+
+
+def _filter(args: argparse.Namespace) -> TraceFilter:
+    """The filter the flags say, each field from its flag's value (converted as it declares); a field without a
+    flag keeps its default."""
+    from searchtrace.traces.store.records import TraceFilter
+
+    values = {}
+    for name, flag in filter_flags():
+        value = getattr(args, flag.dest)
+        values[name] = flag.convert(value) if flag.convert is not None and value is not None else value
+    return TraceFilter(**values)
 
 
 def _store_file(args: argparse.Namespace) -> Path | str:
@@ -347,32 +383,7 @@ def _open(args: argparse.Namespace) -> TraceStoreProtocol | None:
     return store
 
 
-def _when(text: str) -> datetime:
-    from searchtrace.traces.store.records import parse_when
-
-    try:
-        return parse_when(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _attribute(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    if not equals or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (an attribute key, then the text its value holds); "
-                                         f"got {text!r}")
-    return key.strip(), value
-
-
 def _non_negative(kind: type) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = -1
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"expected a {kind.__name__} >= 0; got {text!r}")
-        return value
+    from searchtrace.traces.store.records import non_negative
 
-    parse.__name__ = kind.__name__
-    return parse
+    return _argument_type(non_negative(kind))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
-from searchtrace.names import Band
+from searchtrace.names import Band, Mode, Stage
 from searchtrace.traces.spans.vocabulary import Source, TraceKind
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -15,25 +15,111 @@ _AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
+FLAG = "flag"
+"""The key of a :class:`TraceFilter` field's ``metadata`` that holds its :class:`Flag`, or None (no flag)."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A :class:`TraceFilter` field's command-line flag on ``traces list`` and ``traces export``: what argparse
+    needs, as data (``traces.cli`` builds the flags and the filter from these, for every field that has one).
+
+    Attributes:
+        name: the flag (``--doc``); the argparse destination is its name without dashes, ``-`` as ``_``.
+        help: the help line; ``{default}`` stands for the default (``all`` when None).
+        metavar: the value's name in the help (None: argparse's, the destination upper-cased).
+        parse: text to value, raising ValueError saying what it expects (None: the text itself).
+        choices: the values taken (None: any).
+        nargs: argparse's ``nargs`` (``"?"``: the value may be left out, the flag alone giving ``const``).
+        const: the value of the flag alone (``nargs="?"`` or ``switch``).
+        switch: the flag takes no value: it sets ``const``.
+        opposite: (flag, help): a switch setting the field to ``not const``; the two exclude each other.
+        convert: the parsed value to the field's (None: as parsed); never given None.
+        search: one of the flags ``queries from-traces`` takes too (``traces.cli.add_search_flags``).
+        example: a value the flag takes (the tests parse it), for a flag that takes one.
+    """
+
+    name: str
+    help: str
+    metavar: str | None = None
+    parse: Callable[[str], Any] | None = None
+    choices: tuple[str, ...] | None = None
+    nargs: str | None = None
+    const: Any = None
+    switch: bool = False
+    opposite: tuple[str, str] | None = None
+    convert: Callable[[Any], Any] | None = None
+    search: bool = False
+    example: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.name.lstrip("-").replace("-", "_")
+
+
+def _flag(flag: Flag | None) -> Mapping[str, Flag | None]:
+    return {FLAG: flag}
+
+
+def parse_when(text: str) -> datetime:
+    """A time a filter takes: an ISO date/time (local unless it has an offset) or an age before now
+    (``30m``, ``2h``, ``7d``). Raises ValueError saying what it expects."""
+    age = _AGE.match(text.strip())
+    if age:
+        return datetime.now().astimezone() - timedelta(**{_AGE_UNITS[age[2]]: float(age[1])})
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None
+
+
+def parse_attribute(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as (key, value), the key stripped. Raises ValueError saying what it expects."""
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise ValueError(f"expected KEY=VALUE (an attribute key, then the text its value holds); got {text!r}")
+    return key.strip(), value
+
+
+def non_negative(kind: type) -> Callable[[str], Any]:
+    """A parser of ``kind`` (int, float) refusing what is below 0 (ValueError saying what it expects)."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise ValueError(f"expected a {kind.__name__} >= 0; got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
 @dataclass(frozen=True)
 class TraceFilter:
     """Which traces to list; every field set must match. Results come newest first.
+
+    Each field declares its command-line flag (``metadata[FLAG]``: a :class:`Flag`, or None for no flag), so a
+    new filter is its field here and its test in ``filter_sql`` (a column) or ``span_match`` (a span's
+    attributes): ``traces list`` and ``traces export`` take it from the declaration. The flags come in the
+    fields' order.
 
     Attributes:
         since: earliest root start (inclusive); a datetime (naive = local time) or epoch ns.
         until: latest root start (exclusive).
         mode: search mode (fast or graph).
+        no_confident: the search's ``noConfidentResults`` flag.
         band: traces with at least one result in this band (high, medium or low).
         best_band: traces whose best result is in this band (no result in a higher one).
-        no_confident: the search's ``noConfidentResults`` flag.
         degraded: True for any degraded stage, False for none, or a stage name.
         min_latency_ms: only traces at least this slow.
+        kind: traces of this kind only (None: every kind).
+        errors: True for traces whose root span ended in error, False for the others.
         run_id: eval run id.
         query_text: case-insensitive substring of the query text (no wildcards).
         sources: searches that came through one of these surfaces (``searchtrace.source``); empty: any.
         dataset: searches of this dataset (its folder name, ``searchtrace.dataset``).
-        kind: traces of this kind only (None: every kind).
-        errors: True for traces whose root span ended in error, False for the others.
         doc_id: traces one of whose spans names this document in a document id list (candidates, results,
             fetches: ``span_match.DOC_ID_KEYS``).
         attribute: (key, text): traces one of whose spans has attribute ``key`` with ``text`` in its value
@@ -42,24 +128,46 @@ class TraceFilter:
         offset: traces skipped first.
     """
 
-    since: datetime | int | None = None
-    until: datetime | int | None = None
-    mode: str | None = None
-    band: str | None = None
-    best_band: str | None = None
-    no_confident: bool | None = None
-    degraded: bool | str | None = None
-    min_latency_ms: float | None = None
-    run_id: str | None = None
-    query_text: str | None = None
-    sources: tuple[str, ...] = ()
-    dataset: str | None = None
-    kind: TraceKind | None = None
-    errors: bool | None = None
-    doc_id: str | None = None
-    attribute: tuple[str, str] | None = None
-    limit: int | None = 50
-    offset: int = 0
+    since: datetime | int | None = field(default=None, metadata=_flag(Flag(
+        "--since", "ISO date/time (local unless it has an offset) or an age: 30m, 2h, 7d", parse=parse_when,
+        search=True, example="2026-01-02T03:04:05+00:00")))
+    until: datetime | int | None = field(default=None, metadata=_flag(Flag(
+        "--until", "as --since; exclusive", parse=parse_when, search=True, example="2026-01-03")))
+    mode: str | None = field(default=None, metadata=_flag(Flag(
+        "--mode", "only searches in this mode (default: any)", choices=tuple(m.value for m in Mode), search=True)))
+    no_confident: bool | None = field(default=None, metadata=_flag(Flag(
+        "--no-confident", "only searches that found no confident result", switch=True, const=True,
+        opposite=("--confident", "only searches that found a confident result"), search=True)))
+    band: str | None = field(default=None, metadata=_flag(Flag(
+        "--band", "traces with a result in this confidence band", choices=tuple(b.value for b in Band))))
+    best_band: str | None = field(default=None, metadata=_flag(None))
+    degraded: bool | str | None = field(default=None, metadata=_flag(Flag(
+        "--degraded", "only degraded searches (any stage, or the one named)", metavar="STAGE", nargs="?",
+        const=True, example=Stage.RERANK.value)))
+    min_latency_ms: float | None = field(default=None, metadata=_flag(Flag(
+        "--min-latency-ms", "only searches that took at least MS milliseconds", metavar="MS",
+        parse=non_negative(float), example="12.5")))
+    kind: TraceKind | None = field(default=None, metadata=_flag(Flag(
+        "--kind", "only traces of this kind: search, load (the embedding model's) or other (a served request "
+                  "that ran no search); default: all", choices=tuple(k.value for k in TraceKind), convert=TraceKind)))
+    errors: bool | None = field(default=None, metadata=_flag(Flag(
+        "--errors", "only traces whose root span ended in error", switch=True, const=True)))
+    run_id: str | None = field(default=None, metadata=_flag(Flag(
+        "--run-id", "only the searches of this eval run", example="run-1")))
+    query_text: str | None = field(default=None, metadata=_flag(Flag(
+        "--query", "case-insensitive text in the query", example="harbour")))
+    sources: tuple[str, ...] = field(default=(), metadata=_flag(None))
+    dataset: str | None = field(default=None, metadata=_flag(None))
+    doc_id: str | None = field(default=None, metadata=_flag(Flag(
+        "--doc", "only traces in which any stage had this document (its id)", metavar="ID", example="d1")))
+    attribute: tuple[str, str] | None = field(default=None, metadata=_flag(Flag(
+        "--attribute", "only traces with a span whose attribute KEY holds VALUE (case-insensitive text; an "
+                       "array's items joined by ', ')", metavar="KEY=VALUE", parse=parse_attribute,
+        example="searchtrace.dataset=scifact")))
+    limit: int | None = field(default=50, metadata=_flag(Flag(
+        "--limit", "at most this many traces (default: {default})", parse=non_negative(int), example="7")))
+    offset: int = field(default=0, metadata=_flag(Flag(
+        "--offset", "skip this many, newest first (default: {default})", parse=non_negative(int), example="3")))
 
     def __post_init__(self) -> None:
         for name, band in (("band", self.band), ("best_band", self.best_band)):
@@ -213,14 +321,3 @@ def to_ns(value: datetime | int) -> int:
         return (aware - EPOCH) // timedelta(microseconds=1) * 1000
     return int(value)
 
-
-def parse_when(text: str) -> datetime:
-    """A time a filter takes: an ISO date/time (local unless it has an offset) or an age before now
-    (``30m``, ``2h``, ``7d``). Raises ValueError saying what it expects."""
-    age = _AGE.match(text.strip())
-    if age:
-        return datetime.now().astimezone() - timedelta(**{_AGE_UNITS[age[2]]: float(age[1])})
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"expected an ISO date/time or an age like 30m, 2h, 7d; got {text!r}") from None
