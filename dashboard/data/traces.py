@@ -16,7 +16,7 @@ from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, firs
 from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
+from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceStoreProtocol, TraceSummary
 from searchtrace.traces import vocabulary as v
 
 __all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "SEARCHES", "Waterfall", "count_traces", "list_traces",
@@ -54,15 +54,28 @@ def _likely_cold(summary: TraceSummary) -> str:
 
 
 def scans_whole_store(home: str | Path) -> bool:
-    """True when the document and attribute filters cover every stored trace (the store's capability: both
-    stores' do), False when they look among the newest :data:`SCAN_LIMIT` the other filters match."""
+    """True when the document and attribute filters cover every stored trace (a store whose span filters are
+    fast: the shared store's), False when they look among the newest :data:`SCAN_LIMIT` the other filters
+    match (the home's file, whose every span of every trace would be read and unpacked)."""
     store = trace_store(home)
-    return store is None or store.capabilities.span_filters_cover_whole_store
+    return store is None or store.capabilities.span_filters_fast
+
+
+def _bounded(store: TraceStoreProtocol, flt: TraceFilter) -> TraceFilter:
+    """``flt``, its span-level filters kept among the newest :data:`SCAN_LIMIT` traces its other filters match
+    when the store's span filters are not fast (a ``since`` at the oldest of those); else ``flt`` itself."""
+    if (flt.doc_id is None and flt.attribute is None) or store.capabilities.span_filters_fast:
+        return flt
+    newest = store.list_traces(replace(flt, doc_id=None, attribute=None, limit=SCAN_LIMIT, offset=0))
+    if len(newest) < SCAN_LIMIT:
+        return flt
+    return replace(flt, since=newest[-1].start_ns)
 
 
 def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
     """Traces matching ``flt``, newest first, at most its limit (columns :data:`LIST_COLUMNS`): the store's own
-    filter, its document and attribute filters (``TraceFilter.doc_id``, ``attribute``) over the whole store.
+    filter; its document and attribute filters (``TraceFilter.doc_id``, ``attribute``) over the whole store
+    when the store's span filters are fast, else among the newest :data:`SCAN_LIMIT` (:func:`scans_whole_store`).
 
     ``status`` is error, ok, or open (its root span not stored yet); ``root`` the root span's name;
     ``source`` the surface that called (``eval`` for an eval run's search stored before the source was).
@@ -70,7 +83,7 @@ def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
     search outside an eval run (whose queries are embedded ahead) that took :data:`COLD_MS` or more, else empty.
     """
     store = trace_store(home)
-    rows = [_row(s, _likely_cold(s)) for s in store.list_traces(flt)] if store else []
+    rows = [_row(s, _likely_cold(s)) for s in store.list_traces(_bounded(store, flt))] if store else []
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
@@ -81,12 +94,12 @@ def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
 
 def count_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> int:
     """How many traces match ``flt`` (its limit and offset aside; 0 when the home has no store). With a document
-    or attribute filter, those of the first :data:`SCAN_LIMIT` found (reading spans costs about 2 ms a trace)."""
+    or attribute filter, those of the first :data:`SCAN_LIMIT` found, looked for as :func:`list_traces` does."""
     store = trace_store(home)
     if store is None:
         return 0
     if flt.doc_id is not None or flt.attribute is not None:
-        return len(store.list_traces(replace(flt, limit=SCAN_LIMIT, offset=0)))
+        return len(store.list_traces(_bounded(store, replace(flt, limit=SCAN_LIMIT, offset=0))))
     return store.count(flt)
 
 

@@ -15,18 +15,24 @@ from searchtrace.traces import open_trace_store
 S = 1000 * MS
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def stored(request, tmp_path):
-    """A home and the arguments that name its store (the shared one for postgres), holding 600 searches: the
-    oldest names document 'needle', the second oldest asks about a ferry."""
-    home = tmp_path / "home"
-    url = request.getfixturevalue("pg_db").url if request.param == "postgres" else None
+def _six_hundred(home, url=None) -> list[str]:
+    """600 searches in the home's store (the shared one with ``url``): the oldest names document 'needle', the
+    second oldest asks about a ferry; their trace ids, oldest first."""
     searches = [FakeSearch(start_ns=T0 + i * S, candidates=3, query="Ferry times" if i == 1 else f"hay {i}",
                            results=(("needle" if i == 0 else f"hay{i}", "high", 0.9),)) for i in range(600)]
     spans, ids = record(*searches)
     store = open_trace_store(Home(home).traces, url)
     store.write(spans)
     store.close()
+    return ids
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def stored(request, tmp_path):
+    """A home and the arguments that name its store (the shared one for postgres), holding the 600 searches."""
+    home = tmp_path / "home"
+    url = request.getfixturevalue("pg_db").url if request.param == "postgres" else None
+    ids = _six_hundred(home, url)
     return ["--home", str(home), *(["--store", url.conninfo] if url else [])], ids
 
 
@@ -48,3 +54,24 @@ def test_an_attribute_without_a_key_is_refused(tmp_path, capsys):
         main(["traces", "list", "--home", str(tmp_path), "--attribute", "no-equals-sign"])
     assert exit_.value.code == 2
     assert "expected KEY=VALUE" in capsys.readouterr().err
+
+
+def test_the_dashboard_bounds_the_span_filters_where_the_store_says_they_are_slow(tmp_path):
+    """The dashboard answers at once: on the home's file (span filters not fast: every span of every trace
+    would be unpacked) a document or attribute filter looks among the newest SCAN_LIMIT traces, as it always
+    did; the shared store (its document index) covers every trace (tests/dashboard/test_dashboard_shared_store.py). The command line covers every trace on both
+    (the test above)."""
+    from dataclasses import replace
+
+    from searchtrace.dashboard import data
+
+    home = tmp_path / "home"
+    ids = _six_hundred(home)
+    assert data.SCAN_LIMIT < 599 and not data.scans_whole_store(home)
+    flt = replace(data.SEARCHES, kind=None, limit=None)
+    assert data.list_traces(home, replace(flt, doc_id="needle")).empty  # the oldest: beyond the newest 500
+    assert data.count_traces(home, replace(flt, doc_id="needle")) == 0
+    newest = data.list_traces(home, replace(flt, attribute=("input.value", "hay"))).trace_id.tolist()
+    assert newest == [ids[i] for i in range(599, 599 - data.SCAN_LIMIT, -1)]
+    assert data.count_traces(home, replace(flt, attribute=("input.value", "hay"))) == data.SCAN_LIMIT
+    assert data.list_traces(home, replace(flt, doc_id="hay598")).trace_id.tolist() == [ids[598]]

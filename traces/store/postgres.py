@@ -108,7 +108,7 @@ class PostgresTraceStore:
     def capabilities(self) -> Capabilities:
         """The shared store: buffered when out of reach, drops counted, space reused by autovacuum, the document
         filter on an index."""
-        return Capabilities(shared=True, reclaims_space_on_prune=False, span_filters_cover_whole_store=True,
+        return Capabilities(shared=True, reclaims_space_on_prune=False, span_filters_fast=True,
                             documents_indexed=True, write_timeout_ms=WRITE_TIMEOUT_MS)
 
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:

@@ -141,7 +141,7 @@ class TraceStore:
     @property
     def capabilities(self) -> Capabilities:
         """The home's file: local, shrunk by prune, the span-level filters read from the spans."""
-        return Capabilities(shared=False, reclaims_space_on_prune=True, span_filters_cover_whole_store=True,
+        return Capabilities(shared=False, reclaims_space_on_prune=True, span_filters_fast=False,
                             documents_indexed=False, write_timeout_ms=self.busy_timeout_ms + 1000)
 
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
