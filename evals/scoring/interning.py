@@ -13,11 +13,17 @@ to 8 bytes is its own integer key; longer ids are hashed a word at a time, and
 every row is then checked equal, word for word, to the first row of its key (a
 collision returns None, for the exact reader). Only the distinct ids are copied
 out whole, a slice at a time, to become Python strings, decoded once.
+
+The cost is linear in the bytes of the ids, not in rows times the longest id: word
+``w`` is read only for the ids longer than ``8 * w`` (all rows while most are),
+the last few long ids are hashed and compared whole as bytes, and the distinct ids
+are copied out end to end rather than padded to the longest when padding would
+cost more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -27,6 +33,9 @@ _MAX_KEY_BYTES = 1 << 28
 """Past this many bytes of fixed-width rows (many distinct, very long ids), leave the file to the exact reader."""
 _DECODED_ROWS = 1 << 16
 """Distinct ids decoded at a time."""
+_TAIL_ROWS = 64
+"""Fewer ids than this still longer than the words read so far: the rest of each is hashed and compared as bytes."""
+_WORD = (1 << 64) - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MASKS = np.array([0, *(((1 << 8 * k) - 1) << 8 * (8 - k) for k in range(1, 9))], dtype=np.uint64)
 """The high ``k`` bytes of a word, for ``k`` = 0..8."""
@@ -81,20 +90,62 @@ def fixed_width(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarr
     return out
 
 
-def _keys(loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int) -> np.ndarray:
-    """One uint64 per field: its one word, or a hash of its words (read one word at a time)."""
-    key = _word(loads, start, length, 0).astype(np.uint64)
+def _longer(length: np.ndarray, rows: np.ndarray | None, word: int) -> np.ndarray | None:
+    """The rows (of ``rows``, None for all) with a word ``word``; None (all rows) while that is most of them."""
+    if rows is None:
+        longer = length > 8 * word
+        return None if 2 * np.count_nonzero(longer) >= len(length) else np.flatnonzero(longer)
+    return rows[length[rows] > 8 * word]
+
+
+def _words_read(length: np.ndarray, words: int) -> Iterator[tuple[int, np.ndarray | None]]:
+    """``(word, rows)`` for each word ``1 .. words - 1`` read by numpy: the rows holding it (None: all rows).
+
+    Stops early while fewer than ``_TAIL_ROWS`` rows are left: what follows of those is
+    the caller's, from the word after the last one yielded. Each step costs the rows it reads, so the whole is linear in the ids' bytes.
+    """
+    rows: np.ndarray | None = None
     for word in range(1, words):
-        key ^= _word(loads, start, length, word)
-        key *= _MIX
-        key ^= key >> np.uint64(29)
+        rows = _longer(length, rows, word)
+        if rows is not None and len(rows) < _TAIL_ROWS:
+            return
+        yield word, rows
+
+
+def _keys(raw: np.ndarray, loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int) -> np.ndarray:
+    """One uint64 per field: its one word, or a hash of its words (read one word at a time, then the tail whole)."""
+    key = _word(loads, start, length, 0).astype(np.uint64)
+    word = 0
+    for word, rows in _words_read(length, words):
+        part = key if rows is None else key[rows]
+        part ^= _word(loads, start, length, word) if rows is None else _word(loads, start[rows], length[rows], word)
+        part *= _MIX
+        part ^= part >> np.uint64(29)
+        if rows is not None:
+            key[rows] = part
+    word += 1
+    for row in np.flatnonzero(length > 8 * word).tolist():  # a few long ids: the rest of each hashed whole
+        rest = raw[start[row] + 8 * word : start[row] + length[row]].tobytes()
+        key[row] = ((int(key[row]) ^ (hash(rest) & _WORD)) * int(_MIX)) & _WORD
     return key
 
 
-def _same(loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int, other: np.ndarray) -> bool:
-    """Whether each field equals field ``other[i]``, word for word (ids hold no NUL: equal words, equal bytes)."""
-    return all((_word(loads, start, length, w) == _word(loads, start[other], length[other], w)).all()
-               for w in range(words))
+def _same(raw: np.ndarray, loads: np.ndarray, start: np.ndarray, length: np.ndarray, words: int,
+          other: np.ndarray) -> bool:
+    """Whether each field equals field ``other[i]`` (ids hold no NUL: equal lengths and words, equal bytes)."""
+    if (length != length[other]).any():
+        return False
+    if (_word(loads, start, length, 0) != _word(loads, start[other], length, 0)).any():
+        return False
+    word = 0
+    for word, rows in _words_read(length, words):
+        at = slice(None) if rows is None else rows
+        if (_word(loads, start[at], length[at], word) != _word(loads, start[other[at]], length[at], word)).any():
+            return False
+    word += 1
+    return all(raw[start[row] + 8 * word : start[row] + length[row]].tobytes()
+               == raw[start[other[row]] + 8 * word : start[other[row]] + length[row]].tobytes()
+               for row in np.flatnonzero(length > 8 * word).tolist())
 
 
 def _compact(keys: np.ndarray, spare: int) -> np.ndarray | None:
@@ -171,13 +222,27 @@ def decode(words: np.ndarray) -> list[str] | None:
         return None
 
 
+def _strings(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str] | None:
+    """The fields ``raw[start:end]`` as ``str``, copied end to end (each once, none padded); None when one is not UTF-8."""
+    step = end - start + 1  # each field and a newline
+    placed = np.cumsum(step) - step
+    index = np.arange(int(step.sum())) + np.repeat(start - placed, step)
+    np.minimum(index, len(raw) - 1, out=index)  # a field's newline slot may point past the data
+    lines = raw[index]
+    lines[placed + step - 1] = ord("\n")
+    try:
+        return lines.tobytes().decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:
+        return None
+
+
 def _interned(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """First rows (first-seen order) and codes of the fields; None on a hash collision."""
     length = end - start
     words = -(-int(length.max()) // 8)
     loads = _loads(raw)
-    first, codes = _dense(_keys(loads, start, length, words))
-    if words > 1 and not _same(loads, start, length, words, first[codes]):
+    first, codes = _dense(_keys(raw, loads, start, length, words))
+    if words > 1 and not _same(raw, loads, start, length, words, first[codes]):
         return None
     return first, codes
 
@@ -194,8 +259,13 @@ def intern_fields(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[
     first, codes = interned
     names: list[str] = []
     for rows in range(0, len(first), _DECODED_ROWS):  # in slices: a few long ids widen only their slice
-        words = fixed_width(raw, start[first[rows:rows + _DECODED_ROWS]], end[first[rows:rows + _DECODED_ROWS]])
-        part = None if words is None else decode(words)
+        at = first[rows:rows + _DECODED_ROWS]
+        length = end[at] - start[at]
+        if len(at) * -(-int(length.max()) // 8) * 8 <= 2 * int(length.sum()) + len(at):  # padding is cheap
+            words = fixed_width(raw, start[at], end[at])
+            part = None if words is None else decode(words)
+        else:  # a few long ids: copied end to end
+            part = _strings(raw, start[at], end[at])
         if part is None:
             return None
         names += part

@@ -2,7 +2,7 @@
 
 Only answers for well-formed input: any anomaly (wrong column count, a value
 that does not convert, a comment line, a control character, an id that is not
-UTF-8) returns None and the caller re-reads the file with the exact
+UTF-8, a line or an id past its limit in :mod:`searchtrace.limits`) returns None and the caller re-reads the file with the exact
 line-by-line parser, which names the offending line: one validation path
 whichever reader runs. Nothing here builds a Python object per row: fields are
 found from the separators' offsets (:mod:`evals.trec.tokens`), ids interned
@@ -21,6 +21,7 @@ import numpy as np
 from searchtrace.evals.runs.trec.numbers import parse_floats, parse_ints
 from searchtrace.evals.runs.trec.tokens import field_bounds
 from searchtrace.evals.scoring.interning import intern_fields
+from searchtrace.limits import MAX_ID_BYTES, MAX_TREC_LINE_BYTES
 
 __all__ = ["ENABLED", "Columns", "parse_columns", "parse_tsv"]
 
@@ -65,20 +66,45 @@ def _normalize(data: bytes) -> bytes:
     return _LINE_EDGES.sub(b"\n", data).strip(b" \n") + b"\n"
 
 
-def _tokens(data: bytes, width: int, columns: Sequence[int], normalize: bool
+def _longest_line(data: bytes) -> int:
+    """The longest line of ``data``, its newline aside, as the line reader counts it (one pass over the bytes)."""
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+    ends = np.append(newlines, len(data))
+    return int((ends - np.append(-1, newlines) - 1).max())
+
+
+def _tokens(data: bytes, width: int, columns: Sequence[int], normalize: bool, original: bytes | None
             ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]] | None:
-    """The bytes and the fields' offsets of ``columns``; with ``normalize``, uneven spacing is evened when found."""
+    """The bytes and the fields' offsets of ``columns``; with ``normalize``, uneven spacing is evened when found.
+
+    None too when a line or an id is past its limit: the line reader names it.
+    ``columns[:2]`` are the ids, the first one each line's first field. Lines are
+    measured from its offsets when ``data`` is as the file has it, else on the
+    file's bytes (``original``, when the caller evened them, or ``data`` before
+    evening here).
+    """
+    before = data if original is None else original
     data = data if data.endswith(b"\n") else data + b"\n"
     bounds = field_bounds(data, width, columns)
+    evened = original is not None
     if bounds is None and normalize:
+        evened = True
         data = _normalize(data)
         bounds = field_bounds(data, width, columns)
-    return None if bounds is None else (np.frombuffer(data, dtype=np.uint8), bounds)
+    if bounds is None or any(int((end - start).max()) > MAX_ID_BYTES for start, end in bounds[:2]):
+        return None
+    if evened or columns[0] != 0:
+        longest = _longest_line(before)
+    else:
+        starts = bounds[0][0]
+        longest = int((np.append(starts[1:], len(data)) - starts).max()) - 1
+    return None if longest > MAX_TREC_LINE_BYTES else (np.frombuffer(data, dtype=np.uint8), bounds)
 
 
 def _columns(data: bytes, width: int, id_columns: tuple[int, int], value_column: int, kind: str,
-             normalize: bool) -> Columns | None:
-    tokens = _tokens(data, width, (*id_columns, value_column), normalize)
+             normalize: bool, original: bytes | None = None) -> Columns | None:
+    """The columns of ``data``; ``original`` is the file's bytes when ``data`` was evened from them."""
+    tokens = _tokens(data, width, (*id_columns, value_column), normalize, original)
     if tokens is None:
         return None
     raw, (query_fields, doc_fields, value_fields) = tokens
@@ -111,7 +137,7 @@ def parse_columns(data: bytes, width: int, id_columns: tuple[int, int], value_co
     if _refused(data, odd):
         return None
     if not odd.isdisjoint(_OTHER_WHITESPACE):
-        data = _normalize(data)
+        return _columns(_normalize(data), width, id_columns, value_column, kind, normalize=True, original=data)
     return _columns(data, width, id_columns, value_column, kind, normalize=True)
 
 
@@ -122,8 +148,9 @@ def parse_tsv(data: bytes, id_columns: tuple[int, int], value_column: int) -> Co
     """
     if not ENABLED or _refused(data, odd := _odd_bytes(data)) or b" " in data:
         return None
+    original = None
     if ord("\r") in odd:
-        data = data.replace(b"\r\n", b"\n")
+        data, original = data.replace(b"\r\n", b"\n"), data
     if any(c in data for c in (b"\r", b"\x0b", b"\x0c")):
         return None
-    return _columns(data, 3, id_columns, value_column, "int", normalize=False)
+    return _columns(data, 3, id_columns, value_column, "int", normalize=False, original=original)

@@ -9,7 +9,9 @@
 
 A line whose first non-blank character is ``#`` is a comment (trec_eval 10's
 rule; a ``#`` inside an id is part of the id). Ids must not contain control
-characters (NUL included). ``read_run(..., extra_fields=True)`` ignores fields
+characters (NUL included). A line is at most
+:data:`~searchtrace.limits.MAX_TREC_LINE_BYTES` long and an id at most
+:data:`~searchtrace.limits.MAX_ID_BYTES` (UTF-8 bytes), checked before the line is split. ``read_run(..., extra_fields=True)`` ignores fields
 after the sixth, as trec_eval does; by default a line must have exactly six.
 
 Large well-formed files take the column reader (see :mod:`evals.trec.columns`);
@@ -33,6 +35,7 @@ import numpy as np
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals.scoring.interning import intern
 from searchtrace.evals.scoring.rankings import CONTROL, Qrels, Run, duplicate_row
+from searchtrace.limits import MAX_ID_BYTES, MAX_TREC_LINE_BYTES, id_too_long, line_too_long
 
 if TYPE_CHECKING:
     from searchtrace.evals.runs.trec.columns import Columns
@@ -76,8 +79,16 @@ _RUN = _Layout(6, "qid Q0 docid rank score tag", 4, _score, "score must be a num
 _QRELS = _Layout(4, "qid 0 docid grade", 3, int, "grade must be an integer")
 
 
+def _check_length(path: Path, number: int, raw: bytes) -> None:
+    """Refuse a line past :data:`~searchtrace.limits.MAX_TREC_LINE_BYTES`, before it is split."""
+    if len(raw) > MAX_TREC_LINE_BYTES:
+        raise DataError(str(path), number, line_too_long(MAX_TREC_LINE_BYTES))
+
+
 def _check_line_ids(path: Path, number: int, qid: str, docid: str) -> None:
     for value, what in ((qid, "query id"), (docid, "doc id")):
+        if len(value) * 4 > MAX_ID_BYTES and (size := len(value.encode("utf-8", "surrogatepass"))) > MAX_ID_BYTES:
+            raise DataError(str(path), number, id_too_long(what, size))
         bad = CONTROL.search(value)
         if bad:
             raise DataError(str(path), number,
@@ -87,6 +98,7 @@ def _check_line_ids(path: Path, number: int, qid: str, docid: str) -> None:
 def _rows(path: Path, data: bytes, layout: _Layout) -> Iterator[tuple[int, str, str, float | int]]:
     """Yield ``(line, qid, docid, value)`` of every non-blank, non-comment line, checked."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        _check_length(path, number, raw)
         parts = raw.split()
         if not parts or parts[0].startswith(b"#"):
             continue
@@ -260,6 +272,7 @@ def _beir_lines(path: Path, data: bytes) -> Iterator[tuple[int, str, str, int]]:
     """``(line, qid, docid, grade)`` of BEIR TSV line by line (fields stripped, a header on the first line skipped)."""
     first = True
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        _check_length(path, number, raw)
         try:
             fields = [f.strip() for f in raw.decode("utf-8").rstrip("\r").split("\t")]
         except UnicodeDecodeError as exc:

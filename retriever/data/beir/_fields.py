@@ -7,19 +7,27 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.errors import DataError
+from searchtrace.limits import MAX_ID_BYTES, id_too_long
 
 
 def take_id(path: Path, number: int, obj: dict[str, Any], seen: dict[str, int]) -> str:
-    """The record's ``_id``, checked to be a new non-empty string."""
+    """The record's ``_id``, checked to be a new non-empty string of at most :data:`~searchtrace.limits.MAX_ID_BYTES`."""
     if "_id" not in obj:
         raise DataError(str(path), number, "missing '_id'")
     value = obj["_id"]
     if not isinstance(value, str) or not value:
         raise DataError(str(path), number, f"'_id' must be a non-empty string, got {value!r}")
+    check_id(path, number, "'_id'", value)
     first = seen.setdefault(value, number)
     if first != number:
         raise DataError(str(path), number, f"duplicate _id {value!r} (first on line {first})")
     return value
+
+
+def check_id(path: Path, number: int, what: str, value: str) -> None:
+    """Refuse an id longer than :data:`~searchtrace.limits.MAX_ID_BYTES` in UTF-8."""
+    if len(value) * 4 > MAX_ID_BYTES and (size := len(value.encode("utf-8", "surrogatepass"))) > MAX_ID_BYTES:
+        raise DataError(str(path), number, id_too_long(what, size))
 
 
 def take_str(path: Path, number: int, obj: Mapping[str, Any], key: str, default: str | None) -> str:

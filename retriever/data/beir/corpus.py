@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.errors import DataError
+from searchtrace.limits import MAX_CORPUS_LINE_BYTES
 from searchtrace.retriever.data.beir._fields import take_id, take_object, take_str
 from searchtrace.retriever.data.beir._lines import json_objects
 from searchtrace.retriever.types import Document
@@ -31,7 +32,7 @@ def load_corpus(path: str | Path) -> list[Document]:
     path = Path(path)
     seen: dict[str, int] = {}
     docs: list[Document] = []
-    for number, obj in json_objects(path):
+    for number, obj in json_objects(path, MAX_CORPUS_LINE_BYTES):
         doc_id = take_id(path, number, obj, seen)
         title = take_str(path, number, obj, "title", "")
         text = take_str(path, number, obj, "text", None)

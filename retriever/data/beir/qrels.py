@@ -6,6 +6,8 @@ from collections.abc import Container, Iterator
 from pathlib import Path
 
 from searchtrace.errors import DataError
+from searchtrace.limits import MAX_TREC_LINE_BYTES
+from searchtrace.retriever.data.beir._fields import check_id
 from searchtrace.retriever.data.beir._lines import lines
 from searchtrace.retriever.data.beir.report import IssueKind, QrelsIssue, QrelsReport
 
@@ -52,7 +54,7 @@ def _qrels_rows(path: Path) -> Iterator[tuple[int, str, str, int]]:
     """Yield ``(line_number, query_id, doc_id, grade)``; a header may only be the first line."""
     pairs: dict[tuple[str, str], int] = {}
     first = True
-    for number, raw in lines(path):
+    for number, raw in lines(path, MAX_TREC_LINE_BYTES):
         fields = _split_row(path, number, raw)
         if first and tuple(fields) == QRELS_HEADER:
             first = False
@@ -84,6 +86,8 @@ def _parse_row(path: Path, number: int, fields: list[str]) -> tuple[str, str, in
     query_id, doc_id, score = fields
     if not query_id or not doc_id:
         raise DataError(str(path), number, "empty query-id or corpus-id")
+    check_id(path, number, "query-id", query_id)
+    check_id(path, number, "corpus-id", doc_id)
     try:
         grade = int(score)
     except ValueError:

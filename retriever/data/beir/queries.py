@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from searchtrace.errors import DataError
+from searchtrace.limits import MAX_QUERY_LINE_BYTES
 from searchtrace.retriever.data.beir._fields import take_id, take_object, take_str
 from searchtrace.retriever.data.beir._lines import json_objects
 
@@ -43,7 +44,7 @@ def load_queries(path: str | Path) -> list[Query]:
     path = Path(path)
     seen: dict[str, int] = {}
     queries: list[Query] = []
-    for number, obj in json_objects(path):
+    for number, obj in json_objects(path, MAX_QUERY_LINE_BYTES):
         query_id = take_id(path, number, obj, seen)
         text = take_str(path, number, obj, "text", None)
         if not text.strip():

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.errors import DataError
+from searchtrace.limits import MAX_TRIPLES_LINE_BYTES
 from searchtrace.retriever.data.beir._fields import take_id, take_object
 from searchtrace.retriever.data.beir._lines import json_objects
 from searchtrace.retriever.types import Triple
@@ -39,7 +40,7 @@ def load_triples(
     seen: dict[str, int] = {}
     triples: list[Triple] = []
     aliases: dict[str, dict[str, None]] = {}
-    for number, obj in json_objects(path):
+    for number, obj in json_objects(path, MAX_TRIPLES_LINE_BYTES):
         doc_id = take_id(path, number, obj, seen)
         if known_ids is not None and doc_id not in known_ids:
             raise DataError(str(path), number, f"_id {doc_id!r} is not in the corpus")
