@@ -272,3 +272,48 @@ def test_concurrent_readers_of_one_store_run_share_one_whole_cache_folder(store,
     assert sorted(p.name for p in (home.cache / "runs").iterdir()) == ["run-c"]  # no temporary folder left
     for p in original.path.iterdir():
         assert (cache_folder(home, "run-c") / p.name).read_bytes() == p.read_bytes()
+
+
+def _plant(store: str, run_id: str, name: str, content: bytes = b"planted\n") -> None:
+    """A row of the shared store naming a run's file ``name``, written straight with SQL (as anyone with write access could)."""
+    import hashlib
+
+    db = Database(StoreUrl(store))
+    try:
+        with db.connection() as conn:
+            conn.execute("INSERT INTO st_run_files (run_id, name, sha256, size, content) VALUES (%s, %s, %s, %s, %s)",
+                         (run_id, name, hashlib.sha256(content).hexdigest(), len(content), content))
+    finally:
+        db.close()
+
+
+def _hostile_names(tmp_path: Path) -> list[str]:
+    return ["../../../../escaped-via-cache.txt", str(tmp_path / "escaped-absolute.txt"),
+            "..\\..\\escaped-backslash.txt", "x" * 300, "sub/../../escaped-nested.txt", "."]
+
+
+@pytest.mark.parametrize("which", range(6))
+def test_a_hostile_file_name_in_the_store_is_refused_by_gate_and_export_and_written_nowhere(store, tmp_path, capsys,
+                                                                                            which):
+    name = _hostile_names(tmp_path)[which]
+    base = make_run(tmp_path / "src", "base", tags=("main",), created=JAN)
+    candidate = make_run(tmp_path / "cand", "cand")
+    assert main(["runs", "push", str(base.path), "--store", store]) == 0
+    _plant(store, "base", name)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    home = tmp_path / "h1" / "h2" / "home"  # the cache's ../../../.. stays in tmp_path, to be seen
+    (tmp_path / "gate.toml").write_text('[metrics."ndcg@10"]\nmax_drop = 0.01\nrequire_significance = false\n')
+    capsys.readouterr()
+    code = main(["gate", "--baseline", "latest:tag=main", "--candidate", str(candidate.path), "--store", store,
+                 "--home", str(home), "--config", str(tmp_path / "gate.toml")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "file name" in err and repr(name)[:40] in err
+    out = tmp_path / "o1" / "o2" / "o3" / "exported"
+    assert main(["runs", "export", "base", "--out", str(out), "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "file name" in err and repr(name)[:40] in err
+    assert not out.exists()
+    made = sorted(str(p) for p in tmp_path.rglob("*") if str(p) not in before)
+    assert not [p for p in made if "escaped" in p or "x" * 300 in p], made
+    assert not list(tmp_path.parent.glob("escaped*"))
