@@ -23,7 +23,7 @@ from typing import Mapping
 from searchtrace.environment import SEARCHTRACE_HOME
 from searchtrace.envvalues import text
 from searchtrace.errors import ValidationError
-from searchtrace.safepaths import checked_part, inside
+from searchtrace.safepaths import checked_part
 
 __all__ = ["DEFAULT_HOME", "Home", "add_home_argument"]
 
@@ -120,8 +120,9 @@ class Home:
 
     def index(self, dataset: str, key: str) -> Path:
         """The folder of the index of ``dataset`` under configuration ``key``."""
-        name = f"{checked_part(dataset, 'dataset')}-{checked_part(key, 'index key')}"
-        return inside(self.indexes, name, "index")
+        # the names are checked, not resolved: a home's owner may link an index in from elsewhere
+        return self.indexes / checked_part(f"{checked_part(dataset, 'dataset')}-{checked_part(key, 'index key')}",
+                                           "index")
 
     def run(self, run_id: str) -> Path:
         """The folder of run ``run_id`` (it may not exist).
@@ -131,7 +132,7 @@ class Home:
         """
         if not isinstance(run_id, str) or not _NAME.match(run_id):
             raise ValidationError(f"run id must be a folder name, got {run_id!r:.80}", field="run")
-        return inside(self.runs, run_id, "run")
+        return self.runs / checked_part(run_id, "run")  # checked, not resolved: a run may be linked in
 
 
 def add_home_argument(parser: argparse.ArgumentParser) -> None:
