@@ -23,6 +23,7 @@ from typing import Mapping
 from searchtrace.environment import SEARCHTRACE_HOME
 from searchtrace.envvalues import text
 from searchtrace.errors import ValidationError
+from searchtrace.safepaths import checked_part
 
 __all__ = ["DEFAULT_HOME", "Home", "add_home_argument"]
 
@@ -119,7 +120,9 @@ class Home:
 
     def index(self, dataset: str, key: str) -> Path:
         """The folder of the index of ``dataset`` under configuration ``key``."""
-        return self.indexes / f"{dataset}-{key}"
+        # the names are checked, not resolved: a home's owner may link an index in from elsewhere
+        return self.indexes / checked_part(f"{checked_part(dataset, 'dataset')}-{checked_part(key, 'index key')}",
+                                           "index")
 
     def run(self, run_id: str) -> Path:
         """The folder of run ``run_id`` (it may not exist).
@@ -128,8 +131,8 @@ class Home:
             ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
         """
         if not isinstance(run_id, str) or not _NAME.match(run_id):
-            raise ValidationError(f"run id must be a folder name, got {run_id!r}", field="run")
-        return self.runs / run_id
+            raise ValidationError(f"run id must be a folder name, got {run_id!r:.80}", field="run")
+        return self.runs / checked_part(run_id, "run")  # checked, not resolved: a run may be linked in
 
 
 def add_home_argument(parser: argparse.ArgumentParser) -> None:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from searchtrace.dashboard.data.runs import run_folder
-from searchtrace.errors import SearchtraceError
+from searchtrace.errors import SearchtraceError, ValidationError
 from searchtrace.home import Home
+from searchtrace.safepaths import checked_part
 from searchtrace.traces import vocabulary as v
 
 __all__ = ["Triple", "dataset_path", "recorded_titles", "relation_triples", "triple_text"]
@@ -72,4 +73,8 @@ def dataset_path(home: str | Path, run_id: object, dataset: object, index_key: o
 
 
 def _plain(name: object) -> bool:
-    return isinstance(name, str) and bool(name) and Path(name).name == name and not name.startswith(".")
+    try:
+        checked_part(name, "name")
+    except ValidationError:
+        return False
+    return isinstance(name, str) and not name.startswith(".")

@@ -105,7 +105,7 @@ def test_format_2_summaries_still_read(files):
     assert run_eval(files, "good.trec", "D") == 0
     data = json.loads((files / "D" / "run.json").read_text())
     data["format"] = 2
-    del data["external"]
+    del data["external"], data["files"], data["summary_sha256"]  # a format-2 run.json recorded no checksums
     data["settings"]["format"] = 2
     summary = RunSummary.from_json(data, "run.json")
     assert summary.external is None and summary.evaluated_queries == 12

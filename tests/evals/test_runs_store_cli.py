@@ -74,7 +74,7 @@ def test_push_export_and_compare_show_no_difference_bit_for_bit(store, tmp_path,
     (lambda p: (p / "per_query.parquet").write_bytes(b"PAR1 torn"), "per_query.parquet"),
     (lambda p: (p / "settings.json").write_text("{"), "settings.json"),
     (lambda p: (p / "run.json").unlink(), "run.json"),
-    (lambda p: (p / "journal.jsonl").write_text("{not a record\n"), "journal.jsonl:1"),
+    (lambda p: (p / "journal.jsonl").write_text("{not a record\n"), "journal.jsonl: not recorded in run.json"),
     (lambda p: (p / "rankings.parquet").write_bytes(b"torn"), "rankings.parquet"),
     (lambda p: (p / "run.trec").write_text("q0 Q0 d0a 1 not-a-score t\n"), "run.trec"),
 ])
@@ -272,3 +272,106 @@ def test_concurrent_readers_of_one_store_run_share_one_whole_cache_folder(store,
     assert sorted(p.name for p in (home.cache / "runs").iterdir()) == ["run-c"]  # no temporary folder left
     for p in original.path.iterdir():
         assert (cache_folder(home, "run-c") / p.name).read_bytes() == p.read_bytes()
+
+
+def _plant(store: str, run_id: str, name: str, content: bytes = b"planted\n") -> None:
+    """A row of the shared store naming a run's file ``name``, written straight with SQL (as anyone with write access could)."""
+    import hashlib
+
+    db = Database(StoreUrl(store))
+    try:
+        with db.connection() as conn:
+            conn.execute("INSERT INTO st_run_files (run_id, name, sha256, size, content) VALUES (%s, %s, %s, %s, %s)",
+                         (run_id, name, hashlib.sha256(content).hexdigest(), len(content), content))
+    finally:
+        db.close()
+
+
+def _hostile_names(tmp_path: Path) -> list[str]:
+    return ["../../../../escaped-via-cache.txt", str(tmp_path / "escaped-absolute.txt"),
+            "..\\..\\escaped-backslash.txt", "x" * 300, "sub/../../escaped-nested.txt", "."]
+
+
+@pytest.mark.parametrize("which", range(6))
+def test_a_hostile_file_name_in_the_store_is_refused_by_gate_and_export_and_written_nowhere(store, tmp_path, capsys,
+                                                                                            which):
+    name = _hostile_names(tmp_path)[which]
+    base = make_run(tmp_path / "src", "base", tags=("main",), created=JAN)
+    candidate = make_run(tmp_path / "cand", "cand")
+    assert main(["runs", "push", str(base.path), "--store", store]) == 0
+    _plant(store, "base", name)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    home = tmp_path / "h1" / "h2" / "home"  # the cache's ../../../.. stays in tmp_path, to be seen
+    (tmp_path / "gate.toml").write_text('[metrics."ndcg@10"]\nmax_drop = 0.01\nrequire_significance = false\n')
+    capsys.readouterr()
+    code = main(["gate", "--baseline", "latest:tag=main", "--candidate", str(candidate.path), "--store", store,
+                 "--home", str(home), "--config", str(tmp_path / "gate.toml")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "file name" in err and repr(name)[:40] in err
+    out = tmp_path / "o1" / "o2" / "o3" / "exported"
+    assert main(["runs", "export", "base", "--out", str(out), "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "file name" in err and repr(name)[:40] in err
+    assert not out.exists()
+    made = sorted(str(p) for p in tmp_path.rglob("*") if str(p) not in before)
+    assert not [p for p in made if "escaped" in p or "x" * 300 in p], made
+    assert not list(tmp_path.parent.glob("escaped*"))
+
+
+def _with_journal(folder: RunFolder) -> RunFolder:
+    """``folder`` with a journal of two readable records, recorded in its run.json."""
+    from searchtrace.evals.runs.runfolder import QueryOutcome, RankedResult
+    from searchtrace.names import Band
+    from searchtrace.retriever import RetryHints
+
+    def outcome(query_id: str) -> QueryOutcome:
+        return QueryOutcome(query_id=query_id, category="", latency_ms={"total": 1.0}, ranking=(("d0a", 1.0),),
+                            results=(RankedResult("d0a", 0.8, Band.HIGH, 1, {"rank": 1.0}),), best_score=0.8,
+                            no_confident=False, bands=(Band.HIGH,), weak=False,
+                            retry_hints=RetryHints((), (), "", ""), kg=(), rewrite_terms=(), degraded=(),
+                            trace_id="ab" * 16, attribution=())
+
+    summary = folder.summary()
+    folder.append([outcome("q0"), outcome("q1")])
+    folder.write_summary(summary)
+    records = folder.records()
+    assert not folder.journal.problems and len(records) == 2
+    return folder
+
+
+def _tear_the_journals_last_line(p: Path) -> None:
+    journal = p / "journal.jsonl"
+    journal.write_bytes(journal.read_bytes() + b'{"query_id": "q2", "ran')  # killed mid-write
+
+
+def _edit_a_field(p: Path) -> None:
+    data = json.loads((p / "run.json").read_text())
+    data["metrics"]["ndcg@10"] = 0.99
+    (p / "run.json").write_text(json.dumps(data, indent=2))
+
+
+def _damage_inside(path: Path) -> None:
+    import random
+
+    data = bytearray(path.read_bytes())
+    start = len(data) // 2 - 32
+    data[start:start + 64] = random.Random(0).randbytes(64)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage, named", [
+    (lambda p: _damage_inside(p / "per_query.parquet"), "per_query.parquet"),
+    (lambda p: _damage_inside(p / "rankings.parquet"), "rankings.parquet"),
+    (_tear_the_journals_last_line, "journal.jsonl"),
+    (_edit_a_field, "run.json"),
+])
+def test_push_refuses_a_folder_that_does_not_verify_and_publishes_nothing(store, tmp_path, capsys, damage, named):
+    folder = _with_journal(make_run(tmp_path / "src", "run-a", tags=("main",)))
+    damage(folder.path)
+    capsys.readouterr()
+    assert main(["runs", "push", str(folder.path), "--store", store]) == 2
+    err = capsys.readouterr().err.strip()
+    assert named in err and "\n" not in err
+    assert main(["runs", "list", "--store", store]) == 0
+    assert "run-a" not in capsys.readouterr().out

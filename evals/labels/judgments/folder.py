@@ -24,6 +24,7 @@ from searchtrace.evals.labels.judgments.scale import SCALE_FILE, Scale
 from searchtrace.evals.labels.judgments.store.opening import open_judgment_store
 from searchtrace.evals.labels.judgments.store.protocol import JudgmentStore
 from searchtrace.retriever import SPLIT_NAME, dataset_name, load_corpus, load_queries
+from searchtrace.safepaths import checked_part
 
 if TYPE_CHECKING:
     from searchtrace.database import StoreUrl
@@ -83,7 +84,7 @@ class JudgingFolder:
         if not SPLIT_NAME.fullmatch(split):
             raise ValidationError(f"split {split!r} must be letters, digits, '_', '.' or '-', starting with a letter "
                                   "or digit", field="split")
-        return self.root / "qrels" / f"{split}.tsv"
+        return self.root / "qrels" / checked_part(f"{split}.tsv", "split")  # a dataset may link its qrels in
 
     @property
     def location(self) -> str:

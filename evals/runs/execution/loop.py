@@ -112,7 +112,7 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
             candidate = RunFolder(path)
             if candidate.is_interrupted and _settings_or_none(candidate) == settings:
                 return candidate, True
-    return RunFolder(runs / run_id(settings, config, label or RunLabel())), False
+    return RunFolder(config.home.run(run_id(settings, config, label or RunLabel()))), False
 
 
 def run_id(settings: EvalSettings, config: RetrieverConfig, label: RunLabel) -> str:

@@ -10,14 +10,21 @@
       results.parquet     the top results of each query
       run.trec            the ranking, in TREC format
       rankings.parquet    the same rankings as columns (fast to read; runs written before it lack it)
+
+``run.json`` records the sha256 and size of every other file of the folder
+(``files``) and a hash of its own other keys (``summary_sha256``); :meth:`RunFolder.summary`,
+through which every reader comes, verifies them and refuses a mismatch naming the
+file. Folders written before they were recorded read as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,8 +34,9 @@ from searchtrace.errors import DataError, NotFoundError
 from searchtrace.evals.runs.runfolder.journal import Journal
 from searchtrace.evals.runs.runfolder.records import CorrectiveOutcome, JournalRecord, QueryOutcome
 from searchtrace.evals.runs.runfolder.settings import EvalSettings
-from searchtrace.evals.runs.runfolder.summary import RunSummary
+from searchtrace.evals.runs.runfolder.summary import FileDigest, RunSummary
 from searchtrace.home import Home
+from searchtrace.safepaths import inside
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,6 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RunFolder"]
 
+_VERIFIED: dict[tuple[str, str], tuple[int, int, int, str]] = {}  # (folder, file) -> (size, mtime_ns, inode, sha256)
+_VERIFIED_LOCK = threading.Lock()
+_CHUNK = 1 << 20
 _STAMP = re.compile(r"(?:^|-)(\d{8}T\d{6})(?:-|$)")  # default run ids: <dataset>-<mode>-<UTC stamp>-<key>
 
 
@@ -56,6 +67,8 @@ class RunFolder:
     RESULTS = "results.parquet"
     RUN_FILE = "run.trec"
     RANKINGS = "rankings.parquet"
+    FILES = (SETTINGS, JOURNAL, PER_QUERY, RESULTS, RUN_FILE, RANKINGS)
+    """Every file a run folder may hold besides ``run.json``."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -157,7 +170,54 @@ class RunFolder:
         Raises:
             NotFoundError: the run is not complete; DataError: a malformed or newer file.
         """
-        return RunSummary.from_json(self._json(self.summary_file), str(self.summary_file))
+        summary = RunSummary.from_json(self._json(self.summary_file), str(self.summary_file))
+        if summary.files is not None:
+            self.verify(summary.files)
+        return summary
+
+    def verify(self, files: Mapping[str, FileDigest]) -> None:
+        """Check every file ``run.json`` records against its sha256 and size (a file unchanged since it last
+        verified in this process, by size, mtime and inode, is not hashed again).
+
+        Raises:
+            DataError: a file missing, of another size or content, naming it.
+        """
+        root = str(self.path.resolve())
+        added = [n for n in self.FILES if n not in files and (self.path / n).is_file()]
+        if added:
+            raise DataError(str(self.path / added[0]), None, f"not recorded in {self.SUMMARY}: added after the run "
+                                                              "was written")
+        for name in sorted(files):
+            want = files[name]
+            path = inside(self.path, name, "file name")
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                raise DataError(str(path), None, f"missing, though {self.SUMMARY} records it: an incomplete "
+                                                  "run folder") from None
+            except OSError as exc:
+                raise DataError(str(path), None, f"cannot read: {exc}") from None
+            if st.st_size != want.size:
+                raise DataError(str(path), None, f"{st.st_size} bytes where {self.SUMMARY} records {want.size}: "
+                                                  "damaged or changed after the run was written")
+            seen = (st.st_size, st.st_mtime_ns, st.st_ino, want.sha256)
+            with _VERIFIED_LOCK:
+                if _VERIFIED.get((root, name)) == seen:
+                    continue
+            if _sha256(path) != want.sha256:
+                raise DataError(str(path), None, f"its sha256 does not match {self.SUMMARY}'s: damaged or changed "
+                                                  "after the run was written")
+            with _VERIFIED_LOCK:
+                _VERIFIED[(root, name)] = seen
+
+    def digests(self) -> dict[str, FileDigest]:
+        """The sha256 and size of every file of the folder but ``run.json`` (hidden files left out)."""
+        out = {}
+        for path in sorted(self.path.iterdir()):
+            if path.name == self.SUMMARY or path.name.startswith(".") or not path.is_file():
+                continue
+            out[path.name] = FileDigest(_sha256(path), path.stat().st_size)
+        return out
 
     def records(self) -> list[JournalRecord]:
         """Every readable journal record, in order (unreadable lines: ``journal.problems``)."""
@@ -329,8 +389,10 @@ class RunFolder:
         return read_run(self.run_file)
 
     def write_summary(self, summary: RunSummary) -> None:
-        """Write ``run.json``: the run is complete once this returns."""
-        payload = json.dumps(summary.to_json(), indent=2).encode()
+        """Write ``run.json``, with the sha256 and size of every other file: the run is complete once this returns."""
+        from dataclasses import replace
+
+        payload = json.dumps(replace(summary, files=self.digests()).to_json(), indent=2).encode()
         write_atomic(self.summary_file, lambda tmp: tmp.write_bytes(payload))
 
     def _json(self, path: Path) -> object:
@@ -345,6 +407,14 @@ class RunFolder:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(str(path), exc.lineno, f"invalid JSON: {exc.msg}") from None
+
+
+def _sha256(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise DataError(str(path), None, f"cannot read: {exc}") from None
 
 
 def _parquet(path: Path, columns: Sequence[str] | None, run_id: str) -> pd.DataFrame:

@@ -9,12 +9,16 @@ states, rounded one way, and when it finished.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import platform
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from searchtrace.errors import DataError
 from searchtrace.evals.runs.runfolder._fields import FORMAT_VERSION, Fields, check_version
 from searchtrace.evals.runs.runfolder.sections import (
     Abstention,
@@ -33,7 +37,37 @@ from searchtrace.retriever import FORMER_MAX_TOP_K
 if TYPE_CHECKING:
     from searchtrace.evals.scoring.metrics import Evaluation
 
-__all__ = ["RunSummary", "completed", "installed_versions"]
+__all__ = ["FileDigest", "RunSummary", "completed", "installed_versions", "summary_sha256"]
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """What ``run.json`` records of one file of its folder when the run is written: its sha256 and size."""
+
+    sha256: str
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sha256": self.sha256, "size": self.size}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> FileDigest:
+        digest = f.text("sha256")
+        if not _SHA256.match(digest):
+            raise f.error("sha256", f"expected 64 lowercase hex digits, got {digest!r:.80}")
+        size = f.integer("size")
+        if size < 0:
+            raise f.error("size", f"expected a size >= 0, got {size}")
+        return cls(digest, size)
+
+
+def summary_sha256(data: Mapping[str, Any]) -> str:
+    """The sha256 of ``run.json``'s keys but ``summary_sha256`` itself, as canonical JSON (sorted keys, no spaces)."""
+    rest = {k: v for k, v in data.items() if k != "summary_sha256"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                                     allow_nan=True).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -66,6 +100,11 @@ class RunSummary:
             when no query got that many results (a target that answers fewer). An optional key: a
             run written before it reads as its depth asked, a target run's capped at the
             ``FORMER_MAX_TOP_K`` results a target was then asked for. Read it as :attr:`depth`.
+        files: each file of the folder but ``run.json`` (by name): its sha256 and size when the run was
+            written (``RunFolder.write_summary`` records them), which every reader verifies; with them
+            ``run.json`` holds ``summary_sha256``, the hash of its own other keys, so an edited field is
+            refused too. Optional keys: runs written before them read as before, unverified, and a
+            reader that does not know them ignores them.
     """
 
     run_id: str
@@ -91,6 +130,7 @@ class RunSummary:
     tags: tuple[str, ...] = ()
     note: str | None = None
     scored_depth: int | None = None
+    files: Mapping[str, FileDigest] | None = None
 
     @property
     def depth(self) -> int:
@@ -115,6 +155,9 @@ class RunSummary:
         }
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
+        if self.files is not None:
+            out["files"] = {name: self.files[name].to_json() for name in sorted(self.files)}
+            out["summary_sha256"] = summary_sha256(out)
         return out
 
     @classmethod
@@ -126,6 +169,12 @@ class RunSummary:
         """
         f = Fields(data, path)
         check_version(f.data, path)
+        if f.has("summary_sha256") and f.text("summary_sha256") != summary_sha256(f.data):
+            raise DataError(path, None, "does not match its summary_sha256: run.json was edited or damaged "
+                                        "after the run was written")
+        listed = f.opt_obj("files")
+        if f.has("summary_sha256") != (listed is not None):
+            raise DataError(path, None, "files and summary_sha256 come together: one is missing")
         packages = f.get("packages", lambda v: isinstance(v, dict), "an object", {})
         latency = f.obj("latency_ms", {})
         abstention = f.opt_obj("abstention")
@@ -154,6 +203,8 @@ class RunSummary:
             created_at=created_at, external=ext,
             name=f.opt_text("name"), tags=f.strings("tags", []), note=f.opt_text("note"),
             scored_depth=f.integer("scored_depth", _former_depth(settings, ext)),
+            files=None if listed is None else {str(name): FileDigest.from_json(listed.obj(name))
+                                               for name in listed.data},
         )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from searchtrace.durable import fsync_dir, fsync_tree
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals.runs.store.snapshot import RunFile, sha256
+from searchtrace.safepaths import checked_part, inside
 
 __all__ = ["verified", "write_folder"]
 
@@ -28,7 +29,10 @@ def write_folder(files: tuple[RunFile, ...], path: Path, *, replace: bool = Fals
     Raises:
         ValidationError: ``path`` exists and ``replace`` is false.
         DataError: a file's content does not match its sha256 (nothing is written).
+        ValidationError: a file's name is not one plain file name (``searchtrace.safepaths``; nothing is written).
     """
+    for f in files:
+        checked_part(f.name, "file name")
     if path.exists() and not replace:
         raise ValidationError(f"{path} already exists; choose another --out", field="out")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -38,7 +42,7 @@ def write_folder(files: tuple[RunFile, ...], path: Path, *, replace: bool = Fals
         for f in files:
             if f.content is None or sha256(f.content) != f.sha256:
                 raise DataError(f"{path / f.name}", None, "the content fetched does not match its sha256")
-            (tmp / f.name).write_bytes(f.content)
+            inside(tmp, f.name, "file name").write_bytes(f.content)
         fsync_tree(tmp)
         _swap(tmp, path, replace)
     finally:
@@ -67,7 +71,9 @@ def verified(files: tuple[RunFile, ...], path: Path) -> bool:
     """Whether ``path`` holds exactly these files (names and sha256), nothing missing or torn."""
     if not path.is_dir():
         return False
+    for f in files:
+        checked_part(f.name, "file name")
     present = {p.name for p in path.iterdir() if not p.name.startswith(".")}
     if present != {f.name for f in files}:
         return False
-    return all(sha256((path / f.name).read_bytes()) == f.sha256 for f in files)
+    return all(sha256(inside(path, f.name, "file name").read_bytes()) == f.sha256 for f in files)

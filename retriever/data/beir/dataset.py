@@ -13,6 +13,7 @@ from searchtrace.retriever.data.beir.queries import Query, load_queries
 from searchtrace.retriever.data.beir.report import QrelsReport
 from searchtrace.retriever.data.beir.triples import load_triples
 from searchtrace.retriever.types import Document, Triple
+from searchtrace.safepaths import checked_part
 
 __all__ = ["SPLIT_NAME", "Dataset", "dataset_name", "load_dataset"]
 
@@ -79,7 +80,7 @@ def load_dataset(root: str | Path, split: str | None = None, *, need_queries: bo
     qrels: dict[str, dict[str, int]] = {}
     report = QrelsReport()
     if chosen is not None:
-        qrels, report = filter_qrels(root / "qrels" / f"{chosen}.tsv", {q.id for q in queries}, doc_ids)
+        qrels, report = filter_qrels(root / "qrels" / checked_part(f"{chosen}.tsv", "split"), {q.id for q in queries}, doc_ids)
     triples: list[Triple] = []
     aliases: dict[str, tuple[str, ...]] = {}
     if (root / "triples.jsonl").exists():
