@@ -269,9 +269,12 @@ def test_a_run_missing_its_files_is_reported_not_raised(dashboard_home, run_ids,
     (tmp_path / "runs" / run_ids["base"] / "results.parquet").unlink()
     monkeypatch.setenv("SEARCHTRACE_HOME", str(tmp_path))
     at = AppTest.from_file(str(APP), default_timeout=120).run()
+    at = page(at, "views/runs.py")  # the folder does not verify: listed as damaged, naming the file (issue 35)
+    ok(at, "Runs")
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert run_ids["base"] in warning and "results.parquet" in warning
     at = page(at, "views/calibration.py")
     ok(at, "Calibration")
-    assert "has no results.parquet" in at.error[0].value.replace("\\", "")
     at = page(at, "views/query.py", query="test-001")  # no trace store in this home
     ok(at, "Query")
 
