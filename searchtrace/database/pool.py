@@ -1,8 +1,10 @@
 """Connections to the shared store: one psycopg 3 pool per process and URL.
 
-The pool opens lazily and never blocks its caller for long: a connect gives
-up after ``connect_timeout`` seconds and a wait for a free connection after
-``timeout``. A connection idle for over :data:`CHECK_IDLE_S` is checked before
+The pool opens lazily and never blocks its caller for long: one direct
+connection first (a server that refuses it, for a wrong password or a database
+that does not exist, is one error in the server's words at once), then a
+connect gives up after ``connect_timeout`` seconds and a wait for a free
+connection after ``timeout``. A connection idle for over :data:`CHECK_IDLE_S` is checked before
 it is handed out, so one a server restart broke meanwhile is replaced, not
 failed; one in steady use is not (that would cost a round trip on every use),
 and if the server went away under it its statement fails
@@ -112,6 +114,7 @@ class Database:
             if self._pool is None:
                 from psycopg_pool import ConnectionPool
 
+                self._probe()
                 self._pool = ConnectionPool(
                     self.url.conninfo, min_size=1, max_size=self.max_size, open=False, timeout=self.timeout,
                     check=self._check, reset=self._returned, name="searchtrace",
@@ -119,6 +122,21 @@ class Database:
                             "application_name": self.application_name})
                 self._pool.open(wait=False)
             return self._pool
+
+
+    def _probe(self) -> None:
+        """One direct connection before the pool is made: a server that refuses it (down, a wrong password, no
+        such database) is one error at once, in the server's own words, not the pool's timeout after its
+        workers' retries. It then rests for :data:`RESTING_S` like a pool that timed out."""
+        import psycopg
+
+        try:
+            psycopg.connect(self.url.conninfo, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True,
+                            application_name=self.application_name).close()
+        except psycopg.OperationalError as exc:
+            error = unavailable(self.url, exc)
+            self._down_until, self._down_reason = time.monotonic() + RESTING_S, error.message
+            raise error from exc
 
 
 def unavailable(url: StoreUrl, exc: BaseException) -> BackendUnavailable:

@@ -54,6 +54,27 @@ def test_an_unreachable_store_is_one_error_naming_it_masked():
         db.close()
 
 
+def test_a_store_that_refuses_the_connection_says_why_in_its_own_words(pg_url):
+    """A wrong password or a database that does not exist is the server's own line, at the first use, not the
+    pool's timeout after its workers' retries (issue 35: it read "unreachable" after 10 s of pool warnings)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(pg_url)
+    wrong_password = parts._replace(netloc=f"{parts.username}:not-the-password@{parts.hostname}:{parts.port}")
+    no_database = parts._replace(path="/no_such_database")
+    for url, words in ((urlunsplit(wrong_password), "password authentication failed"),
+                       (urlunsplit(no_database), 'database "no_such_database" does not exist')):
+        db = Database(StoreUrl(url))
+        try:
+            with pytest.raises(BackendUnavailable, match="unreachable") as exc:
+                with db.connection() as conn:
+                    conn.execute("SELECT 1")
+            assert words in str(exc.value) and "not-the-password" not in str(exc.value)
+            assert db._pool is None  # no pool was made to retry in the background
+        finally:
+            db.close()
+
+
 def test_migrate_brings_an_empty_store_to_this_version_once(pg_url):
     db = Database(StoreUrl(pg_url))
     try:
