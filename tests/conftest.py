@@ -89,6 +89,20 @@ def sample_index_path(model, sample_dataset, sample_config):
     return build_index(sample_dataset, sample_config, model, progress=False)
 
 
+@pytest.fixture(scope="session")
+def warm_cache(sample_config, sample_index_path):
+    """Seeds a new home folder's cache with the session home's (the model's graph and the sample's vectors,
+    copied, never linked: a test may damage its copy), so building the sample's index there embeds nothing.
+    Called with the new home's root; returns it."""
+    import shutil
+
+    def seed(home: Path) -> Path:
+        shutil.copytree(sample_config.home.cache, home / "cache")
+        return home
+
+    return seed
+
+
 @pytest.fixture
 def traced(sample_index_path, sample_config, model):
     """A factory of Retrievers on the sample index, each with an in-memory span exporter."""
@@ -122,12 +136,10 @@ def traced(sample_index_path, sample_config, model):
 
 
 @pytest.fixture(scope="session")
-def unlabelled_home(tmp_path_factory, sample_config, sample_index_path, model):
+def unlabelled_home(tmp_path_factory, sample_config, warm_cache, model):
     """A home with a query set drawn from emulated traffic on the sample (40 of its queries, asked 1 to 4 times
     each; ``--sample all``) and two runs of it without labels, graph mode (the default) and fast mode, their
     traces in the home's store. Returns (home, {"graph": run folder, "fast": run folder}, the query set)."""
-    import shutil
-
     from trace_fixtures import MS, T0, FakeSearch, record
 
     from searchtrace.cli import main
@@ -137,8 +149,7 @@ def unlabelled_home(tmp_path_factory, sample_config, sample_index_path, model):
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.traces import TraceSettings, TraceStore
 
-    home = tmp_path_factory.mktemp("unlabelled-home")
-    shutil.copytree(sample_config.home.cache, home / "cache")  # the model and the vectors: nothing to embed
+    home = warm_cache(tmp_path_factory.mktemp("unlabelled-home"))
     asked = load_dataset(SAMPLE).queries[:40]
     spans, _ = record(*(FakeSearch(query=q.text, source="http", dataset="sample",
                                    start_ns=T0 + (100 * i + k) * 1000 * MS)

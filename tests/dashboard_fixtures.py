@@ -35,7 +35,7 @@ def run_ids() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def dashboard_home(tmp_path_factory, model) -> Path:
+def dashboard_home(tmp_path_factory, model, warm_cache) -> Path:
     """The home folder: ``runs/`` with the four runs, ``traces.sqlite`` with their 400 traces."""
     from searchtrace.evals import RunLabel
     from searchtrace.evals.runs.execution import run_eval
@@ -43,7 +43,7 @@ def dashboard_home(tmp_path_factory, model) -> Path:
     from searchtrace.retriever.config.resolve import resolve_config
     from searchtrace.traces import TraceSettings
 
-    home = tmp_path_factory.mktemp("dashboard-home")
+    home = warm_cache(tmp_path_factory.mktemp("dashboard-home"))  # the model and vectors: nothing to embed
     for role, (name, options) in RUNS.items():
         nodense = role == "nodense"
         config = resolve_config(home=home, environ={}, search=NODENSE_SEARCH if nodense else None)

@@ -83,10 +83,11 @@ def test_datasets_check_reports_sample(capsys):
 
 
 @pytest.mark.slow
-def test_search_json_end_to_end(tmp_path):
+def test_search_json_end_to_end(tmp_path, warm_cache):
+    """The command in a process of its own, on a home with the model and vectors cached (it builds the index)."""
     out = subprocess.run(
         [sys.executable, "-m", "searchtrace", "search", "harbour", "--dataset", str(SAMPLE), "--json",
-         "--home", str(tmp_path), "--top-k", "3", "--mode", "fast", "--no-progress"],
+         "--home", str(warm_cache(tmp_path)), "--top-k", "3", "--mode", "fast", "--no-progress"],
         capture_output=True, text=True, timeout=600,
     )
     assert out.returncode == 0, out.stderr

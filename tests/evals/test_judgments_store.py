@@ -86,19 +86,20 @@ def test_read_after_gives_what_was_appended_since_the_cursor(make_store):
     assert [j.doc_id for j in store.read_after(None).judgments] == ["d1", "d2", "d3"]
 
 
-def _append_many(factory, judge: str, count: int, start) -> None:
+def _append_many(factory, judge: str, count: int, halfway) -> None:
     store = factory()
-    start.wait()
+    halfway.wait(60)  # both start together
     for i in range(count):
+        if i == count // 2:
+            halfway.wait(60)  # neither writes its second half before both wrote their first: they interleave
         store.append([judgment(f"d{i}", i % 3, judge)])
 
 
 def test_two_processes_appending_500_each_lose_none(make_store):
-    start = FORK.Event()
-    workers = [FORK.Process(target=_append_many, args=(make_store, judge, 500, start)) for judge in ("ana", "bo")]
+    halfway = FORK.Barrier(2)
+    workers = [FORK.Process(target=_append_many, args=(make_store, judge, 500, halfway)) for judge in ("ana", "bo")]
     for w in workers:
         w.start()
-    start.set()
     for w in workers:
         w.join(60)
         assert w.exitcode == 0

@@ -10,7 +10,7 @@ def chunk_ids(response):
     return [r.id for r in response.chunks]
 
 
-def test_qdrant_server_store_gives_the_same_results_as_edge(tmp_path, model, sample_dataset, traced):
+def test_qdrant_server_store_gives_the_same_results_as_edge(tmp_path, model, sample_dataset, traced, warm_cache):
     from qdrant_client import QdrantClient
 
     from searchtrace.retriever.config.resolve import resolve_config
@@ -19,7 +19,7 @@ def test_qdrant_server_store_gives_the_same_results_as_edge(tmp_path, model, sam
     from searchtrace.retriever.vectorstore.server import ServerStore
 
     client = QdrantClient(":memory:")
-    config = resolve_config(home=tmp_path, environ={})
+    config = resolve_config(home=warm_cache(tmp_path), environ={})  # the vectors cached: only the store is new
     factory = lambda collection: ServerStore(client=client, collection=collection)  # noqa: E731
     path = build_index(sample_dataset, config, model, progress=False, make_store=factory)
     server_index = open_index(path, config, make_store=factory)

@@ -59,8 +59,8 @@ CASES = [(f, d) for f in FILES for d in (truncate, delete, garbage)] + [("doc_id
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return resolve_config(home=tmp_path_factory.mktemp("damage-home"), environ={})
+def home(tmp_path_factory, warm_cache):
+    return resolve_config(home=warm_cache(tmp_path_factory.mktemp("damage-home")), environ={})
 
 
 @pytest.fixture(scope="module")
