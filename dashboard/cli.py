@@ -9,7 +9,9 @@ from pathlib import Path
 
 from searchtrace import environment as env_names
 from searchtrace.database import add_store_argument, resolve_store_url
-from searchtrace.errors import ExitCode
+from searchtrace.envvalues import text
+from searchtrace.errors import ConfigError, ExitCode
+from searchtrace.guards import exposure_problem
 from searchtrace.home import Home, add_home_argument
 
 __all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "register", "streamlit_command"]
@@ -26,7 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_store_argument(p)
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to serve on (default {DEFAULT_PORT})")
     p.add_argument("--address", default=DEFAULT_ADDRESS,
-                   help=f"address to bind (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0 exposes it)")
+                   help=f"address to bind (default {DEFAULT_ADDRESS}: this machine only; any other needs "
+                        f"{env_names.SEARCHTRACE_API_KEY})")
+    p.add_argument("--allowed-hosts", metavar="HOST,...",
+                   help="Host names the dashboard answers beside the loopback names and the bound address "
+                        "(a reverse proxy's public name)")
     p.set_defaults(func=cmd_dashboard)
     return p
 
@@ -35,9 +41,12 @@ def _home(args: argparse.Namespace) -> Path:
     return Home.resolve(args.home).root.resolve()
 
 
-def streamlit_command(home: Path, address: str, port: int) -> list[str]:
-    """The ``python -m streamlit run`` command line serving the app for ``home``."""
-    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", address,
+def streamlit_command(home: Path, address: str, port: int, allowed_hosts: str | None = None) -> list[str]:
+    """The command line serving the app for ``home``: ``streamlit run`` behind the door (``dashboard.door``)."""
+    from searchtrace.dashboard.door import door_arguments
+
+    return [sys.executable, "-m", "searchtrace.dashboard.door", *door_arguments(allowed_hosts), "--",
+            "run", str(APP), "--server.address", address,
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--client.toolbarMode", "minimal",
             "--", "--home", str(home)]
@@ -47,6 +56,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         print(f"error: --port must be between 1 and 65535, got {args.port}", file=sys.stderr)
         return ExitCode.INVALID
+    if problem := exposure_problem(args.address, text(os.environ, env_names.SEARCHTRACE_API_KEY)):
+        raise ConfigError(f"--address: {problem}", field="--address")
     try:
         import streamlit  # noqa: F401
     except ImportError:
@@ -60,7 +71,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     env = os.environ | {env_names.SEARCHTRACE_HOME: str(home)}
     if store is not None:  # in the environment, never on the command line (where ps would show its password)
         env[env_names.SEARCHTRACE_STORE] = store.conninfo
-    command = streamlit_command(home, args.address, args.port)
+    command = streamlit_command(home, args.address, args.port, args.allowed_hosts)
     if os.name == "posix":  # become the server, so signals (a service manager's SIGTERM) reach it
         sys.stdout.flush()
         sys.stderr.flush()

@@ -96,8 +96,9 @@ SEARCHTRACE_PROGRESS_SECONDS = "SEARCHTRACE_PROGRESS_SECONDS"
 # --- serving (searchtrace serve) -------------------------------------------
 
 SEARCHTRACE_API_KEY = "SEARCHTRACE_API_KEY"
-"""The bearer token every HTTP and MCP-over-HTTP request must carry; required to bind a
-non-loopback address (unset on loopback = no authentication)."""
+"""The bearer token every HTTP and MCP-over-HTTP request must carry, to ``serve`` and to the
+dashboard (its websocket too); required to bind a non-loopback address (unset on loopback = no
+authentication)."""
 
 SEARCHTRACE_SERVE_TIMEOUT = "SEARCHTRACE_SERVE_TIMEOUT"
 """Seconds a served search may take before it answers 504 TIMEOUT (default 2)."""

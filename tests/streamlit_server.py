@@ -18,14 +18,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _environ() -> dict[str, str]:
+    """This process's environment less an API key set for something else (a key makes the dashboard ask for it)."""
+    return {k: v for k, v in os.environ.items() if k != "SEARCHTRACE_API_KEY"}
+
+
 @contextlib.contextmanager
-def serve(home: Path, timeout_s: float = 60.0) -> Iterator[str]:
-    """Run the dashboard on ``home``; yields its base URL, stops it on exit."""
+def serve(home: Path, timeout_s: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run the dashboard on ``home`` (with ``env`` over the environment); yields its base URL, stops it on exit."""
     from searchtrace.dashboard.cli import streamlit_command
 
     port = free_port()
-    env = os.environ | {"SEARCHTRACE_HOME": str(home)}
-    proc = subprocess.Popen(streamlit_command(home, "127.0.0.1", port), env=env,
+    proc = subprocess.Popen(streamlit_command(home, "127.0.0.1", port),
+                            env=_environ() | {"SEARCHTRACE_HOME": str(home)} | (env or {}),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_s

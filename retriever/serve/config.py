@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +9,9 @@ from dataclasses import dataclass
 from searchtrace import environment as names
 from searchtrace.envvalues import flag, integer, number, pick, text
 from searchtrace.errors import ConfigError
+from searchtrace.guards import exposure_problem, is_loopback, own_names
+
+__all__ = ["ServeConfig", "is_loopback"]
 
 MAX_BODY_BYTES = 64 * 1024
 """Largest request body the HTTP API reads (and MCP over HTTP): 64 KiB."""
@@ -45,7 +47,7 @@ class ServeConfig:
         batch_window_ms: how long the query-embedding batcher waits for company
             once a model call is free (0: it takes whatever queued during the last call).
         allowed_hosts: Host names (beside the loopback names and the bound address) every route's
-            DNS-rebinding check accepts (``serve.limits.HostCheck``).
+            DNS-rebinding check accepts (``searchtrace.guards.HostCheck``).
         workers: HTTP server processes sharing the port (1: this process alone).
         trace_ack: answer a request only once its trace is in the local store (``traces.commits``),
             waiting at most :data:`TRACE_ACK_TIMEOUT_S`.
@@ -75,9 +77,8 @@ class ServeConfig:
             problems.append(f"workers must be 1-{MAX_WORKERS}, got {self.workers!r}")
         if not 0 <= self.batch_window_ms <= 100:
             problems.append(f"batch window must be 0-100 ms, got {self.batch_window_ms!r}")
-        if not is_loopback(self.host) and not self.api_key:
-            problems.append(f"refusing to listen on {self.host}, which is not a loopback address, without an API "
-                            f"key: set {names.SEARCHTRACE_API_KEY} (clients send it as 'Authorization: Bearer ...')")
+        if exposed := exposure_problem(self.host, self.api_key):
+            problems.append(exposed)
         if problems:
             raise ConfigError("; ".join(problems), field="serve")
 
@@ -103,8 +104,7 @@ class ServeConfig:
             cors_origins=tuple(o.strip() for o in origins.split(",") if o.strip()),
             dashboard_url=dashboard_url or text(env, names.SEARCHTRACE_DASHBOARD_URL),
             batch_window_ms=0.0 if batch_window_ms is None else batch_window_ms,
-            allowed_hosts=tuple(h.strip() for h in (allowed_hosts or "").split(",") if h.strip())
-            + ((host,) if host and not is_loopback(host) and host not in ("0.0.0.0", "::") else ()),
+            allowed_hosts=own_names(host, allowed_hosts),
             workers=1 if workers is None else workers,
             trace_ack=pick(None, flag(env, names.SEARCHTRACE_TRACE_ACK), True),
         )
@@ -114,14 +114,3 @@ class ServeConfig:
         if not self.dashboard_url or not trace_id:
             return None
         return f"{self.dashboard_url.rstrip('/')}/traces?trace={trace_id}"
-
-
-def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and any loopback address (127.0.0.0/8, ::1)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-

@@ -34,9 +34,10 @@ from searchtrace.errors import (
     ValidationError,
     error_object,
 )
+from searchtrace.guards import BearerAuth, HostCheck
 from searchtrace.retriever.response import response_schema
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AFTER_S
-from searchtrace.retriever.serve.limits import BearerAuth, BodyLimit, HostCheck, TransportRefusals
+from searchtrace.retriever.serve.limits import OPEN_PATHS, BodyLimit, TransportRefusals
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, TRACE_ID_SCHEMA, search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
 from searchtrace.traces import vocabulary as v
@@ -137,7 +138,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
         from searchtrace.retriever.serve.mcp_tools import build_server
 
-        # Host and Origin are checked for every route, /mcp included, by HostCheck (limits.py)
+        # Host and Origin are checked for every route, /mcp included, by HostCheck (searchtrace.guards)
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         manager = StreamableHTTPSessionManager(build_server(service), json_response=True, stateless=True,
                                                security_settings=security, max_request_body_size=MAX_BODY_BYTES)
@@ -246,9 +247,11 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refused=lambda scope, status, exc: service.refused(
         f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:
-        app.add_middleware(BearerAuth, api_key=service.serve.api_key)  # nothing is read unauthorized
+        # nothing is read unauthorized
+        app.add_middleware(BearerAuth, api_key=service.serve.api_key, open_paths=OPEN_PATHS)
     app.add_middleware(HostCheck, allowed_hosts=(service.serve.host, *service.serve.allowed_hosts),
-                       cors_origins=service.serve.cors_origins)  # outermost: a rebinding page reads nothing
+                       cors_origins=service.serve.cors_origins,
+                       open_paths=OPEN_PATHS)  # outermost: a rebinding page reads nothing
     return app
 
 

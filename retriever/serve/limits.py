@@ -1,5 +1,5 @@
-"""Pure ASGI guards in front of every route: the Host check, the bearer token, then the body size; and the
-MCP transport's own refusals rewritten.
+"""Pure ASGI guards in front of every route: the Host check and the bearer token (``searchtrace.guards``, the
+rules the dashboard keeps too), then the body size; and the MCP transport's own refusals rewritten.
 
 Each answers with the error object itself, before any route (or the MCP
 transport) sees the request. A refusal past the API key (a body too large, a
@@ -11,26 +11,13 @@ write to the trace store.
 
 from __future__ import annotations
 
-import hmac
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
-from searchtrace.errors import (
-    PayloadTooLarge,
-    SearchFailed,
-    SearchtraceError,
-    Unauthorized,
-    ValidationError,
-    error_object,
-)
-from searchtrace.retriever.serve.config import is_loopback
+from searchtrace.errors import PayloadTooLarge, SearchFailed, SearchtraceError, ValidationError
+from searchtrace.guards import ASGIApp, Message, Receive, Scope, Send, send_error
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+__all__ = ["OPEN_PATHS", "BodyLimit", "Refused", "TransportRefusals"]
 
 OPEN_PATHS = frozenset({"/healthz", "/readyz"})
 """Paths answered without the API key (a load balancer's probes)."""
@@ -38,36 +25,6 @@ OPEN_PATHS = frozenset({"/healthz", "/readyz"})
 
 Refused = Callable[[Scope, int, SearchtraceError], Awaitable[str]]
 """Records a refused request as a trace (its server span, with the error) and returns the trace id."""
-
-
-async def send_error(send: Send, status: int, exc: SearchtraceError,
-                     headers: list[tuple[bytes, bytes]] | None = None, trace_id: str = "") -> None:
-    """Answer the error object of ``exc`` with ``status`` (and ``x-trace-id`` when there is a trace)."""
-    body = json.dumps(error_object(exc)).encode()
-    extra = [(b"x-trace-id", trace_id.encode())] if trace_id else []
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            *(headers or []), *extra]})
-    await send({"type": "http.response.body", "body": body})
-
-
-class BearerAuth:
-    """Requires ``Authorization: Bearer <key>`` (compared in constant time) on every path but the probes."""
-
-    def __init__(self, app: ASGIApp, api_key: str) -> None:
-        self.app = app
-        self.key = api_key.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
-            return await self.app(scope, receive, send)
-        given = dict(scope["headers"]).get(b"authorization", b"")
-        scheme, _, token = given.partition(b" ")
-        if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self.key):
-            return await self.app(scope, receive, send)
-        await send_error(send, 401,
-                         Unauthorized("missing or wrong API key: send 'Authorization: Bearer <SEARCHTRACE_API_KEY>'"),
-                         headers=[(b"www-authenticate", b'Bearer realm="searchtrace"')])
 
 
 class BodyLimit:
@@ -163,51 +120,3 @@ class TransportRefusals:
         kind = SearchFailed if status >= 500 else ValidationError
         exc = kind(f"the MCP transport refused the request: {text or status}")
         await send_error(send, status, exc, trace_id=await self.refused(scope, status, exc))
-
-
-def host_name(value: str) -> str:
-    """The name in a ``Host`` header or an origin's authority, without its port (``[::1]:8765`` -> ``::1``)."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
-
-
-def origin_name(origin: str) -> str | None:
-    """The host of an ``Origin`` header (``http://localhost:8501`` -> ``localhost``); None for ``null``."""
-    scheme, sep, rest = origin.strip().partition("://")
-    return host_name(rest.split("/", 1)[0]) if sep and scheme else None
-
-
-class HostCheck:
-    """Answers 421 to a request whose ``Host`` (or ``Origin``) is not this server's, on every route.
-
-    A page on a DNS-rebinding domain reaches a loopback server with its own
-    name in ``Host``: only the loopback names (with or without a port), the
-    address the server binds and ``--allowed-hosts`` are this server's. An
-    ``Origin``, when a browser sends one, must name one of those too, or be one
-    of ``--cors-origins``. The probes answer whatever the name.
-    """
-
-    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...], cors_origins: tuple[str, ...] = ()) -> None:
-        self.app = app
-        self.hosts = frozenset(host_name(h) for h in allowed_hosts)
-        self.origins = frozenset(o.rstrip("/").lower() for o in cors_origins)
-
-    def ours(self, name: str | None) -> bool:
-        return name is not None and (is_loopback(name) or name in self.hosts)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
-            return await self.app(scope, receive, send)
-        headers = dict(scope["headers"])
-        host = headers.get(b"host", b"").decode("latin-1")
-        if not self.ours(host_name(host)):
-            return await send_error(send, 421, ValidationError(
-                f"Host {host!r} is not this server's: it answers the loopback names, the address it binds "
-                "and --allowed-hosts", field="Host"))
-        origin = headers.get(b"origin", b"").decode("latin-1")
-        if origin and origin.rstrip("/").lower() not in self.origins and not self.ours(origin_name(origin)):
-            return await send_error(send, 421, ValidationError(
-                f"Origin {origin!r} is not this server's, nor one of --cors-origins", field="Origin"))
-        await self.app(scope, receive, send)

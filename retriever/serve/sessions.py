@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Collection, Mapping
 
 from searchtrace.errors import ValidationError
-from searchtrace.retriever.serve.limits import ASGIApp, Message, Receive, Scope, Send, send_error
+from searchtrace.guards import ASGIApp, Message, Receive, Scope, Send, send_error
 
 __all__ = ["SESSION_HEADER", "McpSessions", "new_session_id", "session_id"]
 

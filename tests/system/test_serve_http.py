@@ -404,15 +404,6 @@ def test_an_origin_that_is_not_this_servers_is_refused(server):
     assert client.get("/healthz", headers={"host": "rebind.example"}).status_code == 200  # the probes: any name
 
 
-def test_host_names_are_read_without_their_port():
-    from searchtrace.retriever.serve.limits import host_name, origin_name
-
-    assert [host_name(h) for h in ("127.0.0.1:80", "Example.org", "[::1]:8765", "[::1]", "::1")] == [
-        "127.0.0.1", "example.org", "::1", "::1", "::1"]
-    assert (origin_name("http://localhost:8501"), origin_name("null"), origin_name("https://a.b/x")) == (
-        "localhost", None, "a.b")
-
-
 def test_a_wrong_method_says_which_are_allowed_and_any_body_is_bounded(server):
     client = server[0]
     wrong = client.get("/v1/search")
