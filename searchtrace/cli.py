@@ -110,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from searchtrace import notices
 
     notices.configure(logging.INFO if args.verbose else logging.WARNING)
+    notices.report_fatal_signals()
     os.environ.setdefault(env_names.TOKENIZERS_PARALLELISM, "false")
     handler: Handler = args.func
     problem = _home_problem(args)

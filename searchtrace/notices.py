@@ -15,7 +15,7 @@ import logging
 import sys
 from typing import TextIO
 
-__all__ = ["configure", "is_notice", "tell"]
+__all__ = ["configure", "is_notice", "report_fatal_signals", "tell"]
 
 _MARK = "searchtrace_notice"
 """The attribute :func:`tell` sets on a record."""
@@ -70,3 +70,21 @@ def configure(level: int) -> None:
     if not root.handlers:
         root.setLevel(level)
     root.addHandler(handler)
+
+
+def report_fatal_signals() -> None:
+    """A process killed by SIGBUS (a memory map meeting a full disk), SIGSEGV or SIGABRT says so on stderr.
+
+    :mod:`faulthandler` writes ``Fatal Python error: Bus error`` and the Python stack from C code safe
+    inside a signal handler, then lets the signal kill the process (exit 135 stays the truth). A Python
+    handler cannot: it runs only between bytecodes, and the faulting instruction would fault again first,
+    forever. Nothing is done where faulthandler is already on (a test runner) or stderr has no descriptor.
+    """
+    import faulthandler
+
+    if faulthandler.is_enabled():
+        return
+    try:
+        faulthandler.enable()
+    except (AttributeError, RuntimeError, ValueError, OSError):  # sys.stderr is None, or not a file
+        pass

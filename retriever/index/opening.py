@@ -28,6 +28,7 @@ from searchtrace.retriever.index.build import (
     configured_store,
 )
 from searchtrace.retriever.index.manifest import SHARD, DamagedIndex, IndexManifest, Problem, check, read_manifest
+from searchtrace.retriever.index.open_space import check_open
 from searchtrace.retriever.index.private_shard import READERS, PrivateShard
 from searchtrace.retriever.vectorstore.base import VectorStore
 from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder
@@ -134,6 +135,7 @@ def _store(path: Path, config: RetrieverConfig, manifest: IndexManifest,
         return store, None
     from searchtrace.retriever.vectorstore.edge import EdgeStore
 
+    check_open(path / SHARD, path, [path / VECTORS_FILE] if manifest.parts else [])  # before a file is mirrored or mapped: a full disk is a line, not SIGBUS
     mirror = PrivateShard.of(path / SHARD, path.parent / READERS, path.name)
     store = EdgeStore(mirror.path)
     try:

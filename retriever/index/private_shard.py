@@ -31,7 +31,7 @@ from pathlib import Path
 
 from searchtrace.retriever.index.locks import FileLock
 
-__all__ = ["READERS", "PrivateShard", "sparse_copy"]
+__all__ = ["READERS", "PrivateShard", "linked", "sparse_copy"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,11 @@ _LINKED = re.compile(r"^(chunk_\d+\.mmap|page_\d+\.dat|matrix\.dat|inverted_inde
                      r"values_to_points\.bin|links(_compressed)?\.bin|open-\d+|closed-\d+)$")
 _LOCK = ".owner.lock"
 _counter = itertools.count()
+
+
+def linked(name: str) -> bool:
+    """Whether a mirror hard-links the shard file called ``name`` (else it copies it)."""
+    return _LINKED.match(name) is not None
 
 
 def sparse_copy(src: Path, dst: Path) -> None:
@@ -74,7 +79,7 @@ def _mirror(src: Path, dst: Path, link: bool) -> None:
         target = dst / Path(root).relative_to(src)
         target.mkdir(parents=True, exist_ok=True)
         for name in files:
-            if link and _LINKED.match(name):
+            if link and linked(name):
                 os.link(Path(root) / name, target / name)
             else:
                 sparse_copy(Path(root) / name, target / name)

@@ -18,7 +18,7 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["CHUNK", "MB", "SpaceNeeded", "chunked", "holes", "reserve"]
+__all__ = ["CHUNK", "MB", "SpaceNeeded", "allocate", "chunked", "holes", "reserve"]
 
 MB = 1 << 20
 
@@ -32,8 +32,8 @@ _MARGIN = 16 * MB
 class SpaceNeeded(OSError):
     """The disk cannot hold the index: ENOSPC, naming the folder, the space needed and the space free."""
 
-    def __init__(self, folder: Path, needed: int, free: int) -> None:
-        super().__init__(errno.ENOSPC, f"No space left for the index: it needs about {_mb(needed)}, "
+    def __init__(self, folder: Path, needed: int, free: int, what: str = "for the index") -> None:
+        super().__init__(errno.ENOSPC, f"No space left {what}: it needs about {_mb(needed)}, "
                                        f"{_mb(free)} free", str(folder))
         self.needed, self.free = needed, free
 
@@ -74,16 +74,21 @@ def reserve(folder: Path, data_bytes: int, index_root: Path) -> None:
         raise SpaceNeeded(index_root, needed, free)
     if free < 2 * needed:  # a thin margin: make the holes real now, while a full disk is still an error
         for path in sparse:
-            _allocate(path, index_root, needed)
+            allocate(path, index_root, needed)
 
 
-def _allocate(path: Path, index_root: Path, needed: int) -> None:
+def allocate(path: Path, index_root: Path, needed: int, what: str = "for the index") -> None:
+    """Make the holes of ``path`` real (``posix_fallocate``), so that no page written or mapped later finds the disk full.
+
+    Raises:
+        SpaceNeeded: the disk cannot hold them (named ``index_root``, the ``needed`` estimate, the space free).
+    """
     fd = os.open(path, os.O_RDWR)
     try:
         os.posix_fallocate(fd, 0, os.fstat(fd).st_size)
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise SpaceNeeded(index_root, needed, shutil.disk_usage(path.parent).free) from None
+            raise SpaceNeeded(index_root, needed, shutil.disk_usage(path.parent).free, what) from None
         if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # a file system without it: checked above
             raise
     finally:

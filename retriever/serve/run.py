@@ -133,8 +133,10 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
 
 def serve_worker(args: argparse.Namespace, serve: ServeConfig, row: Any, port: int) -> None:
     """One of ``--workers N`` processes: listen on the shared port and serve until SIGTERM."""
+    from searchtrace.notices import report_fatal_signals
     from searchtrace.retriever.serve.workers import bind
 
+    report_fatal_signals()  # a spawned worker starts without the command line's setup
     try:
         serve_process(args, serve, sockets=[bind(serve.host, port, shared=True)], row=row)
     except KeyboardInterrupt:  # Ctrl-C reaches every worker; each stops gracefully

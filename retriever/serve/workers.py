@@ -152,6 +152,18 @@ def reserve(host: str, port: int) -> socket.socket:
     return bind(host, port, shared=True)
 
 
+def ended(exitcode: int | None) -> str:
+    """How a worker ended, for the line that says so: its exit code, or the signal that killed it and its likely cause."""
+    if exitcode is None or exitcode >= 0:
+        return f"exited with code {exitcode}"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    cause = " (a memory-mapped file on a full disk, most likely)" if -exitcode == signal.SIGBUS else ""
+    return f"was killed by {name}{cause}"
+
+
 def run_workers(n: int, host: str, port: int, target: Callable[..., None], args: tuple[Any, ...],
                 announce: Callable[[int], None]) -> int:
     """Run ``target(*args, row, port)`` in ``n`` spawned processes until a signal or a worker's death.
@@ -182,7 +194,7 @@ def run_workers(n: int, host: str, port: int, target: Callable[..., None], args:
         announce(port)
         while not stopping:
             if died := [p for p in processes if not p.is_alive()]:
-                tell(log, f"error: worker {processes.index(died[0])} exited with code {died[0].exitcode}; "
+                tell(log, f"error: worker {processes.index(died[0])} {ended(died[0].exitcode)}; "
                           "stopping the other workers", logging.ERROR)
                 code = 1
                 break

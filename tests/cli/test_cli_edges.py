@@ -190,3 +190,33 @@ def test_eval_with_no_labelled_query_is_exit_2_before_any_work(tmp_path, capsys)
     assert main(["eval", str(data), "--home", str(home)]) == 2
     _one_line_error(capsys.readouterr().err, "qrels/test.tsv labels none of its 2 queries: nothing to score")
     assert not home.exists()  # no run folder, no index, no model
+
+
+SIGBUS_IN_SEARCH = """
+import mmap, sys, tempfile
+import searchtrace.retriever.cli as commands
+from searchtrace.cli import main
+
+def bus_error(args):  # what a memory map meeting a full disk does: a page that cannot be had
+    with tempfile.TemporaryFile() as f:
+        f.truncate(mmap.PAGESIZE)
+        mapped = mmap.mmap(f.fileno(), mmap.PAGESIZE)
+        f.truncate(0)
+        return mapped[0]
+
+commands.cmd_search = bus_error
+sys.exit(main(["search", "tides", "--dataset", sys.argv[1]]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGBUS"), reason="no SIGBUS on this platform")
+def test_a_bus_error_is_never_a_silent_exit(tmp_path):
+    import signal
+    import sys
+
+    env = {**os.environ, "SEARCHTRACE_HOME": str(tmp_path / "home"), "PYTHONFAULTHANDLER": ""}
+    done = subprocess.run([sys.executable, "-c", SIGBUS_IN_SEARCH, str(SAMPLE)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == -signal.SIGBUS  # the signal still ends it: the exit status stays the truth
+    assert done.stderr.startswith("Fatal Python error: Bus error"), done.stderr
+    assert "in bus_error" in done.stderr  # where it happened

@@ -140,3 +140,13 @@ def test_search_spans_record_their_source(traced):
     cli_retriever.search({"query": "Emberly"})
     assert [s.attributes["searchtrace.source"] for s in cli_exporter.get_finished_spans() if s.name == "search"] == [
         "cli"]
+
+
+def test_a_worker_killed_by_a_signal_is_named_by_it_and_a_bus_error_by_its_likely_cause():
+    import signal
+
+    from searchtrace.retriever.serve.workers import ended
+
+    assert ended(1) == "exited with code 1"
+    assert ended(-signal.SIGKILL) == "was killed by SIGKILL"
+    assert ended(-signal.SIGBUS) == "was killed by SIGBUS (a memory-mapped file on a full disk, most likely)"
