@@ -423,25 +423,27 @@ class TraceStore:
 
     def _writer(self) -> sqlite3.Connection:
         """This thread's connection, set up first if this store has not yet done so: this process
-        marked as a writer, the file checked if a writer ended without closing it, the schema made."""
+        marked as a writer, the file checked (a damaged one set aside), the schema made."""
         if not self._ready:
             with self._setup:
                 if not self._ready:
                     if self._mark is None:
                         self._mark = register(self.path)
-                        if self._mark is not None and self._mark.unclean:
-                            self._check_after_unclean_shutdown()
+                        unclean = self._mark is not None and self._mark.unclean > 0
+                        self._check_before_writing(unclean)
                     sql.create_schema(self._conn())
                     self._ready = True
         return self._conn()
 
-    def _check_after_unclean_shutdown(self) -> None:
-        """Quick-check the file; a damaged one is set aside (and said) and a new one started."""
+    def _check_before_writing(self, unclean: bool) -> None:
+        """Quick-check the file, as readers do (about 40 ms for 10,000 traces); a damaged one is set aside (and
+        said) and a new one started, never written into: readers would refuse it, and every trace with it."""
         from searchtrace.traces.store.damage import is_damaged, set_aside_damaged
 
         if self.path.exists() and is_damaged(self.path):
             self._close_connections()
-            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced")
+            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced"
+                              if unclean else "found when this process opened it to write")
 
     def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
         """Rows of a read (see :meth:`_execute`)."""
