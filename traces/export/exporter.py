@@ -268,6 +268,8 @@ class SafeExporter(_CountingExporter):
         self._resume_at = float("inf")
 
     def shutdown(self) -> None:
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
         try:
             with self._quiet:
                 self.inner.shutdown()
