@@ -170,3 +170,26 @@ def test_a_store_exporter_on_a_full_disk_logs_a_line_a_minute_not_a_line_a_batch
                      .replace("1320", "1,320").replace("1980", "1,980") for k in (1, 2, 3)], lines
     [loss] = LossLedger(tmp_path / "traces.losses").read()
     assert (loss.reason, loss.spans, loss.events) == ("disk_full", 180 * 11, 180)
+
+
+def test_spans_the_batch_queue_had_no_room_for_are_counted_at_close(tmp_path, monkeypatch):
+    """The SDK's batch processor drops the oldest span when its queue is full, and counts it nowhere: at close,
+    what ended and was neither stored, dropped nor kept is counted as ``queue_full``."""
+    import threading
+
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "4")
+    settings = replace(TraceSettings.resolve(environ={}), max_queue_size=4, schedule_delay_ms=60_000)
+    provider, handles = make_tracer_provider(Home(tmp_path), settings)
+    release, write = threading.Event(), handles.store.write
+
+    def slow(spans):
+        release.wait(30)
+        return write(spans)
+
+    monkeypatch.setattr(handles.store, "write", slow)
+    trace_id = emulate_search(provider.get_tracer("t"), FakeSearch())  # 11 spans: at most 4 out, 4 queued
+    release.set()
+    handles.close()
+    stored = TraceStore(tmp_path / "traces.sqlite").stored([trace_id]).get(trace_id, 0)
+    [loss] = LossLedger(tmp_path / "traces.losses").read()
+    assert loss.reason == "queue_full" and loss.spans == 11 - stored and loss.spans >= 3, (loss, stored)

@@ -79,6 +79,8 @@ class BufferedStoreExporter(_CountingExporter):
         self._deadline = float("inf")
         self._identity = (socket.gethostname(), os.getpid(), time.time_ns())
         self._outage_logged = False
+        self.recovered = 0  # spans taken from killed processes' spill files
+        self.kept_at_exit = 0  # spans left in the spill file at exit, for the next start
 
     @property
     def held(self) -> int:
@@ -129,6 +131,8 @@ class BufferedStoreExporter(_CountingExporter):
             except OSError as exc:
                 log.warning("spilled spans in %s could not be read: %s", self.spill.folder, exc)
                 return 0
+            taken = sum(len(b) for b in found.batches)
+            self.recovered += taken
             held = sum(len(b) for b in found.batches if self._hold(b) is SpanExportResult.SUCCESS)
         if found.unreadable_spans:
             self._counters.dropped(found.unreadable_spans, FailureKind.SPILL_UNREADABLE)
@@ -280,6 +284,7 @@ class BufferedStoreExporter(_CountingExporter):
                 self._wake.wait(0.05)
             kept = sum(len(spans) for spans, seqs in self._held if seqs) + (self._n_taken if self._taken else 0)
             lost = self._n_held - kept
+            self.kept_at_exit = kept
             self._held.clear()
             self._n_held = 0
             if lost:

@@ -43,6 +43,7 @@ class FailureKind(str, enum.Enum):
     RESTING = "resting"  # dropped while a failed collector rests (``SafeExporter``'s cooldown)
     CLOSED = "closed"  # handed to an exporter already shut down
     SPILL_UNREADABLE = "spill_unreadable"  # a spilled batch a killed process left that cannot be read back
+    QUEUE_FULL = "queue_full"  # ended, never handed to the exporter: the batch processor's queue was full
 
 
 def failure_kind(exc: BaseException) -> FailureKind:
@@ -140,6 +141,11 @@ class _CountingExporter(SpanExporter):
     def stats(self) -> ExportStats:
         """A snapshot of the counters."""
         return self._counters.stats
+
+    def lost(self, n: int, reason: FailureKind) -> None:
+        """Count ``n`` spans this exporter never received as lost (found at close: see ``TraceHandles.close``)."""
+        if n > 0:
+            self._counters.dropped(n, reason)
 
     @property
     def exported_spans(self) -> int:

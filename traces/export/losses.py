@@ -87,20 +87,19 @@ class LossLedger:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._warned = False
-        self._prepared = False
+        self._prepared: bool | None = None
         self._lock = threading.Lock()
 
     def prepare(self) -> bool:
-        """Make the file whole now, while there is room (the first export does); True when it is."""
-        if self._prepared:
-            return True
-        try:
-            fd = self._open()
-        except OSError:
-            return False  # said by add(), if anything is ever lost
-        os.close(fd)
-        self._prepared = True
-        return True
+        """Make the file whole now, while there is room (the first export does); True when it is. Tried once:
+        a home that cannot take it (read-only) is said by :meth:`add`, if anything is ever lost."""
+        if self._prepared is None:
+            try:
+                os.close(self._open())
+                self._prepared = True
+            except OSError:
+                self._prepared = False
+        return self._prepared
 
     def add(self, reason: str, target: str, spans: int, now_ns: int | None = None) -> bool:
         """Count ``spans`` lost for ``reason`` on their way to ``target``; False (said once) when it cannot."""

@@ -228,6 +228,7 @@ class TraceHandles:
         for exporter, processor in zip(self.exporters, self.processors):
             if isinstance(exporter, (StoreSpanExporter, BufferedStoreExporter)):
                 processor.shutdown()  # the shared store's exporter waits a bounded time for held spans
+                _count_never_exported(exporter, processor)
                 continue
             # The SDK's flush blocks until the exporter returns, whatever the timeout (a dead
             # collector: its retries); it runs in a daemon thread the process need not wait for.
@@ -276,6 +277,17 @@ class TraceHandles:
                         "droppedSpans": stats.dropped_spans, "heldSpans": held,
                         "droppedByReason": {k.value: n for k, n in sorted(stats.by_reason.items())}}
         return None
+
+
+def _count_never_exported(exporter: StoreSpanExporter | BufferedStoreExporter, processor: CountedProcessor) -> None:
+    """Once everything is flushed, every span the exporter took in was stored, dropped (counted) or kept in the
+    spill file; the spans that ended and are none of these never reached it (the SDK's batch processor drops
+    the oldest span when its queue is full, without a count): counted as lost."""
+    stats = exporter.stats()
+    recovered, kept = (exporter.recovered, exporter.kept_at_exit) if isinstance(exporter, BufferedStoreExporter) \
+        else (0, 0)
+    exporter.lost(processor.ended + recovered - stats.exported_spans - stats.dropped_spans - kept,
+                  FailureKind.QUEUE_FULL)
 
 
 def attribute_limit(capture: CaptureConfig) -> int:
