@@ -20,7 +20,7 @@ SEARCHES = 12
 def _spilled_roots(folder: Path) -> set[str]:
     """The trace ids whose server span (the trace's root, its last span to end) is in a spill file."""
     found: set[str] = set()
-    for path in folder.glob("*.jsonl"):
+    for path in folder.glob("*/*.jsonl"):
         for line in path.read_bytes().split(b"\n"):
             parts = line.split(b" ", 3)
             if len(parts) == 4 and parts[0] == b"H":
@@ -79,7 +79,7 @@ def test_held_traces_of_a_server_killed_while_the_store_is_down_are_stored_after
         assert names.count("POST /v1/search") == 1 and names.count("search") == 1, names
     assert served.code == 0, served.stderr
     assert "stopped before storing them" in served.stderr
-    assert list(spill.glob("*.jsonl")) == []  # written, then the file removed at a clean exit
+    assert list(spill.glob("*/*.jsonl")) == []  # written, then the file removed at a clean exit
     capsys.readouterr()
     assert main(["traces", "status", "--home", str(home), "--store", url]) == 0
     out = capsys.readouterr().out

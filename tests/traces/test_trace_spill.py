@@ -139,3 +139,16 @@ def test_spans_still_held_at_exit_are_left_for_the_next_start_not_lost(tmp_path,
     assert len(store.stored([trace_id for _, [trace_id] in searches])) == 2
     after.shutdown()
     store.close()
+
+
+def test_a_batch_spilled_for_one_store_is_never_written_to_another(tmp_path):
+    from searchtrace.traces.export.spill import spill_folder
+
+    root = tmp_path / "traces.spill"
+    a, b = "postgresql://u:****@db-a:5432/traces", "postgresql://u:****@db-b:5432/traces"
+    assert spill_folder(root, a) == spill_folder(root, a) != spill_folder(root, b)
+    killed = SpillFile(spill_folder(root, a))
+    killed.hold(_searches(1)[0][0])
+    killed.forget()
+    assert SpillFile(spill_folder(root, b)).recover().files == 0
+    assert SpillFile(spill_folder(root, a)).recover().files == 1

@@ -31,7 +31,7 @@ from searchtrace.traces.export.deferred import DeferredAttributes, Materializing
 from searchtrace.traces.export.droplog import DropLog
 from searchtrace.traces.export.exporter import ExportStats, FailureKind, LossSinks, SafeExporter, StoreSpanExporter
 from searchtrace.traces.export.losses import LossLedger
-from searchtrace.traces.export.spill import SPILL_BYTES, SpillFile
+from searchtrace.traces.export.spill import SPILL_BYTES, SpillFile, spill_folder
 from searchtrace.traces.spans.attributes import CaptureConfig
 from searchtrace.traces.spans.openinference import OpenInferenceExporter
 from searchtrace.traces.store.opening import open_trace_store
@@ -313,7 +313,8 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
     if settings.store:
         store = open_trace_store(home.traces, settings.store_url)
         exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer, sinks=sinks,
-                                               spill=SpillFile(home.trace_spill, settings.spill_bytes))
+                                               spill=SpillFile(spill_folder(home.trace_spill, store.location),
+                                                                 settings.spill_bytes))
                          if store.capabilities.shared
                          else StoreSpanExporter(store, retry_s=settings.store_retry_s, sinks=sinks))
     deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))

@@ -2,7 +2,9 @@
 
 While the shared store is out of reach, every batch the buffer holds
 (``export.buffered``) is also appended to this process's file,
-``<home>/traces.spill/<pid>-<random>.jsonl``, which it holds under ``flock`` while
+``<home>/traces.spill/<store>/<pid>-<random>.jsonl`` (``<store>``: a digest of the
+store's masked URL, so a batch is only ever written to the store it was meant
+for), which it holds under ``flock`` while
 it lives; a batch is marked stored once the store took it, and the file is
 emptied whenever nothing is held. A process killed with ``kill -9`` leaves its
 file unlocked: the next process that writes to the shared store from this home
@@ -30,12 +32,21 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-__all__ = ["Recovered", "SPILL_BYTES", "SpillFile", "span_from_json", "span_to_json"]
+__all__ = ["Recovered", "SPILL_BYTES", "SpillFile", "span_from_json", "span_to_json", "spill_folder"]
 
 log = logging.getLogger(__name__)
 
 SPILL_BYTES = 256 * 2**20
-"""Most bytes one process spills by default (some 60,000 spans); what does not fit is dropped, counted."""
+"""Most bytes one process spills by default (0.7 KB a span with 5 candidates, 1.6 KB with 100: more than the
+buffer's 100,000 spans); what does not fit is dropped, counted."""
+
+
+def spill_folder(root: Path, location: str) -> Path:
+    """The folder of the spill files for the store at ``location`` (its masked URL), in ``root``
+    (``Home.trace_spill``)."""
+    import hashlib
+
+    return Path(root) / hashlib.sha256(location.encode()).hexdigest()[:16]
 
 
 def span_to_json(span: ReadableSpan) -> dict[str, Any]:
