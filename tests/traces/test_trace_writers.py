@@ -157,3 +157,34 @@ def test_a_live_writers_mark_is_not_taken_for_abandoned(tmp_path):
     for mark in (first, second, third):
         mark.release()
     assert sorted(p.name for p in first.path.parent.iterdir()) == [".lock"]
+
+
+def test_a_page_damaged_under_a_long_running_writer_is_found_at_its_next_check(tmp_path, caplog):
+    """The writer's first write checked the file; a page damaged after that (a failing disk, a bad copy over
+    it) is found at the next check, every 10 minutes by the writer's clock, and the file set aside then."""
+    from searchtrace.traces.store.damage import CHECK_EVERY_S, Recheck
+
+    now = [0.0]
+    path = tmp_path / "traces.sqlite"
+    store = TraceStore(path, recheck=Recheck(clock=lambda: now[0]))
+    ids = []
+    for i in range(150):
+        spans, [trace_id] = record(FakeSearch(run_id="w", start_ns=10**18 + i, candidates=40))
+        store.write(spans)
+        ids.append(trace_id)
+    _checkpointed(path)
+    _damage(path, ids[75])
+    spans, [before] = record(FakeSearch(run_id="before the check"))
+    now[0] = CHECK_EVERY_S - 1
+    store.write(spans)  # not due yet: written into the damaged file
+    assert not damaged_copies(path)
+    now[0] = CHECK_EVERY_S
+    spans, [after] = record(FakeSearch(run_id="after the check"))
+    with caplog.at_level(logging.WARNING):
+        store.write(spans)
+    [aside] = damaged_copies(path)
+    said = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.store.damage"]
+    assert len(said) == 1 and "checked it again" in said[0] and str(aside) in said[0], said
+    assert store.stored([after, before, *ids]) == {after: len(spans)}
+    assert not damage.is_damaged(path)
+    store.close()
