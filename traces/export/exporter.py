@@ -143,9 +143,12 @@ class _CountingExporter(SpanExporter):
         return self._counters.stats
 
     def lost(self, n: int, reason: FailureKind) -> None:
-        """Count ``n`` spans this exporter never received as lost (found at close: see ``TraceHandles.close``)."""
+        """Count ``n`` spans this exporter never received as lost (found at close: see ``TraceHandles.close``),
+        and say the minute's drops now."""
         if n > 0:
             self._counters.dropped(n, reason)
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
 
     @property
     def exported_spans(self) -> int:
@@ -262,12 +265,6 @@ class SafeExporter(_CountingExporter):
             return bool(self.inner.force_flush(timeout_millis))
         except Exception:  # noqa: BLE001
             return False
-
-    def given_up(self, n: int) -> None:
-        """Count spans the process stops waiting for at exit (never handed to this exporter) as lost."""
-        self._counters.dropped(n, FailureKind.UNSTORED_AT_EXIT)
-        if self._counters.sinks.log is not None:
-            self._counters.sinks.log.flush()
 
     def stop_waiting(self) -> None:
         """Drop every batch from now on, at once: the process is exiting and waits for no collector."""

@@ -238,8 +238,7 @@ class TraceHandles:
             stats = exporter.stats()
             missing = processor.ended - stats.exported_spans - stats.dropped_spans
             lost = max(missing, 0) + stats.dropped_spans
-            if missing > 0:
-                exporter.given_up(missing)
+            exporter.lost(missing, FailureKind.UNSTORED_AT_EXIT)
             if lost:
                 unsent[exporter.name] = lost
                 log.warning("%d spans were not sent to %s (gave up after %.1f s at exit)", lost, exporter.name,
