@@ -84,7 +84,7 @@ class LossLedger:
         path: the file (``Home.trace_losses``).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._warned = False
         self._prepared: bool | None = None

@@ -35,8 +35,8 @@ from typing import Iterator, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.store import sqlite_sql as sql
-from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
 from searchtrace.traces.store.damage import Recheck
+from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
 from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
     EventRecord,
