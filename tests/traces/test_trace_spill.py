@@ -152,3 +152,35 @@ def test_a_batch_spilled_for_one_store_is_never_written_to_another(tmp_path):
     killed.forget()
     assert SpillFile(spill_folder(root, b)).recover().files == 0
     assert SpillFile(spill_folder(root, a)).recover().files == 1
+
+
+def test_a_line_the_disk_had_no_room_for_is_cut_off_so_the_next_ones_stay_readable(tmp_path, monkeypatch):
+    import os
+
+    import pytest
+
+    from searchtrace.traces.export import spill as spill_module
+
+    folder = tmp_path / "traces.spill"
+    spill = SpillFile(folder)
+    batches = [spans for spans, _ in _searches(3)]
+    spill.hold(batches[0])
+    real = os.write
+    calls = []
+
+    def full(fd, data):
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real(fd, data[:100])  # a short write, then ENOSPC
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spill_module.os, "write", full)
+    with pytest.raises(OSError):
+        spill.hold(batches[1])
+    monkeypatch.setattr(spill_module.os, "write", real)
+    spill.hold(batches[2])
+    spill.forget()
+    found = SpillFile(folder).recover()
+    assert found.unreadable_spans == 0
+    assert [[s.context.span_id for s in b] for b in found.batches] == [
+        [s.context.span_id for s in b] for b in (batches[0], batches[2])]

@@ -165,9 +165,20 @@ class SpillFile:
         return Recovered(batches, lost, files)
 
     def _append(self, line: bytes) -> None:
+        """Append a whole line, or nothing: a line cut short (a full disk) is cut off again before the error
+        is raised, so the lines after it stay readable."""
         if self._fd < 0:
             self._open()
-        os.write(self._fd, line)
+        try:
+            written = os.write(self._fd, line)
+            while written < len(line):
+                written += os.write(self._fd, line[written:])
+        except OSError:
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass  # the next line then follows a torn one: that one is counted as unreadable at recovery
+            raise
         self._size += len(line)
 
     def _open(self) -> None:
