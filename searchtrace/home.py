@@ -95,6 +95,17 @@ class Home:
         """The local trace store (SQLite)."""
         return self.root / "traces.sqlite"
 
+    @property
+    def trace_losses(self) -> Path:
+        """The counts of spans lost before a store or collector took them (``traces.export.losses``)."""
+        return self.root / "traces.losses"
+
+    @property
+    def trace_spill(self) -> Path:
+        """The shared store's held spans, spilled per process so a kill does not lose them
+        (``traces.export.spill``)."""
+        return self.root / "traces.spill"
+
     def problem(self) -> str | None:
         """Why this home cannot be used at all (it exists and is not a folder), or None."""
         if self.root.exists() and not self.root.is_dir():

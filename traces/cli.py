@@ -74,8 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="where traces are kept, how many, and how many were dropped",
                        description="Where traces are kept (the home's file or the shared store), how many there "
-                                   "are, and, for a shared store, the spans every process dropped while it was out "
-                                   "of reach with its buffer full.")
+                                   "are; the spans this home's processes lost on their way to a store or collector "
+                                   "(how many, why, where to, since when: a full disk, a full buffer, a store out "
+                                   "of reach, a failed export), from <home>/traces.losses; stores set aside as "
+                                   "damaged; and, for a shared store, the spans every process dropped while it was "
+                                   "out of reach with its buffer full.")
     add_home_argument(p)
     add_store_argument(p)
     p.set_defaults(func=cmd_status)
@@ -197,8 +200,9 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 @_store_errors
 def cmd_status(args: argparse.Namespace) -> int:
-    store = _open(args)
     print(f"store     {_store_file(args)}")
+    _print_losses(args)  # first: a store too damaged to read, or never made (a full disk), has them too
+    store = _open(args)
     if store is None:
         print("traces    none yet")
         return ExitCode.OK
@@ -209,6 +213,31 @@ def cmd_status(args: argparse.Namespace) -> int:
     if (size := store.size_bytes()) is not None:
         print(f"size      {size / 2**20:.1f} MiB")
     return ExitCode.OK
+
+
+def _print_losses(args: argparse.Namespace) -> None:
+    """The spans this home's processes lost (``export.losses``), one block per reason and destination, and the
+    damaged stores set aside beside the home's."""
+    from searchtrace.traces.export.losses import LossLedger
+    from searchtrace.traces.store.damage import damaged_copies
+
+    home = Home.resolve(args.home)
+    losses = LossLedger(home.trace_losses).read()
+    if not losses:
+        print("lost      none counted")
+    for loss in losses:
+        print(f"lost      {loss.spans:,} spans: {loss.reason} ({loss.events:,} times)")
+        print(f"            to    {loss.target}")
+        print(f"            from  {_utc(loss.first_ns)} to {_utc(loss.last_ns)}")
+    if resolve_store_url(getattr(args, "store", None)) is None:
+        for copy in damaged_copies(home.traces):
+            print(f"set aside {copy.name} (damaged; `traces repair` salvages it)")
+
+
+def _utc(ns: int) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ns / 1e9))
 
 
 @_store_errors

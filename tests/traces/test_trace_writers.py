@@ -1,8 +1,8 @@
-"""A trace store opened for writing after a writer ended without closing it is quick-checked first.
+"""A trace store opened for writing is quick-checked first, and set aside when damaged.
 
 Issue 23: a damaged store went on being written, listed and shown as if whole. ``traces list`` and
-``show`` check it; a writer now checks it too when the last one stopped uncleanly (``kill -9``), and
-sets a damaged file aside, saying so, instead of adding to it.
+``show`` check it; a writer checks it too before its first write (issue 35: not only when the last
+one stopped uncleanly, ``kill -9``), and sets a damaged file aside, saying so, instead of adding to it.
 """
 
 from __future__ import annotations
@@ -81,16 +81,55 @@ def test_a_store_damaged_after_a_killed_writer_is_set_aside_before_the_next_writ
     store.close()
 
 
-def test_after_a_clean_close_the_next_writer_checks_nothing(tmp_path, monkeypatch):
+def test_after_a_clean_close_an_intact_store_is_checked_and_kept(tmp_path, monkeypatch):
     path = tmp_path / "traces.sqlite"
     ids, code = _write_then(path, "close")
     assert code == 0
     checked = []
-    monkeypatch.setattr(damage, "is_damaged", lambda p: checked.append(p) or False)
+    real = damage.is_damaged
+    monkeypatch.setattr(damage, "is_damaged", lambda p: checked.append(p) or real(p))
     store = TraceStore(path)
     store.write(record(FakeSearch(run_id="after"))[0])
     store.close()
-    assert checked == [] and len(TraceStore(path).stored(ids)) == 150
+    assert checked == [path] and not damaged_copies(path) and len(TraceStore(path).stored(ids)) == 150
+
+
+def test_a_store_damaged_in_its_middle_after_a_clean_close_is_set_aside_by_the_next_search(
+        tmp_path, caplog, capsys):
+    """Issue 35: a store damaged in its middle (a page of span rows) took 848 more searches, which readers
+    then refused with it. A search's writer checks as readers do: it sets the file aside, writes to a new
+    one and says so, once; ``traces status`` names the copy set aside."""
+    from dataclasses import replace
+
+    from trace_fixtures import emulate_search
+
+    from searchtrace.cli import main
+    from searchtrace.home import Home
+    from searchtrace.traces import TraceSettings, make_tracer_provider
+
+    path = tmp_path / "traces.sqlite"
+    ids, code = _write_then(path, "close")
+    assert code == 0 and len(ids) == 150
+    _damage(path, ids[75])
+    assert damage.is_damaged(path)
+    provider, handles = make_tracer_provider(Home(tmp_path), replace(TraceSettings.resolve(environ={}),
+                                                                     store_retry_s=0))
+    with caplog.at_level(logging.WARNING):
+        new_id = emulate_search(provider.get_tracer("t"), FakeSearch(run_id="after"))
+        assert handles.flush_store() is True
+        second = emulate_search(provider.get_tracer("t"), FakeSearch(run_id="after", start_ns=10**18))
+        assert handles.flush_store() is True
+    handles.shutdown()
+    [aside] = damaged_copies(path)
+    said = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.store.damage"]
+    assert len(said) == 1 and "was damaged" in said[0] and "opened it to write" in said[0], said
+    assert str(aside) in said[0]
+    assert not damage.is_damaged(path)
+    assert TraceStore(path).stored([new_id, second, *ids]) == {new_id: 11, second: 11}
+    capsys.readouterr()
+    assert main(["traces", "status", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "traces    2\n" in out and f"set aside {aside.name} (damaged;" in out, out
 
 
 def test_after_a_killed_writer_an_intact_store_is_checked_and_kept(tmp_path, monkeypatch):
@@ -118,3 +157,34 @@ def test_a_live_writers_mark_is_not_taken_for_abandoned(tmp_path):
     for mark in (first, second, third):
         mark.release()
     assert sorted(p.name for p in first.path.parent.iterdir()) == [".lock"]
+
+
+def test_a_page_damaged_under_a_long_running_writer_is_found_at_its_next_check(tmp_path, caplog):
+    """The writer's first write checked the file; a page damaged after that (a failing disk, a bad copy over
+    it) is found at the next check, every 10 minutes by the writer's clock, and the file set aside then."""
+    from searchtrace.traces.store.damage import CHECK_EVERY_S, Recheck
+
+    now = [0.0]
+    path = tmp_path / "traces.sqlite"
+    store = TraceStore(path, recheck=Recheck(clock=lambda: now[0]))
+    ids = []
+    for i in range(150):
+        spans, [trace_id] = record(FakeSearch(run_id="w", start_ns=10**18 + i, candidates=40))
+        store.write(spans)
+        ids.append(trace_id)
+    _checkpointed(path)
+    _damage(path, ids[75])
+    spans, [before] = record(FakeSearch(run_id="before the check"))
+    now[0] = CHECK_EVERY_S - 1
+    store.write(spans)  # not due yet: written into the damaged file
+    assert not damaged_copies(path)
+    now[0] = CHECK_EVERY_S
+    spans, [after] = record(FakeSearch(run_id="after the check"))
+    with caplog.at_level(logging.WARNING):
+        store.write(spans)
+    [aside] = damaged_copies(path)
+    said = [r.getMessage() for r in caplog.records if r.name == "searchtrace.traces.store.damage"]
+    assert len(said) == 1 and "checked it again" in said[0] and str(aside) in said[0], said
+    assert store.stored([after, before, *ids]) == {after: len(spans)}
+    assert not damage.is_damaged(path)
+    store.close()

@@ -7,8 +7,13 @@ holds as soon as the store answers again (trying again every ``retry_s``, up to
 ``max_retry_s`` apart). What does not fit is dropped and counted: on the
 exporter's stats, on the server's ``/v1/stats``, and, once the store answers, in
 the store itself (``st_export_drops``), where ``searchtrace traces status`` adds
-up every process's drops. A search never waits on any of this: exports run on
-the batch processor's thread, and a batch that is held returns at once.
+up every process's drops, and in the home's losses file (``export.losses``).
+Each held batch is also spilled to a bounded file in the home (``export.spill``):
+a process killed while holding spans leaves them there, and the next one from
+the same home (:meth:`BufferedStoreExporter.recover`) holds and writes them; a
+process that exits with the store still out of reach leaves them there too. A
+search never waits on any of this: exports run on the batch processor's thread,
+and a batch that is held returns at once.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from searchtrace.errors import BackendUnavailable
-from searchtrace.traces.export.exporter import FailureKind, _CountingExporter
+from searchtrace.traces.export.exporter import FailureKind, LossSinks, _CountingExporter
+from searchtrace.traces.export.spill import SpillFile
 from searchtrace.traces.store.protocol import TraceStoreProtocol
 
 __all__ = ["BUFFER_SPANS", "BufferedStoreExporter"]
@@ -45,17 +51,25 @@ class BufferedStoreExporter(_CountingExporter):
         capacity: most spans held while the store is out of reach; more are dropped, counted.
         retry_s: first pause before trying the store again; doubled up to ``max_retry_s``.
         shutdown_s: how long closing waits for the store to take what is held.
+        spill: where held batches are spilled (None: held in memory only, lost with the process).
+        sinks: where drops are counted besides the exporter's stats.
     """
 
     def __init__(self, store: TraceStoreProtocol, *, capacity: int = BUFFER_SPANS, retry_s: float = 0.25,
-                 max_retry_s: float = 2.0, shutdown_s: float = 5.0) -> None:
-        super().__init__(f"store {store.location}")
+                 max_retry_s: float = 2.0, shutdown_s: float = 5.0, spill: SpillFile | None = None,
+                 sinks: LossSinks | None = None) -> None:
+        super().__init__(f"store {store.location}", sinks)
         self.store = store
+        self.spill = spill
+        self._recovered = spill is None
+        self._spill_warned = False
         self.capacity = capacity
         self.retry_s, self.max_retry_s, self.shutdown_s = retry_s, max_retry_s, shutdown_s
         self.last_failure: FailureKind | None = None
-        self._held: deque[Sequence[ReadableSpan]] = deque()
+        self._held: deque[tuple[Sequence[ReadableSpan], tuple[int, ...]]] = deque()  # a batch, its spill numbers
         self._n_held = 0
+        self._taken: tuple[int, ...] = ()  # the spill numbers of the batches the writer has out of the buffer
+        self._n_taken = 0
         self._overflow = 0
         self._noted = 0
         self._lock = threading.Lock()  # the buffer and the order of writes
@@ -65,6 +79,8 @@ class BufferedStoreExporter(_CountingExporter):
         self._deadline = float("inf")
         self._identity = (socket.gethostname(), os.getpid(), time.time_ns())
         self._outage_logged = False
+        self.recovered = 0  # spans taken from killed processes' spill files
+        self.kept_at_exit = 0  # spans left in the spill file at exit, for the next start
 
     @property
     def held(self) -> int:
@@ -79,9 +95,10 @@ class BufferedStoreExporter(_CountingExporter):
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if not spans:
             return SpanExportResult.SUCCESS
+        self.recover()
         with self._lock:
             if self._closing:
-                return self._counters.dropped(len(spans))
+                return self._counters.dropped(len(spans), FailureKind.CLOSED)
             if not self._n_held:
                 try:
                     self.store.write(spans)
@@ -100,12 +117,47 @@ class BufferedStoreExporter(_CountingExporter):
             self._outage_logged = True
             log.warning("trace store out of reach (%s): holding up to %d spans until it answers", exc, self.capacity)
 
+    def recover(self) -> int:
+        """Hold (and write when the store answers) the spans killed processes of this home spilled and did not
+        store; how many. Done once, on the first export or at start (``TraceHandles.check_store``)."""
+        if self._recovered or self.spill is None:
+            return 0
+        with self._lock:
+            if self._recovered:
+                return 0
+            self._recovered = True
+            try:
+                found = self.spill.recover()
+            except OSError as exc:
+                log.warning("spilled spans in %s could not be read: %s", self.spill.folder, exc)
+                return 0
+            taken = sum(len(b) for b in found.batches)
+            self.recovered += taken
+            held = sum(len(b) for b in found.batches if self._hold(b) is SpanExportResult.SUCCESS)
+        if found.unreadable_spans:
+            self._counters.dropped(found.unreadable_spans, FailureKind.SPILL_UNREADABLE)
+        if found.files:
+            log.warning("%d spans held for %s by processes that stopped before storing them were found in %s; "
+                        "they are written when it answers", held, self.store.location, self.spill.folder)
+        return held
+
     def _hold(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        """Keep a batch for later (caller holds the lock); SUCCESS when kept, FAILURE (counted) when full."""
+        """Keep a batch for later (caller holds the lock), spilled; SUCCESS when kept, FAILURE (counted) when
+        the buffer or the spill file is full."""
         if self._n_held + len(spans) > self.capacity:
             self._overflow += len(spans)
-            return self._counters.dropped(len(spans))
-        self._held.append(spans)
+            return self._counters.dropped(len(spans), FailureKind.BUFFER_FULL)
+        seq = None
+        if self.spill is not None:
+            try:
+                seq = self.spill.hold(spans)
+            except OSError as exc:
+                self._cannot_spill(exc)
+            else:
+                if seq is None:
+                    self._overflow += len(spans)
+                    return self._counters.dropped(len(spans), FailureKind.BUFFER_FULL)
+        self._held.append((spans, () if seq is None else (seq,)))
         self._n_held += len(spans)
         if self._thread is None:
             self._thread = threading.Thread(target=self._drain, name="searchtrace-store-buffer", daemon=True)
@@ -127,23 +179,56 @@ class BufferedStoreExporter(_CountingExporter):
                     self._thread = None
                     self._wake.notify_all()
                     return
-                batch = self._take()
+                batch, seqs = self._take()
                 dropped = self._overflow
-            if self._write(batch, dropped):
+            if self._write(batch, seqs, dropped):
                 pause = self.retry_s
                 continue
             with self._lock:
                 self._wake.wait(pause)
             pause = min(pause * 2, self.max_retry_s)
 
-    def _take(self) -> list[ReadableSpan]:
-        """Held batches in order, up to :data:`WRITE_SPANS` spans (at least one batch); caller holds the lock."""
+    def _take(self) -> tuple[list[ReadableSpan], tuple[int, ...]]:
+        """Held batches in order, up to :data:`WRITE_SPANS` spans (at least one batch), and their spill numbers;
+        caller holds the lock."""
         batch: list[ReadableSpan] = []
-        while self._held and (not batch or len(batch) + len(self._held[0]) <= WRITE_SPANS):
-            batch.extend(self._held.popleft())
-        return batch
+        seqs: tuple[int, ...] = ()
+        while self._held and (not batch or len(batch) + len(self._held[0][0]) <= WRITE_SPANS):
+            spans, numbers = self._held.popleft()
+            batch.extend(spans)
+            seqs += numbers
+        self._taken, self._n_taken = seqs, len(batch)
+        return batch, seqs
 
-    def _write(self, batch: list[ReadableSpan], dropped: int) -> bool:
+    def _done(self, seqs: tuple[int, ...]) -> None:
+        """Taken batches are stored or given up (caller holds the lock): marked so in the spill file."""
+        if self.spill is None:
+            return
+        try:
+            self.spill.stored(seqs)
+            if not self._n_held:
+                self.spill.empty()
+        except OSError as exc:
+            self._cannot_spill(exc)
+
+    def _cannot_spill(self, exc: BaseException) -> None:
+        if not self._spill_warned:
+            self._spill_warned = True
+            log.warning("held spans cannot be spilled to %s (%s): they are kept in memory only, and lost if the "
+                        "process is killed", self.spill.folder if self.spill else None, exc)
+
+    def _release_spill(self, kept: int) -> None:
+        """Close the spill file at exit: left for the next start when it holds spans, else removed."""
+        assert self.spill is not None
+        try:
+            if kept:
+                self.spill.keep()
+            else:
+                self.spill.close()
+        except OSError as exc:
+            self._cannot_spill(exc)
+
+    def _write(self, batch: list[ReadableSpan], seqs: tuple[int, ...], dropped: int) -> bool:
         """Write taken spans, else the drop count; True when done, False (the spans put back) when out of reach."""
         try:
             if batch:
@@ -154,21 +239,26 @@ class BufferedStoreExporter(_CountingExporter):
         except BackendUnavailable:
             if batch:
                 with self._lock:
+                    self._taken, self._n_taken = (), 0
                     if self._n_held:  # not given up by shutdown meanwhile
-                        self._held.appendleft(batch)
+                        self._held.appendleft((batch, seqs))
             return False
         except Exception as exc:  # noqa: BLE001 - what the store refuses is dropped, counted, not retried forever
             with self._lock:
+                self._taken, self._n_taken = (), 0
                 if batch:
                     self._n_held = max(self._n_held - len(batch), 0)
                     self._counters.failed(FailureKind.UNEXPECTED, len(batch), exc)
+                    self._done(seqs)
                 else:
                     self._noted = dropped
             return True
         with self._lock:
+            self._taken, self._n_taken = (), 0
             if batch:
                 self._n_held = max(self._n_held - len(batch), 0)  # 0 once shutdown gave up what was held
                 self._counters.ok(len(batch))
+                self._done(seqs)
             else:
                 self._noted = max(self._noted, dropped)
             self._wake.notify_all()
@@ -183,7 +273,8 @@ class BufferedStoreExporter(_CountingExporter):
             return not self._n_held
 
     def shutdown(self) -> None:
-        """Give the store up to ``shutdown_s`` to take what is held; what it does not is dropped, counted, said."""
+        """Give the store up to ``shutdown_s`` to take what is held; what it does not is left in the spill file
+        for the next start, said; what was not spilled is dropped, counted, said."""
         with self._lock:
             self._closing = True
             self._deadline = time.monotonic() + self.shutdown_s
@@ -191,11 +282,20 @@ class BufferedStoreExporter(_CountingExporter):
             while self._thread is not None and (self._n_held or self._overflow != self._noted) \
                     and time.monotonic() < self._deadline:
                 self._wake.wait(0.05)
-            lost = self._n_held
+            kept = sum(len(spans) for spans, seqs in self._held if seqs) + (self._n_taken if self._taken else 0)
+            lost = self._n_held - kept
+            self.kept_at_exit = kept
+            self._held.clear()
+            self._n_held = 0
             if lost:
-                self._held.clear()
-                self._n_held = 0
-                self._counters.dropped(lost)
+                self._counters.dropped(lost, FailureKind.UNSTORED_AT_EXIT)
                 self._overflow += lost
+            if self.spill is not None:
+                self._release_spill(kept)
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
+        if kept:
+            log.warning("trace store %s still out of reach at exit: %d spans kept in %s for the next start",
+                        self.store.location, kept, self.spill.folder if self.spill else None)
         if lost:
             log.warning("trace store %s still out of reach at exit: %d spans not stored", self.store.location, lost)

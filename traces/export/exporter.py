@@ -22,6 +22,8 @@ from typing import Callable, Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from searchtrace.traces.export.droplog import DropLog
+from searchtrace.traces.export.losses import LossLedger
 from searchtrace.traces.store.protocol import TraceStoreProtocol
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,12 @@ class FailureKind(str, enum.Enum):
     CORRUPT = "corrupt"
     REJECTED = "rejected"  # the wrapped exporter returned FAILURE (collector down, refused, timed out)
     UNEXPECTED = "unexpected"
+    BUFFER_FULL = "buffer_full"  # the shared store's buffer (or its spill file) had no room while it was out
+    UNSTORED_AT_EXIT = "unstored_at_exit"  # still held for an unreachable store when the process closed
+    RESTING = "resting"  # dropped while a failed collector rests (``SafeExporter``'s cooldown)
+    CLOSED = "closed"  # handed to an exporter already shut down
+    SPILL_UNREADABLE = "spill_unreadable"  # a spilled batch a killed process left that cannot be read back
+    QUEUE_FULL = "queue_full"  # ended, never handed to the exporter: the batch processor's queue was full
 
 
 def failure_kind(exc: BaseException) -> FailureKind:
@@ -60,32 +68,58 @@ class ExportStats:
     dropped_spans: int = 0
     failures: int = 0
     by_kind: Mapping[FailureKind, int] = field(default_factory=dict)
+    by_reason: Mapping[FailureKind, int] = field(default_factory=dict)  # spans dropped, by why
+
+
+@dataclass(frozen=True)
+class LossSinks:
+    """Where an exporter's drops are said besides its own counters: the home's losses file (read by
+    ``traces status``) and the minute's log line. Either may be None (a test's bare exporter)."""
+
+    ledger: LossLedger | None = None
+    log: DropLog | None = None
 
 
 class _Counters:
-    """Thread-safe counters that log the first failure of each kind."""
+    """Thread-safe counters that log the first failure of each kind, and count every drop in the sinks."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, sinks: LossSinks | None = None) -> None:
         self.name = name
+        self.sinks = sinks or LossSinks()
         self._lock = threading.Lock()
         self._stats = ExportStats()
 
     def ok(self, n: int) -> SpanExportResult:
         with self._lock:
             self._stats = replace(self._stats, exported_spans=self._stats.exported_spans + n)
+        if self.sinks.ledger is not None:
+            self.sinks.ledger.prepare()  # while there is room: a full disk later can still be counted
+        if self.sinks.log is not None:
+            self.sinks.log.tick()
         return SpanExportResult.SUCCESS
 
-    def dropped(self, n: int) -> SpanExportResult:
+    def dropped(self, n: int, reason: FailureKind) -> SpanExportResult:
         with self._lock:
-            self._stats = replace(self._stats, dropped_spans=self._stats.dropped_spans + n)
+            self._stats = replace(self._stats, dropped_spans=self._stats.dropped_spans + n,
+                                  by_reason={**self._stats.by_reason,
+                                             reason: self._stats.by_reason.get(reason, 0) + n})
+        self._said(reason, n)
         return SpanExportResult.FAILURE
+
+    def _said(self, reason: FailureKind, n: int) -> None:
+        if n and self.sinks.ledger is not None:
+            self.sinks.ledger.add(reason.value, self.name, n)
+        if self.sinks.log is not None:
+            self.sinks.log.dropped(reason.value, n)
 
     def failed(self, kind: FailureKind, n: int, detail: object) -> SpanExportResult:
         with self._lock:
             s = self._stats
             first = kind not in s.by_kind
             self._stats = replace(s, dropped_spans=s.dropped_spans + n, failures=s.failures + 1,
-                                  by_kind={**s.by_kind, kind: s.by_kind.get(kind, 0) + 1})
+                                  by_kind={**s.by_kind, kind: s.by_kind.get(kind, 0) + 1},
+                                  by_reason={**s.by_reason, kind: s.by_reason.get(kind, 0) + n})
+        self._said(kind, n)
         if first:
             log.warning("trace export to %s failed (%s): %s; %d spans dropped. Further %s failures are counted, "
                         "not logged.", self.name, kind.value, detail, n, kind.value)
@@ -97,8 +131,8 @@ class _Counters:
 
 
 class _CountingExporter(SpanExporter):
-    def __init__(self, name: str) -> None:
-        self._counters = _Counters(name)
+    def __init__(self, name: str, sinks: LossSinks | None = None) -> None:
+        self._counters = _Counters(name, sinks)
 
     @property
     def name(self) -> str:
@@ -107,6 +141,14 @@ class _CountingExporter(SpanExporter):
     def stats(self) -> ExportStats:
         """A snapshot of the counters."""
         return self._counters.stats
+
+    def lost(self, n: int, reason: FailureKind) -> None:
+        """Count ``n`` spans this exporter never received as lost (found at close: see ``TraceHandles.close``),
+        and say the minute's drops now."""
+        if n > 0:
+            self._counters.dropped(n, reason)
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
 
     @property
     def exported_spans(self) -> int:
@@ -127,10 +169,11 @@ class StoreSpanExporter(_CountingExporter):
     Args:
         store: the store; it connects on the first export, in the exporting thread.
         retry_s: how long a batch keeps retrying while another process holds the store's lock.
+        sinks: where drops are counted besides the exporter's stats.
     """
 
-    def __init__(self, store: TraceStoreProtocol, *, retry_s: float = 30.0) -> None:
-        super().__init__(f"store {store.location}")
+    def __init__(self, store: TraceStoreProtocol, *, retry_s: float = 30.0, sinks: LossSinks | None = None) -> None:
+        super().__init__(f"store {store.location}", sinks)
         self.store = store
         self.retry_s = retry_s
         self._shutdown = False
@@ -139,7 +182,7 @@ class StoreSpanExporter(_CountingExporter):
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
-            return self._counters.dropped(len(spans))
+            return self._counters.dropped(len(spans), FailureKind.CLOSED)
         deadline, pause = time.monotonic() + self.retry_s, 0.05
         while True:
             try:
@@ -166,6 +209,8 @@ class StoreSpanExporter(_CountingExporter):
 
     def shutdown(self) -> None:
         self._shutdown = True
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
         try:
             self.store.close()
         except Exception as exc:  # noqa: BLE001
@@ -186,11 +231,12 @@ class SafeExporter(_CountingExporter):
         name: what the warnings call it (e.g. ``otlp http://collector:4318``).
         cooldown_s: rest after a failure; 0 retries every batch.
         clock: monotonic clock (for tests).
+        sinks: where drops are counted besides the exporter's stats.
     """
 
     def __init__(self, inner: SpanExporter, name: str, *, cooldown_s: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(name)
+                 clock: Callable[[], float] = time.monotonic, sinks: LossSinks | None = None) -> None:
+        super().__init__(name, sinks)
         self.inner = inner
         self.cooldown_s = cooldown_s
         self._clock = clock
@@ -200,7 +246,7 @@ class SafeExporter(_CountingExporter):
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         now = self._clock()
         if now < self._resume_at:
-            return self._counters.dropped(len(spans))
+            return self._counters.dropped(len(spans), FailureKind.RESTING)
         try:
             with self._quiet:
                 result = self.inner.export(spans)
@@ -225,6 +271,8 @@ class SafeExporter(_CountingExporter):
         self._resume_at = float("inf")
 
     def shutdown(self) -> None:
+        if self._counters.sinks.log is not None:
+            self._counters.sinks.log.flush()
         try:
             with self._quiet:
                 self.inner.shutdown()

@@ -28,7 +28,10 @@ from searchtrace.home import Home
 from searchtrace.notices import tell
 from searchtrace.traces.export.buffered import BUFFER_SPANS, BufferedStoreExporter
 from searchtrace.traces.export.deferred import DeferredAttributes, MaterializingExporter
-from searchtrace.traces.export.exporter import ExportStats, FailureKind, SafeExporter, StoreSpanExporter
+from searchtrace.traces.export.droplog import DropLog
+from searchtrace.traces.export.exporter import ExportStats, FailureKind, LossSinks, SafeExporter, StoreSpanExporter
+from searchtrace.traces.export.losses import LossLedger
+from searchtrace.traces.export.spill import SPILL_BYTES, SpillFile, spill_folder
 from searchtrace.traces.spans.attributes import CaptureConfig
 from searchtrace.traces.spans.openinference import OpenInferenceExporter
 from searchtrace.traces.store.opening import open_trace_store
@@ -68,6 +71,8 @@ class TraceSettings:
             home's file; None: the home's.
         store_buffer: spans held while the shared store is out of reach
             (``$SEARCHTRACE_STORE_BUFFER``, else 100,000); more are dropped, counted.
+        spill_bytes: the bound of each process's spill file of held spans (``home/traces.spill``); what does
+            not fit is dropped, counted.
         store_retry_s: how long a batch keeps retrying while another process holds the
             store's write lock, before its spans are dropped (and counted).
     """
@@ -84,6 +89,7 @@ class TraceSettings:
     store_retry_s: float = 30.0
     store_url: StoreUrl | None = None
     store_buffer: int = BUFFER_SPANS
+    spill_bytes: int = SPILL_BYTES
 
     def for_home(self, home: Home) -> TraceSettings:
         """These settings, with the local store off (and a one-line warning) when ``home`` cannot be written.
@@ -222,6 +228,7 @@ class TraceHandles:
         for exporter, processor in zip(self.exporters, self.processors):
             if isinstance(exporter, (StoreSpanExporter, BufferedStoreExporter)):
                 processor.shutdown()  # the shared store's exporter waits a bounded time for held spans
+                _count_never_exported(exporter, processor)
                 continue
             # The SDK's flush blocks until the exporter returns, whatever the timeout (a dead
             # collector: its retries); it runs in a daemon thread the process need not wait for.
@@ -231,6 +238,7 @@ class TraceHandles:
             stats = exporter.stats()
             missing = processor.ended - stats.exported_spans - stats.dropped_spans
             lost = max(missing, 0) + stats.dropped_spans
+            exporter.lost(missing, FailureKind.UNSTORED_AT_EXIT)
             if lost:
                 unsent[exporter.name] = lost
                 log.warning("%d spans were not sent to %s (gave up after %.1f s at exit)", lost, exporter.name,
@@ -252,6 +260,10 @@ class TraceHandles:
             self.store.open()
         except BackendUnavailable as exc:
             return f"warning: {exc.message}; traces are held until it answers"
+        finally:
+            for exporter in self.exporters:
+                if isinstance(exporter, BufferedStoreExporter):
+                    exporter.recover()  # what a killed process of this home spilled: written now, or held
         return None
 
     def store_status(self) -> dict[str, object] | None:
@@ -261,8 +273,20 @@ class TraceHandles:
                 stats = exporter.stats()
                 held = exporter.held if isinstance(exporter, BufferedStoreExporter) else 0
                 return {"store": exporter.store.location, "exportedSpans": stats.exported_spans,
-                        "droppedSpans": stats.dropped_spans, "heldSpans": held}
+                        "droppedSpans": stats.dropped_spans, "heldSpans": held,
+                        "droppedByReason": {k.value: n for k, n in sorted(stats.by_reason.items())}}
         return None
+
+
+def _count_never_exported(exporter: StoreSpanExporter | BufferedStoreExporter, processor: CountedProcessor) -> None:
+    """Once everything is flushed, every span the exporter took in was stored, dropped (counted) or kept in the
+    spill file; the spans that ended and are none of these never reached it (the SDK's batch processor drops
+    the oldest span when its queue is full, without a count): counted as lost."""
+    stats = exporter.stats()
+    recovered, kept = (exporter.recovered, exporter.kept_at_exit) if isinstance(exporter, BufferedStoreExporter) \
+        else (0, 0)
+    exporter.lost(processor.ended + recovered - stats.exported_spans - stats.dropped_spans - kept,
+                  FailureKind.QUEUE_FULL)
 
 
 def attribute_limit(capture: CaptureConfig) -> int:
@@ -284,10 +308,14 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
                               shutdown_on_exit=False)
     store: TraceStoreProtocol | None = None
     exporters: list[StoreSpanExporter | BufferedStoreExporter | SafeExporter] = []
+    sinks = LossSinks(LossLedger(home.trace_losses), DropLog())  # counted where `traces status` reads
     if settings.store:
         store = open_trace_store(home.traces, settings.store_url)
-        exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer) if store.capabilities.shared
-                         else StoreSpanExporter(store, retry_s=settings.store_retry_s))
+        exporters.append(BufferedStoreExporter(store, capacity=settings.store_buffer, sinks=sinks,
+                                               spill=SpillFile(spill_folder(home.trace_spill, store.location),
+                                                                 settings.spill_bytes))
+                         if store.capabilities.shared
+                         else StoreSpanExporter(store, retry_s=settings.store_retry_s, sinks=sinks))
     deferred = DeferredAttributes(consumers=int(store is not None) + int(settings.otlp))
     processors: list[CountedProcessor] = []
     if exporters:
@@ -301,7 +329,7 @@ def make_tracer_provider(home: Home, settings: TraceSettings | None = None
         endpoint = next((_without_userinfo(url) for k in OTLP_ENDPOINT_VARS if (url := text(os.environ, k))),
                         "default endpoint")
         otlp = MaterializingExporter(OpenInferenceExporter(_otlp_exporter(settings.protocol)), deferred)
-        exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}"))
+        exporters.append(SafeExporter(otlp, f"otlp {settings.protocol.value} {endpoint}", sinks=sinks))
         # SDK 1.45 ignores export_timeout_millis; the OTLP exporter's own timeout
         # (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) bounds each export, SafeExporter's cooldown the rest.
         processors.append(CountedProcessor(BatchSpanProcessor(exporters[-1], max_queue_size=settings.max_queue_size,

@@ -11,8 +11,10 @@ import logging
 import sqlite3
 import time
 from pathlib import Path
+from typing import Callable
 
-__all__ = ["ASIDE", "SIDECARS", "damaged_copies", "is_damaged", "set_aside", "set_aside_damaged"]
+__all__ = ["ASIDE", "CHECK_EVERY_S", "SIDECARS", "Recheck", "damaged_copies", "is_damaged", "set_aside",
+           "set_aside_damaged"]
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +22,33 @@ SIDECARS = ("", "-wal", "-shm", "-journal")
 """The suffixes of a store's files: the database, its WAL, its shared memory, a rollback journal."""
 ASIDE = ".damaged-"
 """What a store set aside has in its name, before the time it was set aside."""
+CHECK_EVERY_S = 600.0
+"""How often a long-running writer checks its store again (a page damaged under it meanwhile)."""
+
+
+class Recheck:
+    """When a writer that has been writing a while checks its store again: every ``every_s`` seconds.
+
+    Args:
+        every_s: seconds between checks; None never checks again.
+        clock: monotonic seconds (a test passes its own).
+    """
+
+    def __init__(self, every_s: float | None = CHECK_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every_s = every_s
+        self._clock = clock
+        self._last = clock()
+
+    def checked(self) -> None:
+        """The store was just checked."""
+        self._last = self._clock()
+
+    def due(self) -> bool:
+        """True (once per period) when the store is due a check."""
+        if self.every_s is None or self._clock() - self._last < self.every_s:
+            return False
+        self.checked()
+        return True
 
 
 def set_aside(path: Path) -> Path:

@@ -35,6 +35,7 @@ from typing import Iterator, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.store import sqlite_sql as sql
+from searchtrace.traces.store.damage import Recheck
 from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
 from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
@@ -73,10 +74,12 @@ class TraceStore:
         busy_timeout_ms: how long a write waits for another writer before failing (the
             exporter retries a failed write, see ``traces.exporter``).
         synchronous: SQLite ``synchronous`` level, NORMAL or FULL (see the module docstring).
+        recheck: when a writer checks the file again after its first write (``damage.Recheck``: every 10
+            minutes), so a page damaged under a long-running writer is found and the file set aside.
     """
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-                 synchronous: str = "NORMAL") -> None:
+                 synchronous: str = "NORMAL", recheck: Recheck | None = None) -> None:
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
         self.path = Path(path)
@@ -89,6 +92,7 @@ class TraceStore:
         self._ready = False
         self._setup = threading.Lock()
         self._mark: WriterMark | None = None
+        self._recheck = recheck or Recheck()
         self._inherited: list[sqlite3.Connection] = []
         if hasattr(os, "register_at_fork"):
             ref = weakref.ref(self)
@@ -129,6 +133,9 @@ class TraceStore:
     def write(self, spans: Sequence[ReadableSpan]) -> int:
         """Store finished spans in one transaction; returns how many were written."""
         p = sql.plan(spans)
+        if self._ready and self._recheck.due():
+            with self._setup:
+                self._check_before_writing(False, "found when a writer that had been writing checked it again")
         conn = self._writer()
         with sql.write_transaction(conn):
             conn.executemany(sql.INSERT_SPAN, p.spans)
@@ -423,25 +430,29 @@ class TraceStore:
 
     def _writer(self) -> sqlite3.Connection:
         """This thread's connection, set up first if this store has not yet done so: this process
-        marked as a writer, the file checked if a writer ended without closing it, the schema made."""
+        marked as a writer, the file checked (a damaged one set aside), the schema made."""
         if not self._ready:
             with self._setup:
                 if not self._ready:
                     if self._mark is None:
                         self._mark = register(self.path)
-                        if self._mark is not None and self._mark.unclean:
-                            self._check_after_unclean_shutdown()
+                        unclean = self._mark is not None and self._mark.unclean > 0
+                        self._check_before_writing(unclean, "found when this process opened it to write")
                     sql.create_schema(self._conn())
                     self._ready = True
         return self._conn()
 
-    def _check_after_unclean_shutdown(self) -> None:
-        """Quick-check the file; a damaged one is set aside (and said) and a new one started."""
+    def _check_before_writing(self, unclean: bool, when: str) -> None:
+        """Quick-check the file, as readers do (about 40 ms for 10,000 traces); a damaged one is set aside (and
+        said) and a new one started, never written into: readers would refuse it, and every trace with it."""
         from searchtrace.traces.store.damage import is_damaged, set_aside_damaged
 
+        self._recheck.checked()
         if self.path.exists() and is_damaged(self.path):
             self._close_connections()
-            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced")
+            self._ready = False  # the next write makes the new file's schema
+            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced"
+                              if unclean else when)
 
     def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
         """Rows of a read (see :meth:`_execute`)."""

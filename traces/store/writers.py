@@ -3,11 +3,11 @@
 Each process that writes a store holds an exclusive ``flock`` on a marker file of
 its own in ``<store>.writers/`` for as long as it writes, and removes it when it
 closes the store. A marker that can be locked by another process belongs to a
-writer that ended without closing (``kill -9``, a crash, a power cut): the next
-process to open the store for writing then runs SQLite's quick check before it
-writes (:func:`traces.damage.is_damaged`), so a store damaged then is set aside
-and said, never written on as if whole. A clean shutdown leaves no marker, and
-the check (about 40 ms for 10,000 traces) is not run.
+writer that ended without closing (``kill -9``, a crash, a power cut). Every
+process that opens the store for writing runs SQLite's quick check before it
+writes (:func:`traces.damage.is_damaged`; about 40 ms for 10,000 traces), so a
+store damaged then, or since by anything else, is set aside and said, never
+written on as if whole; the warning names an unclean shutdown when one was found.
 """
 
 from __future__ import annotations
