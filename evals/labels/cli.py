@@ -133,8 +133,8 @@ def _folder(args: argparse.Namespace) -> JudgingFolder:
 def cmd_import(args: argparse.Namespace) -> int:
     from searchtrace.evals.labels.judgments.qrels_import import import_qrels
 
-    folder = _folder(args)
     try:
+        folder = _folder(args)
         added = import_qrels(folder, Path(args.qrels), args.judge)
     except OSError as exc:  # the store cut back what it had written: say so beside the file
         exc.add_note("judge import wrote nothing")

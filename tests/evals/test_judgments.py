@@ -299,6 +299,21 @@ def test_import_on_a_full_disk_writes_nothing_and_names_itself(dataset, tmp_path
     assert [(j.pair, j.grade) for j in JudgingSession.open(dataset).store.read()] == [((Q1, D1), 2)]
 
 
+def test_import_to_a_store_out_of_reach_names_itself(dataset, tmp_path, capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    qrels = tmp_path / "old.qrels"
+    qrels.write_text(f"{Q1} 0 {D1} 2\n")
+    assert main(["judge", "import", str(dataset), str(qrels), "--store",
+                 f"postgresql://judge:secret@127.0.0.1:{port}/team"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: judge import wrote nothing: store postgresql://judge:****@127.0.0.1:")
+    assert "secret" not in err and len(err.splitlines()) == 1 and not (dataset / "judgments.jsonl").exists()
+
+
 # -- status -------------------------------------------------------------------------------
 
 
