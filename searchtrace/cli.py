@@ -83,6 +83,12 @@ def _home_problem(args: argparse.Namespace) -> str | None:
     return f"{problem} (from {source}): point {source} at a folder"
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The command run, with its subcommand: ``judge import``."""
+    sub = getattr(args, f"{args.command}_command", None)
+    return f"{args.command} {sub}" if isinstance(sub, str) else str(args.command)
+
+
 def _traceback(exc: BaseException, args: argparse.Namespace) -> None:
     """The traceback on stderr, with ``searchtrace --debug`` only."""
     if args.traceback:
@@ -129,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.OK)
     except OSError as exc:  # a full disk, a read-only or missing folder: one line, never a traceback
         _traceback(exc, args)
-        print(f"error: {os_error_message(exc)}", file=sys.stderr)
+        print(f"error: {os_error_message(exc, _command(args))}", file=sys.stderr)
         return int(os_error_exit(exc))
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)

@@ -196,13 +196,23 @@ def error_from_object(payload: object) -> SearchtraceError | None:
                field=field if isinstance(field, str) else None)
 
 
-def os_error_message(exc: OSError) -> str:
-    """One line for an operating-system error: what failed, on which file, and what to do."""
+def os_error_message(exc: OSError, command: str | None = None) -> str:
+    """One line for an operating-system error: what failed, on which file, and what to do.
+
+    Args:
+        exc: the error.
+        command: the command that met it (``"judge import"``), named in what to do; only
+            ``eval`` is told it resumes where it stopped. A note the command added to ``exc``
+            (``"judge import wrote nothing"``) follows the file's name.
+    """
     where = f" ({exc.filename})" if exc.filename else ""
+    where += "".join(f", {note}" for note in getattr(exc, "__notes__", ()))  # what the command says of it
     reason = exc.strerror or str(exc)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return (f"{reason}{where}: free some space and run the same command again "
-                "(an interrupted eval resumes where it stopped)")
+        if command in (None, "eval"):
+            return (f"{reason}{where}: free some space and run the same command again "
+                    "(an interrupted eval resumes where it stopped)")
+        return f"{reason}{where}: free some space and run `searchtrace {command}` again"
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return f"{reason}{where}: choose a writable place (--home, --out) or fix its permissions"
     if exc.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):

@@ -44,3 +44,24 @@ def make_run(root: Path, run_id: str, *, seed: int = 0, tags: tuple[str, ...] = 
     when = created or datetime(2026, 1, 1, tzinfo=UTC)
     folder.write_summary(replace(folder.summary(), name=name, tags=tags, created_at=when))
     return folder
+
+
+def with_journal(folder: RunFolder) -> RunFolder:
+    """``folder`` with a journal of two readable records, recorded in its run.json."""
+    from searchtrace.evals.runs.runfolder import QueryOutcome, RankedResult
+    from searchtrace.names import Band
+    from searchtrace.retriever import RetryHints
+
+    def outcome(query_id: str) -> QueryOutcome:
+        return QueryOutcome(query_id=query_id, category="", latency_ms={"total": 1.0}, ranking=(("d0a", 1.0),),
+                            results=(RankedResult("d0a", 0.8, Band.HIGH, 1, {"rank": 1.0}),), best_score=0.8,
+                            no_confident=False, bands=(Band.HIGH,), weak=False,
+                            retry_hints=RetryHints((), (), "", ""), kg=(), rewrite_terms=(), degraded=(),
+                            trace_id="ab" * 16, attribution=())
+
+    summary = folder.summary()
+    folder.append([outcome("q0"), outcome("q1")])
+    folder.write_summary(summary)
+    records = folder.records()
+    assert not folder.journal.problems and len(records) == 2
+    return folder

@@ -470,7 +470,7 @@ EVALS_ORDER = {
     "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
     "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration", "store",
              "runindex"),
-    "runs.store": ("schema", "entry", "snapshot", "rebuild", "materialize", "protocol", "local", "postgres_publish",
+    "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),
     "runs.execution": ("loop", "corrective", "orchestrate"),
     "labels": ("judgments", "querysets", "implicit", "cli"),

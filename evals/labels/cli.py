@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from searchtrace.database.url import add_store_argument
-from searchtrace.errors import ExitCode
+from searchtrace.errors import BackendUnavailable, ExitCode
 from searchtrace.home import add_home_argument
 from searchtrace.terminal import fit, width
 
@@ -133,8 +133,15 @@ def _folder(args: argparse.Namespace) -> JudgingFolder:
 def cmd_import(args: argparse.Namespace) -> int:
     from searchtrace.evals.labels.judgments.qrels_import import import_qrels
 
-    folder = _folder(args)
-    added = import_qrels(folder, Path(args.qrels), args.judge)
+    try:
+        folder = _folder(args)
+        added = import_qrels(folder, Path(args.qrels), args.judge)
+    except OSError as exc:  # the store cut back what it had written: say so beside the file
+        exc.add_note("judge import wrote nothing")
+        raise
+    except BackendUnavailable as exc:  # the shared store's transaction rolled back
+        raise BackendUnavailable(f"judge import wrote nothing: {exc.message}",
+                                 field=exc.field) from exc
     judge = added[0].judge if added else args.judge
     print(f"{fit(f'imported {len(added)} judgments by {judge!r}', width())}\nappended to {folder.location}")
     return ExitCode.OK

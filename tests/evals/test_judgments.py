@@ -260,6 +260,60 @@ def test_import_refuses_a_bad_line_naming_it_and_writes_nothing(dataset, tmp_pat
     assert not (dataset / "judgments.jsonl").exists()
 
 
+@pytest.mark.parametrize("stage", ["write", "fsync"])
+def test_import_on_a_full_disk_writes_nothing_and_names_itself(dataset, tmp_path, capsys, monkeypatch, stage):
+    """ENOSPC halfway through the write (or at the fsync): the file is cut back to what it held, a torn
+    line of an earlier killed writer aside, and the one line names judge import and the file, not eval."""
+    import errno
+    import os
+
+    from searchtrace.evals.labels.judgments.store import jsonl
+
+    first = tmp_path / "first.qrels"
+    first.write_text(f"{Q1} 0 {D1} 2\n")
+    assert main(["judge", "import", str(dataset), str(first)]) == 0
+    store = dataset / "judgments.jsonl"
+    before = store.read_bytes()
+    with store.open("ab") as torn:
+        torn.write(b'{"format": 1, "query_id"')  # a writer killed mid-line: never read, cut by the next append
+    real_write, real_fsync = jsonl._write, os.fsync
+
+    def half_then_full(fd: int, payload: bytes) -> None:
+        real_write(fd, payload[: len(payload) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def full_fsync(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if stage == "write":
+        monkeypatch.setattr(jsonl, "_write", half_then_full)
+    else:
+        monkeypatch.setattr(jsonl.os, "fsync", full_fsync)
+    capsys.readouterr()
+    assert main(["judge", "import", str(dataset), str(SAMPLE / "qrels" / "dev.tsv")]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"error: No space left on device ({store}), judge import wrote nothing: free some space "
+                   "and run `searchtrace judge import` again\n")
+    assert store.read_bytes() == before
+    monkeypatch.setattr(jsonl.os, "fsync", real_fsync)
+    assert [(j.pair, j.grade) for j in JudgingSession.open(dataset).store.read()] == [((Q1, D1), 2)]
+
+
+def test_import_to_a_store_out_of_reach_names_itself(dataset, tmp_path, capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    qrels = tmp_path / "old.qrels"
+    qrels.write_text(f"{Q1} 0 {D1} 2\n")
+    assert main(["judge", "import", str(dataset), str(qrels), "--store",
+                 f"postgresql://judge:secret@127.0.0.1:{port}/team"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: judge import wrote nothing: store postgresql://judge:****@127.0.0.1:")
+    assert "secret" not in err and len(err.splitlines()) == 1 and not (dataset / "judgments.jsonl").exists()
+
+
 # -- status -------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from run_folders import QRELS, make_run, trec_text
+from run_folders import QRELS, make_run, trec_text, with_journal
 
 from searchtrace.cli import main
 from searchtrace.database import Database, StoreUrl
@@ -319,27 +319,6 @@ def test_a_hostile_file_name_in_the_store_is_refused_by_gate_and_export_and_writ
     assert not list(tmp_path.parent.glob("escaped*"))
 
 
-def _with_journal(folder: RunFolder) -> RunFolder:
-    """``folder`` with a journal of two readable records, recorded in its run.json."""
-    from searchtrace.evals.runs.runfolder import QueryOutcome, RankedResult
-    from searchtrace.names import Band
-    from searchtrace.retriever import RetryHints
-
-    def outcome(query_id: str) -> QueryOutcome:
-        return QueryOutcome(query_id=query_id, category="", latency_ms={"total": 1.0}, ranking=(("d0a", 1.0),),
-                            results=(RankedResult("d0a", 0.8, Band.HIGH, 1, {"rank": 1.0}),), best_score=0.8,
-                            no_confident=False, bands=(Band.HIGH,), weak=False,
-                            retry_hints=RetryHints((), (), "", ""), kg=(), rewrite_terms=(), degraded=(),
-                            trace_id="ab" * 16, attribution=())
-
-    summary = folder.summary()
-    folder.append([outcome("q0"), outcome("q1")])
-    folder.write_summary(summary)
-    records = folder.records()
-    assert not folder.journal.problems and len(records) == 2
-    return folder
-
-
 def _tear_the_journals_last_line(p: Path) -> None:
     journal = p / "journal.jsonl"
     journal.write_bytes(journal.read_bytes() + b'{"query_id": "q2", "ran')  # killed mid-write
@@ -367,7 +346,7 @@ def _damage_inside(path: Path) -> None:
     (_edit_a_field, "run.json"),
 ])
 def test_push_refuses_a_folder_that_does_not_verify_and_publishes_nothing(store, tmp_path, capsys, damage, named):
-    folder = _with_journal(make_run(tmp_path / "src", "run-a", tags=("main",)))
+    folder = with_journal(make_run(tmp_path / "src", "run-a", tags=("main",)))
     damage(folder.path)
     capsys.readouterr()
     assert main(["runs", "push", str(folder.path), "--store", store]) == 2

@@ -3,27 +3,32 @@
 The newest run with a tag is the first row of ``st_run_tags``' index range for
 it; the newest of a name, of ``st_runs_name``'s. A run read whole comes back with
 every file's bytes, ``run.trec`` and ``rankings.parquet`` rebuilt from the
-rankings when the store keeps only those, each file checked against its sha256.
+rankings when the store keeps only those, each file checked against its sha256
+and size, and every row's values checked before they are used (``rows``).
 """
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from searchtrace.errors import DataError, NotFoundError
-from searchtrace.evals.runs.runfolder import RunFolder, RunSummary
+from searchtrace.errors import NotFoundError
+from searchtrace.evals.runs.runfolder import RunFolder
 from searchtrace.evals.runs.store.entry import RunEntry, RunSelector
 from searchtrace.evals.runs.store.postgres_publish import insert_run
 from searchtrace.evals.runs.store.rebuild import rebuilt_files
-from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot, sha256
+from searchtrace.evals.runs.store.rows import (
+    entry_from_row,
+    files_from_rows,
+    head_from_row,
+    listed_files,
+    metrics_from_rows,
+    rankings_from_rows,
+    summary_from_files,
+)
+from searchtrace.evals.runs.store.snapshot import RunFile, RunSnapshot
 
 if TYPE_CHECKING:
     from searchtrace.database import Database
-    from searchtrace.evals.scoring.rankings import Run
 
 __all__ = ["PostgresRunIndex"]
 
@@ -47,7 +52,7 @@ class PostgresRunIndex:
             else:
                 rows = conn.execute(f"{_ENTRY} JOIN st_run_tags t USING (run_id) WHERE t.tag = %s "
                                     "ORDER BY t.created_at DESC, t.run_id DESC", (tag,)).fetchall()
-        return [_entry(row) for row in rows]
+        return [entry_from_row(row, self.where) for row in rows]
 
     def find(self, selector: RunSelector) -> RunEntry:
         with self.db.connection() as conn:
@@ -60,13 +65,13 @@ class PostgresRunIndex:
                     (selector.key,)).fetchone()
         if row is None:
             raise NotFoundError(f"no {selector.describe()} in {self.where}", field="run")
-        return _entry(row)
+        return entry_from_row(row, self.where)
 
     def files(self, run_id: str) -> tuple[RunFile, ...] | None:
         with self.db.connection() as conn:
             rows = conn.execute("SELECT name, sha256, size FROM st_run_files WHERE run_id = %s ORDER BY name",
                                 (run_id,)).fetchall()
-        return tuple(RunFile(name, digest, int(size)) for name, digest, size in rows) or None
+        return listed_files(run_id, rows, self.where)
 
     def local_folder(self, run_id: str) -> RunFolder | None:
         return None
@@ -84,53 +89,12 @@ class PostgresRunIndex:
                                  "ORDER BY metric, query_id", (run_id,)).fetchall()
             stored = conn.execute("SELECT name, sha256, size, content FROM st_run_files WHERE run_id = %s "
                                   "ORDER BY name", (run_id,)).fetchall()
-        rankings = _rankings(ranked, head[2])
-        files = _files(run_id, stored, rebuilt_files(rankings, head[1]))
-        summary_file = next(f for f in files if f.name == RunFolder.SUMMARY)
-        summary = RunSummary.from_json(json.loads(summary_file.content or b"null"), f"{self.where}: {run_id}")
-        return RunSnapshot(summary, head[0].astimezone(UTC), head[1], rankings, _metrics(scored), files)
+        created_at, tag, doc_ids = head_from_row(run_id, head, self.where)
+        rankings = rankings_from_rows(run_id, ranked, doc_ids, self.where)
+        files = files_from_rows(run_id, stored, rebuilt_files(rankings, tag), self.where)
+        summary = summary_from_files(run_id, files, self.where)
+        return RunSnapshot(summary, created_at, tag, rankings, metrics_from_rows(run_id, scored, self.where), files)
 
     def publish(self, snapshot: RunSnapshot) -> bool:
         with self.db.connection() as conn:
             return insert_run(conn, snapshot, self.where)
-
-
-def _entry(row: tuple[Any, ...]) -> RunEntry:
-    run_id, name, tags, created_at, dataset, mode = row
-    when: datetime = created_at.astimezone(UTC)
-    return RunEntry(run_id, name, tuple(tags or ()), when, dataset, mode or "")
-
-
-def _rankings(ranked: list[tuple[Any, ...]], doc_ids: list[str]) -> Run:
-    """The run the rows hold, its vocabularies in the order its codes number them (as the folder's run had)."""
-    from searchtrace.evals.scoring.rankings import Run
-
-    code = {doc: i for i, doc in enumerate(doc_ids)}
-    queries = np.empty(len(ranked), dtype=object)
-    queries[:] = [q for q, _, _ in ranked]
-    docs = np.empty(len(doc_ids), dtype=object)
-    docs[:] = doc_ids
-    lengths = [len(d) for _, d, _ in ranked]
-    return Run.from_codes(queries, docs, np.repeat(np.arange(len(ranked), dtype=np.int32), lengths),
-                          np.fromiter((code[d] for _, row, _ in ranked for d in row), dtype=np.int32, count=sum(lengths)),
-                          np.fromiter((s for _, _, row in ranked for s in row), dtype=np.float64, count=sum(lengths)),
-                          copy=False)
-
-
-def _files(run_id: str, stored: list[tuple[Any, ...]], rebuilt: dict[str, bytes]) -> tuple[RunFile, ...]:
-    out = []
-    for name, digest, size, content in stored:
-        data = bytes(content) if content is not None else rebuilt.get(name, b"")
-        if sha256(data) != digest:
-            raise DataError(f"run {run_id!r}: {name}", None, "the store's copy does not match its sha256")
-        out.append(RunFile(name, digest, int(size), data))
-    return tuple(out)
-
-
-def _metrics(rows: list[tuple[Any, ...]]) -> dict[str, tuple[list[str], np.ndarray]]:
-    grouped: dict[str, tuple[list[str], list[float]]] = {}
-    for metric, query, value in rows:
-        ids, values = grouped.setdefault(metric, ([], []))
-        ids.append(query)
-        values.append(value)
-    return {m: (ids, np.array(values, dtype=np.float64)) for m, (ids, values) in grouped.items()}

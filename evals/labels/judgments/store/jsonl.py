@@ -3,7 +3,9 @@
 Appends are safe from several processes at once: each takes an exclusive
 ``flock`` on the file, cuts a torn last line (a writer killed mid-write left a
 line without its newline), writes its lines in one ``write`` on an
-``O_APPEND`` descriptor and fsyncs before it lets go. A reader takes a shared
+``O_APPEND`` descriptor and fsyncs before it lets go. An append whose write or
+fsync fails (a full disk) cuts the file back to its size before, still under
+the lock: all of an append is kept, or none of it. A reader takes a shared
 lock and never uses a last line without its newline. :meth:`JsonlStore.read_after`
 reads only the bytes past a cursor (the file's device and inode, the offset
 after its last complete line read, and the bytes just before that offset): a
@@ -62,7 +64,12 @@ class JsonlStore:
         return str(self.path)
 
     def append(self, judgments: Sequence[Judgment]) -> None:
-        """Append ``judgments`` in one write under an exclusive lock, then fsync."""
+        """Append ``judgments`` in one write under an exclusive lock, then fsync: all of them, or none.
+
+        Raises:
+            OSError: the write or the fsync failed (a full disk), naming the file; the file is cut
+                back to what it held before, under the same lock, so no other writer's lines are lost.
+        """
         payload = b"".join(_line(j) for j in judgments)
         if not payload:
             return
@@ -72,8 +79,7 @@ class JsonlStore:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 _cut_torn_tail(fd)
-                _write(fd, payload)
-                os.fsync(fd)
+                _append_whole(fd, payload)
             finally:
                 os.close(fd)  # releases the lock
         if created:
@@ -114,6 +120,21 @@ def _write(fd: int, payload: bytes) -> None:
     view = memoryview(payload)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _append_whole(fd: int, payload: bytes) -> None:
+    """Write and fsync ``payload`` at the end of the locked file, or cut the file back to where it ended."""
+    size = os.fstat(fd).st_size
+    try:
+        _write(fd, payload)
+        os.fsync(fd)
+    except BaseException:
+        os.ftruncate(fd, size)  # shrinking needs no space; nobody else wrote meanwhile: we hold the lock
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass  # the cut stands in the page cache, and readers never use a line without its newline
+        raise
 
 
 def _cut_torn_tail(fd: int) -> None:
