@@ -8,6 +8,7 @@ one stopped uncleanly, ``kill -9``), and sets a damaged file aside, saying so, i
 from __future__ import annotations
 
 import logging
+import os
 import random
 import signal
 import subprocess
@@ -81,7 +82,9 @@ def test_a_store_damaged_after_a_killed_writer_is_set_aside_before_the_next_writ
     store.close()
 
 
-def test_after_a_clean_close_an_intact_store_is_checked_and_kept(tmp_path, monkeypatch):
+def test_after_a_clean_close_an_untouched_store_is_not_read_again_and_a_touched_one_is(tmp_path, monkeypatch):
+    """A writer that closed cleanly records the state it left the file in; the next writer's first write
+    checks only a file changed since (on a store of a million traces the check reads gigabytes)."""
     path = tmp_path / "traces.sqlite"
     ids, code = _write_then(path, "close")
     assert code == 0
@@ -90,6 +93,12 @@ def test_after_a_clean_close_an_intact_store_is_checked_and_kept(tmp_path, monke
     monkeypatch.setattr(damage, "is_damaged", lambda p: checked.append(p) or real(p))
     store = TraceStore(path)
     store.write(record(FakeSearch(run_id="after"))[0])
+    store.close()
+    assert checked == []  # untouched since the clean close: not read again
+    later = path.stat().st_mtime_ns + 10**9
+    os.utime(path, ns=(later, later))  # touched since (an edit, a copy put in its place)
+    store = TraceStore(path)
+    store.write(record(FakeSearch(run_id="touched"))[0])
     store.close()
     assert checked == [path] and not damaged_copies(path) and len(TraceStore(path).stored(ids)) == 150
 

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["ASIDE", "CHECK_EVERY_S", "SIDECARS", "Recheck", "damaged_copies", "is_damaged", "set_aside",
+__all__ = ["ASIDE", "CHECKED", "CHECK_EVERY_S", "SIDECARS", "Recheck", "damaged_copies", "is_damaged", "mark_whole",
+           "set_aside", "unchanged_since_whole",
            "set_aside_damaged"]
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,34 @@ def set_aside_damaged(path: Path, why: object) -> Path | None:
 def damaged_copies(path: Path) -> list[Path]:
     """Stores set aside beside ``path``, oldest first."""
     return sorted(p for p in path.parent.glob(f"{path.name}{ASIDE}*") if not p.name.endswith(SIDECARS[1:]))
+
+
+CHECKED = ".checked"
+"""The suffix of the file naming the state (inode, size, modification time) a store was last known whole in."""
+
+
+def _state(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_ino} {st.st_size} {st.st_mtime_ns}"
+
+
+def unchanged_since_whole(path: Path) -> bool:
+    """True when ``path`` is byte for byte where a writer left it known whole (found whole, or written on from
+    there and closed cleanly): its first write in another process then skips the check, which on a store of a
+    million traces reads gigabytes. Anything that touched the file since (another writer, a damaged copy put
+    in its place, an edit) changed its time or size, and the check is made."""
+    try:
+        return path.with_name(path.name + CHECKED).read_text(encoding="ascii").strip() == _state(path)
+    except (OSError, ValueError):
+        return False
+
+
+def mark_whole(path: Path) -> None:
+    """Record the state ``path`` is known whole in (best effort: a home that cannot take it checks again)."""
+    try:
+        path.with_name(path.name + CHECKED).write_text(_state(path), encoding="ascii")
+    except OSError:
+        pass
 
 
 def is_damaged(path: Path) -> bool:

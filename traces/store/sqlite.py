@@ -35,7 +35,7 @@ from typing import Iterator, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.store import sqlite_sql as sql
-from searchtrace.traces.store.damage import Recheck
+from searchtrace.traces.store.damage import Recheck, mark_whole, unchanged_since_whole
 from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
 from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
@@ -118,6 +118,8 @@ class TraceStore:
         reconnects (and sets up again) if used again."""
         self._close_connections()
         with self._setup:
+            if self._ready and self.path.exists():
+                mark_whole(self.path)  # as this writer leaves it: the next one's first write need not check
             if self._mark is not None:
                 self._mark.release()
                 self._mark = None
@@ -437,22 +439,28 @@ class TraceStore:
                     if self._mark is None:
                         self._mark = register(self.path)
                         unclean = self._mark is not None and self._mark.unclean > 0
-                        self._check_before_writing(unclean, "found when this process opened it to write")
+                        self._check_before_writing(unclean, "found when this process opened it to write", opening=True)
                     sql.create_schema(self._conn())
                     self._ready = True
         return self._conn()
 
-    def _check_before_writing(self, unclean: bool, when: str) -> None:
+    def _check_before_writing(self, unclean: bool, when: str, opening: bool = False) -> None:
         """Quick-check the file, as readers do (about 40 ms for 10,000 traces); a damaged one is set aside (and
-        said) and a new one started, never written into: readers would refuse it, and every trace with it."""
+        said) and a new one started, never written into: readers would refuse it, and every trace with it.
+        On ``opening``, a file unchanged since a writer left it known whole (``damage.unchanged_since_whole``)
+        is not read again: a command's one search pays nothing for a large store."""
         from searchtrace.traces.store.damage import is_damaged, set_aside_damaged
 
         self._recheck.checked()
-        if self.path.exists() and is_damaged(self.path):
-            self._close_connections()
-            self._ready = False  # the next write makes the new file's schema
-            set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced"
-                              if unclean else when)
+        if not self.path.exists() or (opening and not unclean and unchanged_since_whole(self.path)):
+            return
+        if not is_damaged(self.path):
+            mark_whole(self.path)
+            return
+        self._close_connections()
+        self._ready = False  # the next write makes the new file's schema
+        set_aside_damaged(self.path, "found when a writer that had stopped without closing it was replaced"
+                          if unclean else when)
 
     def _read(self, query: str, params: Sequence[object]) -> list[tuple]:
         """Rows of a read (see :meth:`_execute`)."""
