@@ -32,8 +32,9 @@ from typing import Any
 import httpx
 
 
-def _serve(dataset: Path, home: Path, ack: bool, workers: int) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "SEARCHTRACE_OTLP": "0", "SEARCHTRACE_TRACE_ACK": "1" if ack else "0"}
+def _serve(dataset: Path, home: Path, ack: bool, workers: int,
+           env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "SEARCHTRACE_OTLP": "0", "SEARCHTRACE_TRACE_ACK": "1" if ack else "0", **(env or {})}
     flags = ["--workers", str(workers)] if workers > 1 else []
     process = subprocess.Popen([sys.executable, "-m", "searchtrace", "serve", str(dataset), "--home", str(home),
                                 "--port", "0", "--no-progress", *flags], env=env, stderr=subprocess.PIPE, text=True)

@@ -66,9 +66,12 @@ class PostgresServer:
     """A cluster of its own (``start``/``stop``/``restart`` for fault tests), or the server ``SEARCHTRACE_TEST_POSTGRES``
     names (which cannot be stopped)."""
 
-    def __init__(self, *, durable: bool = False) -> None:
-        """``durable``: fsync on (for benchmarks); tests run without it, which only an OS crash would notice."""
+    def __init__(self, *, durable: bool = False, crash_safe: bool = False) -> None:
+        """``durable``: fsync on (for benchmarks); tests run without it, which only an OS crash would notice.
+        ``crash_safe``: commits synchronous too, so a server stopped with ``immediate`` (a crash, to PostgreSQL)
+        keeps every commit it acknowledged (a probe counting what a crash lost needs it)."""
         self.durable = durable
+        self.crash_safe = crash_safe
         self.external = os.environ.get(TEST_POSTGRES) or None
         self.folder: Path | None = None
         self.port = 0
@@ -110,8 +113,9 @@ class PostgresServer:
         bindir = binaries()
         assert bindir is not None
         speed = "" if self.durable else "-c fsync=off -c full_page_writes=off "
+        commits = "on" if self.crash_safe else "off"
         options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 {speed}"
-                   "-c synchronous_commit=off -c max_connections=200")
+                   f"-c synchronous_commit={commits} -c max_connections=200")
         subprocess.run([*self._as_owner(), str(bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-l",
                         str(self.folder / "log"), "-o", options, "-w", "-t", "60", "start"],
                        check=True, capture_output=True, text=True)
