@@ -92,7 +92,7 @@ def test_cli_binds_loopback_unless_told(tmp_path):
     assert (args.address, args.port) == ("127.0.0.1", 8501)
     assert parser.parse_args(["dashboard", "--address", "0.0.0.0", "--port", "9000"]).address == "0.0.0.0"
     cmd = streamlit_command(tmp_path, "127.0.0.1", 8601)
-    assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4].endswith("dashboard/app.py")
+    assert cmd[1:5] == ["-m", "searchtrace.dashboard.door", "--", "run"] and cmd[5].endswith("dashboard/app.py")
     assert cmd[cmd.index("--server.address") + 1] == "127.0.0.1" and cmd[cmd.index("--server.port") + 1] == "8601"
     assert cmd[-3:] == ["--", "--home", str(tmp_path)]
 
