@@ -232,7 +232,8 @@ def test_a_second_pooling_adds_to_the_pool_and_replace_says_what_it_discards(poo
 def test_the_gates_advice_followed_literally_loses_no_pooled_or_judged_pair(pooled, tmp_path, capsys, sample_config,
                                                                             sample_dataset, model):
     """Issue 36: the gate's suggested ``judge pool`` command, parsed from its message and run as printed, adds to
-    the pool: every pair pooled before and every judgment is still there."""
+    the pool: every pair pooled before and every judgment is still there. On the way, the eval of labels that
+    cover part of the query set counts its judged queries of the whole set."""
     import shlex
 
     from searchtrace.evals import EvalSettings
@@ -254,6 +255,14 @@ def test_the_gates_advice_followed_literally_loses_no_pooled_or_judged_pair(pool
     run = run_eval(EvalSettings(dataset=str(own), mode="fast"), sample_config, out=tmp_path / "run",
                    embedder=model, progress=False, trace_settings=TraceSettings.resolve(environ={}, store=False)).path
     capsys.readouterr()
+    from searchtrace.evals import RunFolder
+    from searchtrace.evals.summary_text import print_summary
+
+    summary = RunFolder(run).summary()
+    in_set = len((own / "queries.jsonl").read_text().splitlines())
+    assert summary.dataset.queries < in_set  # only the labelled queries were searched
+    print_summary(run, summary)
+    assert f"{summary.evaluated_queries} judged of {in_set} queries" in capsys.readouterr().out  # of the set
     assert main(["gate", "--baseline", str(run), "--candidate", str(run)]) == 2
     err = " ".join(capsys.readouterr().err.split())
     command = shlex.split(err[err.index("searchtrace judge pool"):])
