@@ -98,3 +98,26 @@ def test_deep_cutoffs_hold_every_sampled_completion(seed):
             assert ev[f"ndcg_min@{k}"][i] - 1e-12 <= value <= ev[f"ndcg_max@{k}"][i] + 1e-12
         widened += ev[f"ndcg_min@{k}"][i] < ev[f"ndcg_max@{k}"][i]
     assert widened  # the unjudged documents leave room
+
+
+def test_the_bounds_span_the_scale_the_labels_were_judged_on(tmp_path):
+    """A dataset judged here grades on its ``judging.toml`` (else the default 0..2): ``eval`` records its top grade
+    in the settings, and the bounds let an unjudged document take it though no judge gave it yet; a benchmark's
+    folder (no scale, no judgments) keeps its qrels' own highest grade."""
+    from searchtrace.evals.labels.judgments.folder import top_grade
+    from searchtrace.evals.runs.runfolder import EvalSettings
+
+    assert top_grade(tmp_path) is None
+    (tmp_path / "judgments.jsonl").write_text("")
+    assert top_grade(tmp_path) == 2
+    (tmp_path / "judging.toml").write_text('[grades]\n0 = "no"\n1 = "some"\n2 = "good"\n3 = "perfect"\n')
+    assert top_grade(tmp_path) == 3
+    settings = EvalSettings(dataset="d", top_grade=3)
+    assert EvalSettings.from_json(settings.to_json(), "settings.json") == settings
+    assert settings.rules.top_grade == 3 and "top_grade" not in EvalSettings(dataset="d").to_json()
+    qrels = Qrels.from_dict({"q": {"a": 1}})
+    run = Run.from_dict({"q": {"a": 2.0, "open": 1.0}})
+    binary = evaluate(qrels, run, ["ndcg_min@2"])["ndcg_min@2"][0]
+    scaled = evaluate(qrels, run, ["ndcg_min@2"], QueryRules(top_grade=3))["ndcg_min@2"][0]
+    assert binary == pytest.approx((1 + 1 / math.log2(3)) / (1 + 1 / math.log2(3)))  # grade 1 or 0: no lower
+    assert scaled == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))  # grade 3 at rank 2
