@@ -141,6 +141,20 @@ def _check_dataset(folder: JudgingFolder, runs: Sequence[Path]) -> None:
                                   "drawn from runs of one dataset", field="runs")
 
 
+def _ranked(sources: Mapping[str, Mapping[str, list[str]]], query: str,
+            depth: int) -> tuple[dict[str, list[Contribution]], set[str]]:
+    """``query``'s documents in some source's top ``depth``, with each source's rank; and those only below it."""
+    found: dict[str, list[Contribution]] = {}
+    below: set[str] = set()
+    for source, lists in sources.items():
+        for rank, doc in enumerate(lists.get(query, ()), 1):
+            if rank <= depth:
+                found.setdefault(doc, []).append(Contribution(source, rank))
+            else:
+                below.add(doc)
+    return found, below
+
+
 def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stages: bool = False, deeper: int = 0,
                seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None,
                existing: Sequence[PooledPair] = ()) -> Pool:
@@ -168,14 +182,7 @@ def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stage
     pairs: list[PooledPair] = []
     already = new = 0
     for query in sorted(ranked | set(pooled)):
-        found: dict[str, list[Contribution]] = {}
-        below: set[str] = set()
-        for source, lists in sources.items():
-            for rank, doc in enumerate(lists.get(query, ()) if query in ranked else (), 1):
-                if rank <= depth:
-                    found.setdefault(doc, []).append(Contribution(source, rank))
-                else:
-                    below.add(doc)
+        found, below = _ranked(sources, query, depth) if query in ranked else ({}, set())
         kept = [p.with_sources(found.get(p.doc_id, ())) for p in pooled.get(query, ())]
         taken = {p.doc_id for p in kept}
         fresh = [d for d in found if d not in taken]
