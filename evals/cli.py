@@ -189,9 +189,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     parse_metrics(_metrics(args))  # fail fast on an unknown metric
     resolve_store_url(args.store)  # and on a store URL that is none
     label = RunLabel(name=args.name, tags=tuple(args.tag), note=args.note)
-    settings = EvalSettings(dataset=str(Path(args.dataset)), split=args.split, mode=args.mode, depth=args.depth,
+    from searchtrace.evals.labels.judgments.folder import top_grade
+
+    root = Path(args.dataset)
+    settings = EvalSettings(dataset=str(root), split=args.split, mode=args.mode, depth=args.depth,
                             metrics=_metrics(args), corrective=args.corrective,
-                            batch_size=args.batch_size, unjudged=args.unjudged)
+                            batch_size=args.batch_size, unjudged=args.unjudged,
+                            top_grade=top_grade(root) if root.is_dir() else None)  # nDCG's bounds span the scale
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published

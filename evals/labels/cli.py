@@ -48,7 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_argument(c)
     c.set_defaults(func=cmd_export)
 
-    c = commands.add_parser("pool", help="the pairs to judge: each run's top K per query, less what is judged")
+    c = commands.add_parser("pool", help="add the pairs to judge: each run's top K per query, less what is judged",
+                            description="Add the runs' pairs to DATASET's pool.jsonl: every pair already pooled "
+                                        "is kept (one the runs rank again gets them added to its sources); "
+                                        "--replace starts the pool again.")
     c.add_argument("dataset", help="dataset folder (the runs must have scored it)")
     c.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run folders to pool")
     c.add_argument("--depth", type=int, default=10, help="ranks pooled from each source (default: 10)")
@@ -57,6 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--deeper", type=int, default=0, metavar="N",
                    help="add N random documents per query from below the depth (default: 0)")
     c.add_argument("--seed", type=int, default=0, help="the shuffle's and the deeper sample's seed (default: 0)")
+    c.add_argument("--replace", action="store_true",
+                   help="discard the pool there is and pool these runs alone (default: add to it)")
     c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME, else the "
                    "default home)")
     add_store_argument(c)
@@ -158,17 +163,27 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
-    from searchtrace.evals.labels.judgments.pool import build_pool, write_pool
+    from searchtrace.evals.labels.judgments.pool import build_pool, discarded, pairs_of, read_pool, write_pool
     from searchtrace.home import Home
 
     folder = _folder(args)
+    before = read_pool(folder, missing_ok=True)
     pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
-                      seed=args.seed, traces=Home.resolve(args.home).traces, store=_store(args))
+                      seed=args.seed, traces=Home.resolve(args.home).traces, store=_store(args),
+                      existing=() if args.replace else before)
+    lost = discarded(folder, before, pool) if args.replace else None
     path = write_pool(folder, pool)
     w = width()
-    queries = len({p.query_id for p in pool.pairs})
-    print(fit(f"pooled {len(pool.pairs)} pairs to judge over {queries} queries (depth {pool.depth}; "
-              f"{pool.already_judged} already judged, left out)", w))
+    old = set() if args.replace else set(pairs_of(before))
+    queries = len({p.query_id for p in pool.pairs if (p.query_id, p.doc_id) not in old})
+    lines = [f"pooled {pool.new} new pairs to judge over {queries} queries (depth {pool.depth})"]
+    if lost is not None:
+        lines.append(f"replaced a pool of {len(before)} pairs: {lost.pairs} discarded, {lost.unjudged} of them "
+                     "unjudged")
+    lines.append(f"{pool.already_judged} already judged, left out; the pool holds {len(pool.pairs)} pairs "
+                 f"({len(before)} before)")
+    for line in lines:
+        print(fit(line, w))
     for source, n in pool.per_source().items():
         print(fit(f"  {n:>6}  {source}", w))
     print(f"written to {path}")

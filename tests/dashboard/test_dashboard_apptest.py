@@ -97,7 +97,8 @@ def test_compare_page_says_what_changed(app, dashboard_home, run_ids):
     assert regressed["query_id"].tolist() == losses["query_id"].tolist()
     assert regressed["text"].notna().all() and {"base_rank", "candidate_rank"} <= set(regressed.columns)
     assert set(categories["category"]) == set(expected["category"])
-    assert several.shape == (11, 2) and {"judged@10", "ndcg_max@10", "ndcg@10"} <= set(several.index)  # coverage too
+    assert several.shape == (12, 2)  # the metrics, and coverage too
+    assert {"judged@10", "ndcg_min@10", "ndcg_max@10", "ndcg@10"} <= set(several.index)
     at.segmented_control(key="compare-view").set_value("improved").run()
     improved = frames(at)[1]
     assert (improved["delta"] > 0).all() and improved["delta"].is_monotonic_decreasing

@@ -161,8 +161,9 @@ def test_compare_of_runs_of_different_depths_gives_no_significance_to_deep_metri
     deep = [m for m in body["metrics"] if m in ("recall@100", "map@100")]
     assert deep == ["recall@100", "map@100"]
     assert body["notes"][0] == "depth 100 (base) vs 50 (candidate): no p-values for recall@100, map@100"
-    assert set(body["coverage"]) == {"judged@5", "judged@10", "judged@100", "ndcg_max@10"}  # beside, not tested
-    assert not any(m.startswith(("judged", "ndcg_max")) for m in body["metrics"])
+    assert set(body["coverage"]) == {"judged@5", "judged@10", "judged@100", "ndcg_min@10",
+                                     "ndcg_max@10"}  # beside, not tested
+    assert not any(m.startswith(("judged", "ndcg_min", "ndcg_max")) for m in body["metrics"])
     for name, item in body["metrics"].items():
         untested = name in deep
         assert (item["p"]["randomization_holm"] is None) == untested, name

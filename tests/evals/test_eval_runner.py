@@ -32,7 +32,8 @@ def run_dir(tmp_path_factory, sample_config, sample_index_path, model):
 def test_run_folder_files(run_dir, sample_dataset):
     summary = json.loads((run_dir / "run.json").read_text())
     assert set(summary["metrics"]) == {"ndcg@10", "recall@5", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10",
-                                       "judged@5", "judged@10", "judged@100", "ndcg_max@10"}  # coverage, bounds
+                                       "judged@5", "judged@10", "judged@100", "ndcg_min@10",
+                                       "ndcg_max@10"}  # coverage, bounds
     per_query_judged = pd.read_parquet(run_dir / "per_query.parquet")["judged@10"].dropna()
     assert 0 < summary["metrics"]["judged@10"] < 1  # the sample's qrels list relevant documents only
     assert summary["metrics"]["judged@10"] == pytest.approx(per_query_judged.mean())

@@ -61,7 +61,7 @@ def test_the_pool_is_the_union_of_top_k_less_what_is_judged_shown_blind(pooled, 
     assert main(["judge", "pool", str(dataset), "--runs", str(runs["hybrid"]), str(runs["keyword"]),
                  "--depth", "5"]) == 0
     out = capsys.readouterr().out
-    assert f"pooled {len(union)} pairs" in out and all(len(line) <= 80 for line in out.splitlines())
+    assert f"pooled {len(union)} new pairs" in out and all(len(line) <= 80 for line in out.splitlines())
     pool = read_pool(folder)
     assert set(pairs_of(pool)) == union and len(pool) == len(union)
     for pair in pool:
@@ -182,3 +182,94 @@ def test_labels_judged_here_calibrate_the_bands(pooled, tmp_path, sample_dataset
     report = calibrate(made["dev"], tmp_path / "calibration.json", method="isotonic", eval_run=made["heldout"])
     assert report["held_out"] and load_calibration(tmp_path / "calibration.json").name == "isotonic"
     assert report["after"]["ece"] < report["before"]["ece"]  # the default ramp, tuned elsewhere, is recalibrated
+
+
+def _sources(folder: JudgingFolder) -> dict[tuple[str, str], set[str]]:
+    return {(p.query_id, p.doc_id): {c.source for c in p.sources} for p in read_pool(folder)}
+
+
+def test_a_second_pooling_adds_to_the_pool_and_replace_says_what_it_discards(pooled, tmp_path, capsys):
+    """Issue 36: pooling run B into a pool of run A keeps every pair of A's pool (judged ones too), adds B's new
+    pairs less what is judged, and gives a pair both ranked both sources; ``--replace`` discards and says so."""
+    from searchtrace.evals.labels.judgments.session import JudgingSession
+
+    dataset, runs, _ = pooled
+    own = tmp_path / "own"
+    shutil.copytree(dataset, own, ignore=shutil.ignore_patterns("pool.jsonl"))
+    folder = JudgingFolder.at(own)
+    a, b = runs["hybrid"], runs["dense"]
+    top_a, top_b = _top(a, 3), _top(b, 3)
+    assert main(["judge", "pool", str(own), "--runs", str(a), "--depth", "3"]) == 0
+    capsys.readouterr()
+    first = pairs_of(read_pool(folder))
+    session = JudgingSession.open(own)
+    judged_in_pool = first[:2]
+    judged_elsewhere = sorted(top_b - top_a)[:1]  # judged without ever being pooled: it stays out
+    for query_id, doc_id in [*judged_in_pool, *judged_elsewhere]:
+        session.record(query_id, doc_id, 1, "ada")
+    assert main(["judge", "pool", str(own), "--runs", str(b), "--depth", "3"]) == 0
+    out = capsys.readouterr().out
+    union = top_a | (top_b - set(judged_elsewhere))
+    new = len(union) - len(first)
+    assert set(pairs_of(read_pool(folder))) == union and len(read_pool(folder)) == len(union)
+    assert f"pooled {new} new pairs to judge" in out
+    assert f"1 already judged, left out; the pool holds {len(union)} pairs ({len(first)} before)" in out
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("written to"))  # a path wraps
+    names = {a.name: top_a, b.name: top_b}
+    assert _sources(folder) == {pair: {n for n, top in names.items() if pair in top} for pair in union}
+    assert any(len(s) == 2 for s in _sources(folder).values())  # a pair both ranked lists both
+    assert main(["judge", "pool", str(own), "--runs", str(b), "--depth", "3"]) == 0  # again: nothing new
+    assert "pooled 0 new pairs" in capsys.readouterr().out and set(pairs_of(read_pool(folder))) == union
+
+    assert main(["judge", "pool", str(own), "--runs", str(a), "--depth", "3", "--replace"]) == 0
+    out = capsys.readouterr().out
+    lost = union - (top_a - set(judged_in_pool))
+    assert set(pairs_of(read_pool(folder))) == top_a - set(judged_in_pool)
+    assert (f"replaced a pool of {len(union)} pairs: {len(lost)} discarded, {len(lost) - len(judged_in_pool)} of "
+            "them unjudged") in out
+
+
+def test_the_gates_advice_followed_literally_loses_no_pooled_or_judged_pair(pooled, tmp_path, capsys, sample_config,
+                                                                            sample_dataset, model):
+    """Issue 36: the gate's suggested ``judge pool`` command, parsed from its message and run as printed, adds to
+    the pool: every pair pooled before and every judgment is still there. On the way, the eval of labels that
+    cover part of the query set counts its judged queries of the whole set."""
+    import shlex
+
+    from searchtrace.evals import EvalSettings
+    from searchtrace.evals.labels.judgments.session import JudgingSession
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.traces import TraceSettings
+
+    dataset, runs, _ = pooled
+    own = tmp_path / "own"
+    shutil.copytree(dataset, own, ignore=shutil.ignore_patterns("pool.jsonl"))
+    folder = JudgingFolder.at(own)
+    assert main(["judge", "pool", str(own), "--runs", str(runs["keyword"]), str(runs["dense"]), "--depth", "2"]) == 0
+    before = pairs_of(read_pool(folder))
+    session = JudgingSession.open(own)
+    for query_id, doc_id in before[: len(before) // 2]:
+        session.record(query_id, doc_id, sample_dataset.qrels.get(query_id, {}).get(doc_id, 0), "oracle")
+    judged = {j.pair for j in folder.store().read()}
+    assert main(["judge", "export", str(own), "--split", "test"]) == 0
+    run = run_eval(EvalSettings(dataset=str(own), mode="fast"), sample_config, out=tmp_path / "run",
+                   embedder=model, progress=False, trace_settings=TraceSettings.resolve(environ={}, store=False)).path
+    capsys.readouterr()
+    from searchtrace.evals import RunFolder
+    from searchtrace.evals.summary_text import print_summary
+
+    summary = RunFolder(run).summary()
+    in_set = len((own / "queries.jsonl").read_text().splitlines())
+    assert summary.dataset.queries < in_set  # only the labelled queries were searched
+    print_summary(run, summary)
+    assert f"{summary.evaluated_queries} judged of {in_set} queries" in capsys.readouterr().out  # of the set
+    assert main(["gate", "--baseline", str(run), "--candidate", str(run)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    command = shlex.split(err[err.index("searchtrace judge pool"):])
+    assert command[:3] == ["searchtrace", "judge", "pool"]
+    assert main(command[1:]) == 0
+    after = set(pairs_of(read_pool(folder)))
+    assert set(before) <= after  # judged or not, nothing pooled is lost
+    assert after > set(before)  # and the candidate's unjudged top 10 is added
+    assert {j.pair for j in folder.store().read()} == judged
+    assert not (after - set(before)) & judged

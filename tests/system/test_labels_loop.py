@@ -182,7 +182,7 @@ def test_traffic_to_labels_to_a_gate_that_asks_for_judging(tmp_path, sample_conf
     assert main(["judge", "pool", str(qset), "--runs", str(a1), str(b1), "--depth", "5"]) == 0
     pool = pairs_of(read_pool(JudgingFolder.at(qset)))
     assert len(queries) * 5 <= len(pool) <= len(queries) * 10 and len(set(pool)) == len(pool)
-    assert f"pooled {len(pool)} pairs" in capsys.readouterr().out
+    assert f"pooled {len(pool)} new pairs" in capsys.readouterr().out
 
     # 5. judge: a few pairs by clicks in Chromium, the rest by the hidden qrels
     _judge_in_browser(home.root, qset)
@@ -212,7 +212,9 @@ def test_traffic_to_labels_to_a_gate_that_asks_for_judging(tmp_path, sample_conf
     command = f"searchtrace judge pool {qset} --runs {c1} --depth 10"
     assert command in " ".join(err.split())
     assert main(command.split()[1:]) == 0
-    assert f"pooled {len(read_pool(JudgingFolder.at(qset)))} pairs" in capsys.readouterr().out
+    grown = pairs_of(read_pool(JudgingFolder.at(qset)))
+    assert set(pool) <= set(grown)  # the advice adds: nothing pooled (or judged) before is lost
+    assert f"the pool holds {len(grown)} pairs ({len(pool)} before)" in capsys.readouterr().out
     judged_c = _judge_the_rest(qset, oracle)
     assert judged_c > 0
     assert main(["judge", "export", str(qset), "--split", "test", "--force"]) == 0

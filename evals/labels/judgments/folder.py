@@ -29,7 +29,7 @@ from searchtrace.safepaths import checked_part
 if TYPE_CHECKING:
     from searchtrace.database import StoreUrl
 
-__all__ = ["JUDGMENTS_FILE", "POOL_FILE", "QUEUE_FILE", "JudgingFolder"]
+__all__ = ["JUDGMENTS_FILE", "POOL_FILE", "QUEUE_FILE", "JudgingFolder", "top_grade"]
 
 JUDGMENTS_FILE = "judgments.jsonl"
 QUEUE_FILE = "judge_queue.sqlite"
@@ -120,3 +120,16 @@ class JudgingFolder:
         queries = load_queries(self.root / "queries.jsonl")
         docs = load_corpus(self.root / "corpus.jsonl")
         return frozenset(q.id for q in queries), frozenset(d.id for d in docs)
+
+
+def top_grade(root: Path) -> int | None:
+    """The top grade of the scale labels judged in the dataset folder ``root`` are given on (``judging.toml``, else
+    the default scale), or None for a folder with neither a scale nor ``judgments.jsonl``: a benchmark's qrels are
+    their own scale.
+
+    Raises:
+        DataError: a ``judging.toml`` that cannot be read as a scale.
+    """
+    if not (root / SCALE_FILE).is_file() and not (root / JUDGMENTS_FILE).is_file():
+        return None
+    return max(value for value, _ in Scale.load(root).grades)

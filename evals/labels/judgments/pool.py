@@ -8,9 +8,16 @@ pair records which sources and ranks contributed it. ``--deeper N`` adds a
 seeded random sample of ``N`` documents per query from ranks below ``K``, so the
 labels also say something about what the pool's depth missed.
 
-The pool is written to ``pool.jsonl`` in the dataset folder, a line per pair, in
-the order a judge is shown them: queries by id, the pairs of
-each shuffled by a seed. What a judge is shown is blind: no score, rank, band or
+A pool adds, never replaces: pooling more runs into a dataset that has a pool
+keeps every pair already there (judged or not) and adds the new runs' pairs;
+a pair already pooled gets the new sources added to its own. ``--replace``
+starts the pool again, and says how many pairs (and how many unjudged) it
+discards.
+
+The pool is written to ``pool.jsonl`` in the dataset folder (atomically), a
+line per pair, in the order a judge is shown them: queries by id, the pairs
+already pooled first in their order, then the new pairs of each query shuffled
+by a seed. What a judge is shown is blind: no score, rank, band or
 system (those stay in the file, for analysis after judging).
 """
 
@@ -19,7 +26,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +35,8 @@ from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, NotFoundError, ValidationError
 from searchtrace.evals.labels.judgments.folder import JudgingFolder
 
-__all__ = ["STAGE_SPANS", "Contribution", "Pool", "PooledPair", "build_pool", "pairs_of", "read_pool", "write_pool"]
+__all__ = ["STAGE_SPANS", "Contribution", "Discarded", "Pool", "PooledPair", "build_pool", "discarded", "pairs_of",
+           "read_pool", "write_pool"]
 
 STAGE_SPANS = ("dense", "keyword", "graph", "fuse")
 """The stage spans whose candidate lists ``--stages`` pools, beside the final ranking."""
@@ -55,6 +63,12 @@ class PooledPair:
         return {"query_id": self.query_id, "doc_id": self.doc_id, "deep": self.deep,
                 "sources": [{"source": c.source, "rank": c.rank} for c in self.sources]}
 
+    def with_sources(self, found: Iterable[Contribution]) -> PooledPair:
+        """This pair with the contributions of sources it does not list yet added (a source listed stays as is)."""
+        listed = {c.source for c in self.sources}
+        more = tuple(c for c in found if c.source not in listed)
+        return replace(self, sources=self.sources + more) if more else self
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str, line: int) -> PooledPair:
         try:
@@ -66,19 +80,23 @@ class PooledPair:
 
 @dataclass(frozen=True)
 class Pool:
-    """What ``build_pool`` found: the new pairs in the order shown, and how many were already judged."""
+    """What ``build_pool`` made: the whole pool in the order shown (the pairs already pooled kept), how many of
+    its pairs are new, and how many of the runs' pairs were left out as judged already."""
 
     pairs: tuple[PooledPair, ...]
     already_judged: int
     sources: tuple[str, ...]
     depth: int
+    new: int = 0
+    """How many of ``pairs`` this pooling added (the rest were in the pool before)."""
 
     def per_source(self) -> dict[str, int]:
         """Pairs each source contributed (a pair counts for every source that ranked it)."""
         out = dict.fromkeys(self.sources, 0)
         for pair in self.pairs:
             for c in pair.sources:
-                out[c.source] = out.get(c.source, 0) + 1
+                if c.source in out:  # an earlier pooling's source is not this one's
+                    out[c.source] += 1
         return out
 
 
@@ -123,9 +141,25 @@ def _check_dataset(folder: JudgingFolder, runs: Sequence[Path]) -> None:
                                   "drawn from runs of one dataset", field="runs")
 
 
+def _ranked(sources: Mapping[str, Mapping[str, list[str]]], query: str,
+            depth: int) -> tuple[dict[str, list[Contribution]], set[str]]:
+    """``query``'s documents in some source's top ``depth``, with each source's rank; and those only below it."""
+    found: dict[str, list[Contribution]] = {}
+    below: set[str] = set()
+    for source, lists in sources.items():
+        for rank, doc in enumerate(lists.get(query, ()), 1):
+            if rank <= depth:
+                found.setdefault(doc, []).append(Contribution(source, rank))
+            else:
+                below.add(doc)
+    return found, below
+
+
 def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stages: bool = False, deeper: int = 0,
-               seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None) -> Pool:
-    """The pool of ``runs`` at ``depth`` less the pairs already judged (see the module docstring).
+               seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None,
+               existing: Sequence[PooledPair] = ()) -> Pool:
+    """The pool of ``runs`` at ``depth`` less the pairs already judged, added to the pool ``existing`` (see the
+    module docstring): its pairs are all kept, in their order, each with the new sources that ranked it added.
 
     Raises:
         ValidationError: no run, a depth below 1, runs of another dataset, ``--stages`` without traces.
@@ -140,42 +174,62 @@ def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stage
         sources |= _rankings(run, stages, traces, store)
     queries, _ = folder.ids()
     judged = {(j.query_id, j.doc_id) for j in folder.store().read()}
+    pooled: dict[str, list[PooledPair]] = {}
+    for pair in existing:
+        pooled.setdefault(pair.query_id, []).append(pair)
+    ranked = {q for lists in sources.values() for q in lists if q in queries}
     rng = random.Random(seed)
     pairs: list[PooledPair] = []
-    already = 0
-    for query in sorted(q for q in {q for lists in sources.values() for q in lists} if q in queries):
-        found: dict[str, list[Contribution]] = {}
-        below: set[str] = set()
-        for source, lists in sources.items():
-            for rank, doc in enumerate(lists.get(query, ()), 1):
-                if rank <= depth:
-                    found.setdefault(doc, []).append(Contribution(source, rank))
-                else:
-                    below.add(doc)
-        already += sum((query, d) in judged for d in found)
-        chosen = [PooledPair(query, d, tuple(c)) for d, c in found.items() if (query, d) not in judged]
-        rest = sorted(d for d in below - set(found) if (query, d) not in judged)
-        chosen += [PooledPair(query, d, (), deep=True) for d in rng.sample(rest, min(deeper, len(rest)))]
-        rng.shuffle(chosen)  # the order a judge sees: nothing of rank or system in it
-        pairs += chosen
-    return Pool(tuple(pairs), already, tuple(sources), depth)
+    already = new = 0
+    for query in sorted(ranked | set(pooled)):
+        found, below = _ranked(sources, query, depth) if query in ranked else ({}, set())
+        kept = [p.with_sources(found.get(p.doc_id, ())) for p in pooled.get(query, ())]
+        taken = {p.doc_id for p in kept}
+        fresh = [d for d in found if d not in taken]
+        already += sum((query, d) in judged for d in fresh)
+        chosen = [PooledPair(query, d, tuple(found[d])) for d in fresh if (query, d) not in judged]
+        if query in ranked:
+            rest = sorted(d for d in below - set(found) - taken if (query, d) not in judged)
+            chosen += [PooledPair(query, d, (), deep=True) for d in rng.sample(rest, min(deeper, len(rest)))]
+            rng.shuffle(chosen)  # the order a judge sees: nothing of rank or system in it
+        pairs += kept + chosen
+        new += len(chosen)
+    return Pool(tuple(pairs), already, tuple(sources), depth, new)
+
+
+@dataclass(frozen=True)
+class Discarded:
+    """What replacing a pool drops: its pairs the new pool lacks, and how many of them nobody judged yet."""
+
+    pairs: int
+    unjudged: int
+
+
+def discarded(folder: JudgingFolder, existing: Sequence[PooledPair], pool: Pool) -> Discarded:
+    """The pairs of ``existing`` that ``pool`` (made afresh, ``--replace``) would drop."""
+    keep = set(pairs_of(pool.pairs))
+    lost = [pair for pair in pairs_of(existing) if pair not in keep]
+    judged = {(j.query_id, j.doc_id) for j in folder.store().read()} if lost else set()
+    return Discarded(len(lost), sum(pair not in judged for pair in lost))
 
 
 def write_pool(folder: JudgingFolder, pool: Pool) -> Path:
-    """Write ``pool.jsonl`` whole (replacing an earlier pool: its judged pairs are in the store)."""
+    """Write ``pool.jsonl`` whole, aside then renamed over the old one (``pool`` holds every pair to keep)."""
     path = folder.pool
     payload = "".join(json.dumps(p.to_json(), ensure_ascii=False) + "\n" for p in pool.pairs).encode("utf-8")
     write_atomic(path, lambda tmp: tmp.write_bytes(payload))
     return path
 
 
-def read_pool(folder: JudgingFolder) -> tuple[PooledPair, ...]:
-    """The pool's pairs in the order shown.
+def read_pool(folder: JudgingFolder, *, missing_ok: bool = False) -> tuple[PooledPair, ...]:
+    """The pool's pairs in the order shown (none when there is no pool and ``missing_ok``).
 
     Raises:
         NotFoundError: no pool yet. DataError: a damaged line (file and line named).
     """
     path = folder.pool
+    if missing_ok and not path.exists():
+        return ()
     if not path.is_file():
         raise NotFoundError(f"no pool in {folder.root}: run `searchtrace judge pool {folder.root} --runs RUN ...`",
                             field="pool")

@@ -46,6 +46,8 @@ class DatasetInfo:
 
     ``fingerprint`` hashes the index inputs (corpus and triples); ``fingerprints``
     holds the separate hashes a comparison checks (None in runs before format 3).
+    ``queries`` counts the queries searched (the split's); ``query_set`` the
+    dataset's whole query set (None in runs that did not record it).
     """
 
     name: str
@@ -54,19 +56,28 @@ class DatasetInfo:
     fingerprint: str
     queries: int
     fingerprints: Fingerprints | None = None
+    query_set: int | None = None
+
+    @property
+    def of(self) -> int:
+        """The queries a "judged of" count is of: the query set when known, else those searched."""
+        return self.queries if self.query_set is None else self.query_set
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "path": self.path, "split": self.split,
                                "fingerprint": self.fingerprint, "queries": self.queries}
         if self.fingerprints is not None:
             out["fingerprints"] = self.fingerprints.to_json()
+        if self.query_set is not None:
+            out["query_set"] = self.query_set
         return out
 
     @classmethod
     def from_json(cls, f: Fields) -> DatasetInfo:
         prints = f.opt_obj("fingerprints")
+        query_set = f.integer("query_set") if f.has("query_set") else None
         return cls(f.text("name"), f.text("path", ""), f.opt_text("split"), f.text("fingerprint", ""),
-                   f.integer("queries"), Fingerprints.from_json(prints) if prints else None)
+                   f.integer("queries"), Fingerprints.from_json(prints) if prints else None, query_set)
 
 
 @dataclass(frozen=True)

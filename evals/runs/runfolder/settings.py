@@ -37,6 +37,9 @@ class EvalSettings:
             ``run_eval``), so a run never resumes under other settings.
         unjudged: how unjudged documents count: ``nonrelevant``, or ``condensed`` (removed before ranking,
             trec_eval ``-J``). Written only when not the default, so older runs' settings read the same.
+        top_grade: the top grade of the scale the dataset's labels were judged on (``judging.toml``), the
+            greatest an unjudged document could be given in nDCG's bounds; None: the qrels' highest grade.
+            Written only when set.
     """
 
     dataset: str
@@ -50,6 +53,7 @@ class EvalSettings:
     results_per_query: int = 20
     retriever: str = ""
     unjudged: str = "nonrelevant"
+    top_grade: int | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.depth <= MAX_CANDIDATES:
@@ -60,11 +64,13 @@ class EvalSettings:
             raise ValidationError(f"batch_size must be >= 1, got {self.batch_size}", field="batch_size")
         if self.unjudged not in ("nonrelevant", "condensed"):
             raise ValidationError(f"unjudged must be nonrelevant or condensed, got {self.unjudged!r}", field="unjudged")
+        if self.top_grade is not None and self.top_grade < 1:
+            raise ValidationError(f"top_grade must be >= 1, got {self.top_grade}", field="top_grade")
 
     @property
     def rules(self) -> QueryRules:
         """The query rules the run is scored under."""
-        return QueryRules(judged_only=self.unjudged == "condensed")
+        return QueryRules(judged_only=self.unjudged == "condensed", top_grade=self.top_grade)
 
     def key(self) -> str:
         """A short hash of the settings (the last part of a default run id)."""
@@ -75,6 +81,8 @@ class EvalSettings:
         fields = asdict(self)
         if self.unjudged == "nonrelevant":
             del fields["unjudged"]
+        if self.top_grade is None:
+            del fields["top_grade"]
         return {("top_k" if k == "depth" else k): v for k, v in fields.items()}
 
     def to_json(self) -> dict[str, Any]:
@@ -94,4 +102,5 @@ class EvalSettings:
         return cls(dataset=f.text("dataset"), split=f.opt_text("split"), mode=f.opt_text("mode"), depth=f.integer("top_k"),
                    metrics=f.strings("metrics"), corrective=f.flag("corrective"), batch_size=f.integer("batch_size"),
                    attribution_k=f.integer("attribution_k"), results_per_query=f.integer("results_per_query"),
-                   retriever=f.text("retriever", ""), unjudged=f.text("unjudged", "nonrelevant"))
+                   retriever=f.text("retriever", ""), unjudged=f.text("unjudged", "nonrelevant"),
+                   top_grade=f.integer("top_grade") if f.has("top_grade") else None)

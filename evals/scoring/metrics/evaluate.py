@@ -66,7 +66,7 @@ def _depths(metrics: tuple[Metric, ...]) -> tuple[int | None, int | None]:
     """Ranks and ideal grades the metrics read (None: all)."""
     ks = [m.k for m in metrics]
     depth = None if None in ks else max((k for k in ks if k is not None), default=0)
-    ideal = [m.k for m in metrics if m.name is MetricName.NDCG]
+    ideal = [m.k for m in metrics if m.name in (MetricName.NDCG, MetricName.NDCG_MIN, MetricName.NDCG_MAX)]
     return depth, (None if None in ideal else max((k for k in ideal if k is not None), default=0))
 
 

@@ -19,8 +19,9 @@ import numpy as np
 
 from searchtrace.errors import ValidationError
 from searchtrace.evals.scoring.metrics.average_precision import average_precision
-from searchtrace.evals.scoring.metrics.judged import bpref, judged, ndcg_max
+from searchtrace.evals.scoring.metrics.judged import bpref, judged
 from searchtrace.evals.scoring.metrics.ndcg import ndcg
+from searchtrace.evals.scoring.metrics.ndcg_bounds import ndcg_max, ndcg_min
 from searchtrace.evals.scoring.metrics.precision import precision, r_precision
 from searchtrace.evals.scoring.metrics.ranking import Ranking
 from searchtrace.evals.scoring.metrics.recall import hit, recall
@@ -43,6 +44,7 @@ class MetricName(str, enum.Enum):
     HIT = "hit"
     RPREC = "rprec"
     JUDGED = "judged"
+    NDCG_MIN = "ndcg_min"
     NDCG_MAX = "ndcg_max"
     BPREF = "bpref"
 
@@ -75,6 +77,7 @@ REGISTRY = MappingProxyType(
         MetricName.HIT: MetricSpec(hit, Cutoff.REQUIRED, "success_{k}"),
         MetricName.RPREC: MetricSpec(r_precision, Cutoff.NONE, "", "Rprec"),
         MetricName.JUDGED: MetricSpec(judged, Cutoff.REQUIRED, ""),
+        MetricName.NDCG_MIN: MetricSpec(ndcg_min, Cutoff.REQUIRED, ""),
         MetricName.NDCG_MAX: MetricSpec(ndcg_max, Cutoff.REQUIRED, ""),
         MetricName.BPREF: MetricSpec(bpref, Cutoff.NONE, "", "bpref"),
     }
@@ -165,14 +168,16 @@ COVERAGE_K = 10
 
 def coverage_metrics(metrics: Iterable[str | Metric]) -> tuple[Metric, ...]:
     """``judged@k`` for :data:`COVERAGE_K` and for each cutoff of ``metrics`` (ascending): how much of each
-    reported top k rests on judged documents; and ``ndcg_max@k`` for each ``ndcg@k``, its upper bound."""
+    reported top k rests on judged documents; and ``ndcg_min@k`` and ``ndcg_max@k`` for each ``ndcg@k``: the least
+    and the greatest nDCG@k any grading of the unjudged documents of its top k would give."""
     parsed = [m for m in parse_metrics(metrics) if not is_coverage(m)]
     ks = {COVERAGE_K} | {m.k for m in parsed if m.k is not None}
     upper = sorted({m.k for m in parsed if m.name is MetricName.NDCG and m.k is not None})
-    return (*(Metric(MetricName.JUDGED, k) for k in sorted(ks)), *(Metric(MetricName.NDCG_MAX, k) for k in upper))
+    bounds = (Metric(name, k) for k in upper for name in (MetricName.NDCG_MIN, MetricName.NDCG_MAX))
+    return (*(Metric(MetricName.JUDGED, k) for k in sorted(ks)), *bounds)
 
 
 def is_coverage(metric: str | Metric) -> bool:
-    """Whether ``metric`` measures the labels' reach (``judged@k``, ``ndcg_max@k``), not the ranking: shown beside
-    the quality metrics, never compared or gated as one."""
-    return Metric.parse(metric).name in (MetricName.JUDGED, MetricName.NDCG_MAX)
+    """Whether ``metric`` measures the labels' reach (``judged@k``, ``ndcg_min@k``, ``ndcg_max@k``), not the
+    ranking: shown beside the quality metrics, never compared or gated as one."""
+    return Metric.parse(metric).name in (MetricName.JUDGED, MetricName.NDCG_MIN, MetricName.NDCG_MAX)

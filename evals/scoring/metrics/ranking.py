@@ -36,6 +36,7 @@ class Ranking:
         length: (n,) documents ranked per query, up to ``depth``.
         n_nonrel: (n,) judged non-relevant documents per query (0 <= grade < ``level``), for bpref.
         negative: (n, depth) bool: judged with a negative grade (trec_eval: not in the pool; bpref skips it).
+        top: the scale's top grade: the greatest an unjudged document could be given (nDCG's bounds).
     """
 
     gains: np.ndarray
@@ -46,6 +47,7 @@ class Ranking:
     length: np.ndarray | None = None
     n_nonrel: np.ndarray | None = None
     negative: np.ndarray | None = None
+    top: int = 1
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -198,5 +200,6 @@ def build_ranking(
     n_graded = np.bincount(qrels.query_index, weights=qrels.grades > 0, minlength=len(qrels.queries))[evaluated]
     most = int(n_graded.max()) if n else 0
     ideal = _ideal(qrels, row_of_query, n, most if ideal_depth is None else min(ideal_depth, most))
+    top = max(rules.top_grade or 0, int(qrels.grades.max()) if len(qrels.grades) else 0, rules.relevance_level)
     return qrels.queries[evaluated], retrieved, Ranking(gains, ideal, n_rel, rules.relevance_level, judged, length,
-                                                        n_nonrel.astype(np.int64), negative)
+                                                        n_nonrel.astype(np.int64), negative, top)

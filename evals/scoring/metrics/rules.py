@@ -38,6 +38,9 @@ class QueryRules:
         relevance_level: the lowest relevant grade (trec_eval ``-l``).
         judged_only: score condensed lists, each query's unjudged documents removed before ranking
             (trec_eval ``-J``): nDCG', AP' of Sakai's condensed-list measures.
+        top_grade: the grading scale's top grade, the greatest an unjudged document could be given (nDCG's
+            bounds, ``ndcg_min@k`` and ``ndcg_max@k``); None: the qrels' highest grade (at least
+            ``relevance_level``), or this when the qrels grade lower.
     """
 
     no_relevant: bool = False
@@ -45,9 +48,10 @@ class QueryRules:
     max_docs: int | None = None
     relevance_level: int = 1
     judged_only: bool = False
+    top_grade: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_docs", "relevance_level"):
+        for name in ("max_docs", "relevance_level", "top_grade"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValidationError(f"{name} must be a positive integer, got {value!r}", field=name)
@@ -64,4 +68,6 @@ class QueryRules:
                                   "max_docs": self.max_docs, "relevance_level": self.relevance_level}
         if self.judged_only:  # written only when set: older run folders' rules read the same
             out["judged_only"] = True
+        if self.top_grade is not None:
+            out["top_grade"] = self.top_grade
         return out
