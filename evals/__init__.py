@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         EvalSettings,
         ExternalRun,
         JournalRecord,
+        OutsideRuns,
         Percentiles,
         QueryOutcome,
         RankedResult,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
         feature_column,
         latency_column,
         latency_stage,
+        outside_runs,
     )
     from searchtrace.evals.runs.runindex.cache import cached_run
     from searchtrace.evals.runs.store.opening import open_store_index

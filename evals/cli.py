@@ -274,6 +274,12 @@ def _score_external(args: argparse.Namespace) -> int:
     ev = scored.evaluation
     folder = write_run_folder(args.out, scored, args.run, args.qrels, rules, time.perf_counter() - started) \
         if args.out else None
+    if folder is not None:
+        from searchtrace.evals.runs.runfolder.outside import list_written
+        from searchtrace.home import Home
+
+        with _warnings_printed():
+            list_written(Home.resolve(args.home), folder.path)
     means = {str(m): None if v != v else round(float(v), 6) for m, v in ev.means.items()}
     if args.json:
         out = {"run": args.run, "queries": int(len(ev.query_ids)), "metrics": means, "rules": rules.to_json(),

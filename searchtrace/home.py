@@ -8,6 +8,7 @@ it is named here and nowhere else::
       cache/embeddings.sqlite    embeddings by text hash
       cache/models/              ONNX encoders built from the model's weights, by their sha256
       runs/<run id>/             one folder per eval run
+      runs.outside               the run folders written elsewhere (eval --out), one path a line
       traces.sqlite              the local trace store
 """
 
@@ -89,6 +90,11 @@ class Home:
     def runs(self) -> Path:
         """The folder of eval run folders."""
         return self.root / "runs"
+
+    @property
+    def runs_outside(self) -> Path:
+        """The list of run folders written outside :attr:`runs` (``eval --out``), one absolute path a line."""
+        return self.root / "runs.outside"
 
     @property
     def traces(self) -> Path:

@@ -39,7 +39,9 @@ def make_run(root: Path, run_id: str, *, seed: int = 0, tags: tuple[str, ...] = 
     trec = root / f"{run_id}.input.trec"
     trec.write_text(trec_text(seed))
     out = root / run_id
-    assert main(["eval", "--run", str(trec), "--qrels", str(root / "qrels.txt"), "--out", str(out)]) == 0
+    home = root / ".home"  # the home that lists it: a throwaway one, never the user's
+    assert main(["eval", "--run", str(trec), "--qrels", str(root / "qrels.txt"), "--out", str(out),
+                 "--home", str(home)]) == 0
     folder = RunFolder(out)
     when = created or datetime(2026, 1, 1, tzinfo=UTC)
     folder.write_summary(replace(folder.summary(), name=name, tags=tags, created_at=when))

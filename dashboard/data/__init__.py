@@ -30,6 +30,7 @@ from searchtrace.dashboard.data.query import (
 )
 from searchtrace.dashboard.data.runs import (
     damaged_runs,
+    gone_runs,
     differing_settings,
     list_runs,
     load_run,
@@ -72,6 +73,7 @@ __all__ = [
     "compare_runs",
     "count_traces",
     "damaged_runs",
+    "gone_runs",
     "dataset_folders",
     "differing_settings",
     "disagreements",

@@ -10,10 +10,10 @@ import pandas as pd
 
 from searchtrace.dashboard.data.shared import store_run, store_runs
 from searchtrace.errors import NotFoundError, SearchtraceError
-from searchtrace.evals import RunFolder, RunSummary, default_run_name, run_settings, show_setting
+from searchtrace.evals import RunFolder, RunSummary, default_run_name, outside_runs, run_settings, show_setting
 from searchtrace.home import Home
 
-__all__ = ["RUN_COLUMNS", "all_runs", "damaged_runs", "differing_settings", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
+__all__ = ["RUN_COLUMNS", "all_runs", "damaged_runs", "differing_settings", "gone_runs", "list_runs", "load_run", "metric_names", "per_query", "per_query_rows",
            "run_folder", "settings_table", "skipped_stages", "trend"]
 
 #: Columns of :func:`list_runs` before the metric columns.
@@ -38,7 +38,8 @@ def run_folder(home: str | Path, run_id: str) -> RunFolder:
 
 
 def all_runs(home: str | Path) -> list[RunFolder]:
-    """The home's completed run folders, then the shared store's runs the home does not have (by run id)."""
+    """The home's completed run folders (those written with ``eval --out`` included), then the shared store's runs
+    the home does not have (by run id)."""
     local = RunFolder.all_in_home(Home(Path(home)))
     ids = {f.run_id for f in local}
     return [*local, *(f for f in store_runs(home) if f.run_id not in ids)]
@@ -75,7 +76,8 @@ def _row(folder: RunFolder, summary: RunSummary) -> dict[str, Any]:
 
 
 def list_runs(home: str | Path) -> pd.DataFrame:
-    """Every completed run under ``<home>/runs`` and in the shared store (when there is one), newest first.
+    """Every completed run under ``<home>/runs``, written with ``eval --out`` elsewhere, and in the shared store
+    (when there is one), newest first.
 
     Columns: :data:`RUN_COLUMNS`, then one per metric (NaN where a run lacks it).
     The row's ``run_id`` is the folder name; ``name`` the run's name (its default for
@@ -114,6 +116,11 @@ def damaged_runs(home: str | Path) -> pd.DataFrame:
         except OSError as exc:
             rows.append({"run_id": folder.run_id, "error": f"{folder.summary_file}: {exc.strerror or exc}"})
     return pd.DataFrame(rows, columns=["run_id", "error"])
+
+
+def gone_runs(home: str | Path) -> list[Path]:
+    """The run folders written with ``eval --out`` that the home lists and that are gone (moved or deleted)."""
+    return list(outside_runs(Home(Path(home))).gone)
 
 
 def metric_names(runs: pd.DataFrame) -> list[str]:

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from searchtrace.dashboard.data import damaged_runs, differing_settings, metric_names
+from searchtrace.dashboard.data import damaged_runs, differing_settings, gone_runs, metric_names
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
+from searchtrace.home import Home
 
 st.title("Runs")
 VIEW = ("pick", "dataset", "tag", "settings", "trend", "metric")  # trend, metric: the trend chart's
@@ -15,6 +16,9 @@ home = context.home()
 runs = cached.list_runs(home)
 for damaged in damaged_runs(home).itertuples():
     st.warning(f"Run {md(damaged.run_id)} is not listed: its run.json cannot be read ({md(damaged.error)}).")
+for gone in gone_runs(home):
+    st.info(f"The run folder {md(gone)} (written with eval \\-\\-out) is gone: moved or deleted. Its line in "
+            f"{md(Home(home).runs_outside)} can be removed.")
 if runs.empty:
     st.info(f"No completed runs in {md(home / 'runs')} yet: searchtrace eval DATASET \\-\\-home {md(home)} "
             "writes one.")

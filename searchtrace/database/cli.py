@@ -57,7 +57,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from searchtrace.database.migrations import SCHEMA_VERSION, store_version
+    from searchtrace.database.migrations import SCHEMA_VERSION, store_version, version_problem
     from searchtrace.database.pool import Database
 
     db = Database(_url(args))
@@ -75,4 +75,7 @@ def _status(args: argparse.Namespace) -> int:
     print(f"schema       version {found} (this searchtrace: {SCHEMA_VERSION})")
     for name, n in tables.items():
         print(f"{name:<12} about {n:,} rows")
-    return int(ExitCode.OK if found == SCHEMA_VERSION else ExitCode.FAILURE)
+    problem = version_problem(db.url, found)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+    return int(ExitCode.OK if problem is None else ExitCode.FAILURE)

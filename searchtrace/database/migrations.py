@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     import psycopg
 
     from searchtrace.database.pool import Database
+    from searchtrace.database.url import StoreUrl
 
 __all__ = ["SCHEMA_VERSION", "Migration", "StoreVersionError", "check_version", "migrate",
-           "store_version"]
+           "store_version", "version_problem"]
 
 _LOCK_KEY = 0x5EA2C47A  # pg_advisory_xact_lock key of a migration in progress
 
@@ -104,14 +105,26 @@ def check_version(db: Database) -> None:
     """
     with db.connection() as conn:
         found = store_version(conn)
-    _refuse_newer(db, found)
+    problem = version_problem(db.url, found)
+    if problem is not None:
+        raise StoreVersionError(problem, field="store")
+
+
+def version_problem(url: StoreUrl, found: int) -> str | None:
+    """Why a store at schema version ``found`` cannot be used, and what to do, in one line (None: it can).
+
+    Older (0: never migrated): the command that migrates it, with the store's URL masked; newer: both versions.
+    """
+    if found > SCHEMA_VERSION:
+        return (f"store {url.masked()} is at schema version {found}, newer than this searchtrace (version "
+                f"{SCHEMA_VERSION}): upgrade searchtrace")
     if found < SCHEMA_VERSION:
         what = "has no searchtrace schema" if found == 0 else f"is at schema version {found}"
-        raise StoreVersionError(f"store {db.url.masked()} {what}; this searchtrace needs version {SCHEMA_VERSION}: "
-                                f"run `searchtrace store migrate`", field="store")
+        return (f"store {url.masked()} {what}; this searchtrace needs version {SCHEMA_VERSION}: "
+                f"run `{url.command('store migrate')}`")
+    return None
 
 
 def _refuse_newer(db: Database, found: int) -> None:
     if found > SCHEMA_VERSION:
-        raise StoreVersionError(f"store {db.url.masked()} is at schema version {found}, newer than this "
-                                f"searchtrace (version {SCHEMA_VERSION}): upgrade searchtrace", field="store")
+        raise StoreVersionError(str(version_problem(db.url, found)), field="store")

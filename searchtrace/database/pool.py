@@ -139,9 +139,16 @@ class Database:
             raise error from exc
 
 
+_NO_TLS = "does not support SSL"
+"""libpq's words for a server without TLS asked for it (``sslmode=require`` or stricter)."""
+
+
 def unavailable(url: StoreUrl, exc: BaseException) -> BackendUnavailable:
-    """The error for a store that cannot be reached, naming it masked and the driver's first line."""
+    """The error for a store that cannot be reached, naming it masked and the driver's first line (and, for a
+    server without TLS asked for it, which URL a local server takes)."""
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if _NO_TLS in reason:
+        reason += " (the server has no TLS: a server on this machine takes sslmode=disable, or no sslmode)"
     return BackendUnavailable(f"store {url.masked()} is unreachable: {reason}", field="store")
 
 

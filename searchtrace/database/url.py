@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
@@ -53,6 +54,11 @@ class StoreUrl:
     def masked(self) -> str:
         """The URL with its password (if any) replaced by ``****``."""
         return _masked(self.conninfo)
+
+    def command(self, words: str) -> str:
+        """``searchtrace WORDS --store URL`` for a message, the URL masked and quoted (the password then comes from
+        ``$PGPASSWORD`` or ``~/.pgpass``)."""
+        return f"searchtrace {words} --store {shlex.quote(self.masked())}"
 
     def __str__(self) -> str:
         return self.masked()

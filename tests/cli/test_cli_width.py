@@ -143,7 +143,8 @@ def run_folders(tmp_path_factory):
     for name, worse in (("good", 0), ("worse", 3)):
         folders[name] = root / name
         assert main(["eval", "--run", str(_run_file(root / f"{name}.trec", worse)),
-                     "--qrels", str(SAMPLE / "qrels" / "test.tsv"), "--out", str(folders[name])]) == 0
+                     "--qrels", str(SAMPLE / "qrels" / "test.tsv"), "--out", str(folders[name]),
+                     "--home", str(root / "home")]) == 0
     return folders
 
 

@@ -23,6 +23,12 @@ def bad_run(i: int) -> str:
     return f"q{i} Q0 d{i}x 1 3.0 bad\nq{i} Q0 d{i}y 2 2.0 bad\nq{i} Q0 d{i}b 3 1.0 bad\n"
 
 
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    """The home an ``eval --out`` lists its folder in: the test's own, never the user's."""
+    monkeypatch.setenv("SEARCHTRACE_HOME", str(tmp_path / "home"))
+
+
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "qrels.txt").write_text(QRELS)

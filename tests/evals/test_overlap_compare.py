@@ -62,7 +62,7 @@ def folders(tmp_path_factory):
                                    ("other", {f"x-{q}": r for q, r in base.items()}, other_qrels)):
         out[name] = root / name
         assert main(["eval", "--run", str(run_file(root / f"{name}.trec", rankings)), "--qrels", str(labels),
-                     "--out", str(out[name])]) == 0
+                     "--out", str(out[name]), "--home", str(root / "home")]) == 0
     return out
 
 

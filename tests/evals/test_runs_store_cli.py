@@ -190,7 +190,7 @@ def test_a_store_without_the_runs_schema_says_to_migrate(pg_url, tmp_path, capsy
     capsys.readouterr()
     assert main(["runs", "push", str(folder.path), "--store", pg_url]) == 2
     err = capsys.readouterr().err
-    assert "has no searchtrace schema" in err and "run `searchtrace store migrate`" in err
+    assert "has no searchtrace schema" in err and "run `searchtrace store migrate --store" in err
     db = Database(StoreUrl(pg_url))
     try:
         with db.connection() as conn:

@@ -78,7 +78,7 @@ def test_a_store_that_refuses_the_connection_says_why_in_its_own_words(pg_url):
 def test_migrate_brings_an_empty_store_to_this_version_once(pg_url):
     db = Database(StoreUrl(pg_url))
     try:
-        with pytest.raises(StoreVersionError, match="has no searchtrace schema.*run `searchtrace store migrate`"):
+        with pytest.raises(StoreVersionError, match="has no searchtrace schema.*run `searchtrace store migrate --store"):
             check_version(db)
         assert migrate(db, migrations()) == (0, SCHEMA_VERSION)
         assert migrate(db, migrations()) == (SCHEMA_VERSION, SCHEMA_VERSION)

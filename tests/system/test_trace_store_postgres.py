@@ -68,7 +68,7 @@ def test_an_unmigrated_store_is_refused_before_anything_is_written(pg_url):
     try:
         store = PostgresTraceStore(db)
         spans, _ = record(FakeSearch())
-        with pytest.raises(StoreVersionError, match="run `searchtrace store migrate`"):
+        with pytest.raises(StoreVersionError, match="run `searchtrace store migrate --store"):
             store.write(spans)
         with db.connection() as conn:
             assert conn.execute("SELECT to_regclass('st_spans')").fetchone()[0] is None

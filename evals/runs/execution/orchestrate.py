@@ -25,6 +25,7 @@ from searchtrace.evals.runs.execution.loop import (
     run_folder,
 )
 from searchtrace.evals.runs.naming import RunLabel, default_run_name
+from searchtrace.evals.runs.runfolder.outside import list_written
 from searchtrace.evals.runs.runfolder import (
     DatasetInfo,
     EvalSettings,
@@ -141,7 +142,9 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
-    return finalize(ctx, time.perf_counter() - started, resuming, label)
+    folder = finalize(ctx, time.perf_counter() - started, resuming, label)
+    list_written(config.home, folder.path)  # a run written with --out anywhere is in the home's run index
+    return folder
 
 
 def _warn(line: str | None) -> None:

@@ -11,6 +11,7 @@ a newer or unknown format is a :class:`~searchtrace.errors.DataError` naming it.
 from searchtrace.evals.runs.runfolder._fields import FORMAT_VERSION
 from searchtrace.evals.runs.runfolder.folder import RunFolder
 from searchtrace.evals.runs.runfolder.journal import Journal
+from searchtrace.evals.runs.runfolder.outside import OutsideRuns, outside_runs
 from searchtrace.evals.runs.runfolder.records import (
     CorrectiveOutcome,
     JournalRecord,
@@ -67,6 +68,7 @@ __all__ = [
     "Fingerprints",
     "Journal",
     "JournalRecord",
+    "OutsideRuns",
     "Percentiles",
     "QueryOutcome",
     "RankedResult",
@@ -81,6 +83,7 @@ __all__ = [
     "installed_versions",
     "latency_column",
     "latency_stage",
+    "outside_runs",
     "per_query_table",
     "results_table",
     "record_from_json",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from searchtrace.durable import write_atomic
 from searchtrace.errors import DataError, NotFoundError
 from searchtrace.evals.runs.runfolder.journal import Journal
+from searchtrace.evals.runs.runfolder.outside import outside_runs
 from searchtrace.evals.runs.runfolder.records import CorrectiveOutcome, JournalRecord, QueryOutcome
 from searchtrace.evals.runs.runfolder.settings import EvalSettings
 from searchtrace.evals.runs.runfolder.summary import FileDigest, RunSummary
@@ -98,24 +99,36 @@ class RunFolder:
 
     @classmethod
     def in_home(cls, home: Home, run_id: str) -> RunFolder:
-        """The completed run ``run_id`` of a home folder.
+        """The completed run ``run_id`` of a home folder (in ``<home>/runs``, else among the folders it lists
+        outside itself: ``eval --out``).
 
         Raises:
             ValidationError: ``run_id`` is not a plain folder name (it may come from a URL).
             NotFoundError: no completed run by that id.
         """
         folder = cls(home.run(run_id))
-        if not folder.is_complete:
-            raise NotFoundError(f"no completed run {run_id!r} in {home.runs}", field="run")
-        return folder
+        if folder.is_complete:
+            return folder
+        for path in outside_runs(home).present:
+            if path.name == run_id and cls(path).is_complete:
+                return cls(path)
+        raise NotFoundError(f"no completed run {run_id!r} in {home.runs} or {home.runs_outside}", field="run")
 
     @classmethod
     def all_in_home(cls, home: Home) -> list[RunFolder]:
-        """Every completed run folder of a home, by name."""
+        """Every completed run folder of a home, by name, then those it lists outside itself
+        (``eval --out``) in the order they were written; of two folders with one name (a run's id),
+        the first."""
         root = home.runs
-        if not root.is_dir():
-            return []
-        return [cls(p) for p in sorted(root.iterdir()) if (p / cls.SUMMARY).is_file()]
+        inside_home = [cls(p) for p in sorted(root.iterdir()) if (p / cls.SUMMARY).is_file()] \
+            if root.is_dir() else []
+        ids = {f.run_id for f in inside_home}
+        outside = []
+        for path in outside_runs(home).present:
+            if path.name not in ids and cls(path).is_complete:
+                ids.add(path.name)
+                outside.append(cls(path))
+        return [*inside_home, *outside]
 
     # -- files ---------------------------------------------------------------
 

@@ -85,7 +85,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     from searchtrace.home import Home
     from searchtrace.terminal import fit, one_line, width
 
-    index = open_run_index(resolve_store_url(args.store), Home.resolve(args.home))
+    url, home = resolve_store_url(args.store), Home.resolve(args.home)
+    index = open_run_index(url, home)
     entries = index.entries(args.tag)
     columns = width()
     for e in entries:
@@ -94,4 +95,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(fit(one_line(line), columns))
     what = f"with tag {args.tag!r} " if args.tag else ""
     print(f"{len(entries)} runs {what}in {index.where}", file=sys.stderr)
+    if url is None:
+        from searchtrace.evals.runs.runfolder.outside import outside_runs
+
+        gone = outside_runs(home).gone
+        if gone:
+            print(fit(f"note: gone, though {home.runs_outside.name} lists them (written with --out):", columns),
+                  file=sys.stderr)
+        for path in gone:
+            print(f"  {path}", file=sys.stderr)  # a path is copied whole, never cut to the width
     return int(ExitCode.OK)

@@ -24,7 +24,7 @@ __all__ = ["publish_folder", "push_command"]
 
 def push_command(folder: RunFolder, url: StoreUrl) -> str:
     """``searchtrace runs push DIR --store URL``, the URL masked (the password comes from ``$PGPASSWORD``)."""
-    return f"searchtrace runs push {shlex.quote(str(folder.path))} --store {shlex.quote(url.masked())}"
+    return url.command(f"runs push {shlex.quote(str(folder.path))}")
 
 
 def publish_folder(folder: RunFolder, url: StoreUrl) -> tuple[bool, list[str]]:

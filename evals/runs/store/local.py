@@ -1,4 +1,5 @@
-"""The run index of a home folder: its completed run folders (``<home>/runs/<run id>``)."""
+"""The run index of a home folder: its completed run folders (``<home>/runs/<run id>``, and those it lists
+outside itself, written with ``eval --out``: ``<home>/runs.outside``)."""
 
 from __future__ import annotations
 
@@ -56,10 +57,9 @@ class HomeRunIndex:
 
     def local_folder(self, run_id: str) -> RunFolder | None:
         try:
-            folder = RunFolder(self.home.run(run_id))
-        except ValidationError:  # not a folder name: no run has it as its id
+            return RunFolder.in_home(self.home, run_id)  # <home>/runs, else a folder written with eval --out
+        except (ValidationError, NotFoundError):  # not a folder name (no run has it as its id), or no such run
             return None
-        return folder if folder.is_complete else None
 
     def publish(self, snapshot: RunSnapshot) -> bool:
         if self.local_folder(snapshot.run_id) is None:
@@ -69,7 +69,7 @@ class HomeRunIndex:
             except (OSError, ValidationError):  # the rename lost to another publisher's, or came after it
                 if self.local_folder(snapshot.run_id) is None:
                     raise  # no other publisher's run there: a real failure
-        there = RunFolder(self.home.run(snapshot.run_id))
+        there = self.local_folder(snapshot.run_id) or RunFolder(self.home.run(snapshot.run_id))
         if content_hash(read_snapshot(there).files) == snapshot.content_hash():
             return False
         raise ValidationError(f"{self.where} has another run with id {snapshot.run_id!r}", field="run")
