@@ -30,8 +30,8 @@ from searchtrace.dashboard.data.query import (
 )
 from searchtrace.dashboard.data.runs import (
     damaged_runs,
-    gone_runs,
     differing_settings,
+    gone_runs,
     list_runs,
     load_run,
     metric_names,

@@ -25,7 +25,6 @@ from searchtrace.evals.runs.execution.loop import (
     run_folder,
 )
 from searchtrace.evals.runs.naming import RunLabel, default_run_name
-from searchtrace.evals.runs.runfolder.outside import list_written
 from searchtrace.evals.runs.runfolder import (
     DatasetInfo,
     EvalSettings,
@@ -38,6 +37,7 @@ from searchtrace.evals.runs.runfolder import (
     per_query_table,
     results_table,
 )
+from searchtrace.evals.runs.runfolder.outside import list_written
 from searchtrace.evals.scoring.fingerprints import (
     corpus_fingerprint,
     qrels_fingerprint,
