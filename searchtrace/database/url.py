@@ -56,9 +56,9 @@ class StoreUrl:
         return _masked(self.conninfo)
 
     def command(self, words: str) -> str:
-        """``searchtrace WORDS --store URL`` for a message, the URL masked and quoted (the password then comes from
-        ``$PGPASSWORD`` or ``~/.pgpass``)."""
-        return f"searchtrace {words} --store {shlex.quote(self.masked())}"
+        """``searchtrace WORDS --store URL`` for a message: the URL without its password, quoted, to paste as it is
+        (the password then comes from ``$PGPASSWORD`` or ``~/.pgpass``; a masked one would be sent as ``****``)."""
+        return f"searchtrace {words} --store {shlex.quote(_masked(self.conninfo, None))}"
 
     def __str__(self) -> str:
         return self.masked()
@@ -67,15 +67,17 @@ class StoreUrl:
         return f"StoreUrl({self.masked()!r})"
 
 
-def _masked(url: str) -> str:
+def _masked(url: str, mask: str | None = _MASK) -> str:
+    """``url`` with its password replaced by ``mask``, or left out where ``mask`` is None."""
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    userinfo, _, hostport = parts.netloc.rpartition("@")
-    user, colon, _ = userinfo.partition(":")
-    netloc = f"{user}{':' + _MASK if colon else ''}@{hostport}"
-    query = "&".join(f"{k}={_MASK}" if k.lower() == "password" else f"{k}={v}"
-                     for k, _, v in (p.partition("=") for p in parts.query.split("&") if p))
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}{':' + mask if colon and mask is not None else ''}@{hostport}"
+    pairs = [(k, v) for k, _, v in (p.partition("=") for p in parts.query.split("&") if p)]
+    query = "&".join(f"{k}={mask if k.lower() == 'password' else v}" for k, v in pairs
+                     if mask is not None or k.lower() != "password")
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 

@@ -98,5 +98,5 @@ def test_a_store_never_migrated_names_the_command_that_migrates_it(pg_url, tmp_p
     assert result.returncode == (1 if command == ("store", "status") else 2)  # the others: a store they refuse
     assert result.stderr.splitlines() == [
         f"error: store {masked} has no searchtrace schema; this searchtrace needs version 3: "
-        f"run `searchtrace store migrate --store '{masked}'`"]
+        f"run `searchtrace store migrate --store {shlex.quote(masked.replace(':****', ''))}`"]  # to paste: no password
     assert urlsplit(pg_url).password not in result.stderr + result.stdout
