@@ -352,6 +352,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     try:
         return _gate(args)
+    except BrokenPipeError:  # the report's reader went away: the root ends quietly
+        raise
     except (SearchtraceError, OSError) as exc:
         print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
         return ExitCode.INVALID
