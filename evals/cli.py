@@ -24,9 +24,10 @@ from searchtrace.retriever import (
     config_from_arguments,
     show_progress,
 )
-from searchtrace.terminal import width
+from searchtrace.terminal import command_lines, fit, width
 
 if TYPE_CHECKING:
+    from searchtrace.evals.runs.execution import EvalInterrupted
     from searchtrace.evals.runs.runfolder import RunFolder
     from searchtrace.evals.scoring.metrics import Evaluation
     from searchtrace.evals.verdicts.comparability import Comparability
@@ -195,9 +196,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
-    with _warnings_printed():
-        folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                          progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    from searchtrace.evals.runs.execution import EvalInterrupted
+
+    try:
+        with _warnings_printed():
+            folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
+                              progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    except EvalInterrupted as stopped:
+        print("\n".join(interrupted_lines(stopped, getattr(args, "argv", None), width(stream=sys.stderr))),
+              file=sys.stderr)
+        return ExitCode.INTERRUPTED
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
@@ -207,6 +215,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_summary(folder.path, summary)
     published = _publish(args, folder)
     return ExitCode.OK if not summary.errors and published else ExitCode.FAILURE
+
+
+def interrupted_lines(stopped: EvalInterrupted, argv: list[str] | None, columns: int) -> list[str]:
+    """Where an eval stopped, and the command that resumes it: the one typed, with ``--out`` its folder."""
+    lines = [fit(f"interrupted: {stopped.done:,} of {stopped.total:,} queries done; they are kept in the run "
+                 "folder:", columns), f"  {stopped.folder}", "resume it with:"]
+    if argv is None:
+        return [*lines, f"  searchtrace eval DATASET --out {stopped.folder} (with the same options)"]
+    given = any(a == "--out" or a.startswith("--out=") for a in argv)
+    return [*lines, *command_lines(["searchtrace", *argv, *([] if given else ["--out", str(stopped.folder)])],
+                                   columns)]
 
 
 def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:

@@ -122,6 +122,7 @@ def _pipe_closed() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: a command that resumes repeats it
     import logging  # after parsing: --help and argument errors need not load it
 
     from searchtrace import notices
@@ -149,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {os_error_message(exc, _command(args))}", file=sys.stderr)
         return int(os_error_exit(exc))
     except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback unless asked
         return _unexpected(exc, args)

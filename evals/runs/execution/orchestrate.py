@@ -54,7 +54,7 @@ from searchtrace.retriever import (
 )
 from searchtrace.traces import vocabulary
 
-__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
+__all__ = ["PACKAGES", "EvalInterrupted", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
            "warn_dropped_qrels"]
 
 log = logging.getLogger(__name__)
@@ -138,10 +138,26 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         if settings.corrective:
             from searchtrace.evals.runs.execution.corrective import run_corrective
             run_corrective(ctx, progress)
+    except KeyboardInterrupt:
+        raise EvalInterrupted(folder.path, len({o.query_id for o in folder.outcomes()}), len(queries)) from None
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     return finalize(ctx, time.perf_counter() - started, resuming, label)
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an eval; what its journal holds stays, and the same settings and folder resume it.
+
+    Attributes:
+        folder: the run folder.
+        done: queries journaled (searched and kept).
+        total: queries of the run.
+    """
+
+    def __init__(self, folder: Path, done: int, total: int) -> None:
+        super().__init__(f"eval interrupted: {done} of {total} queries done, in {folder}")
+        self.folder, self.done, self.total = folder, done, total
 
 
 def _warn(line: str | None) -> None:
