@@ -225,7 +225,7 @@ def test_judge_import_export_and_status_fit(capsys, tmp_path):
         session.record("test-001", "bio-orsolya-venn", i % 3, judge)
         session.record(long_query, long_doc, (i + 1) % 3, judge)
     lines = fits(run(capsys, "judge", "status", dataset), dataset / "judgments.jsonl")
-    assert lines[0].split() == ["query", "pairs", "relevant", "judges"]
+    assert lines[0].split() == ["query", "text", "pairs", "relevant", "left", "judges"]
     assert any(line.startswith("q-long-query-id-") and "…" in line for line in lines)
     out = run(capsys, "judge", "export", dataset, "--split", "judged")
     lines = fits(out, dataset / "qrels" / "judged.tsv")
