@@ -337,8 +337,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_metrics(args: argparse.Namespace) -> int:
+    from searchtrace.evals.runs.runfolder import RunFolder
     from searchtrace.evals.scoring.metrics import is_coverage
     from searchtrace.evals.verdicts.comparison import compare, regressed_lines, to_json, to_markdown, to_table
+    from searchtrace.evals.verdicts.query_texts import query_texts
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
     shared = [m for m in base.metrics if m in candidate.per_query]
@@ -360,7 +362,8 @@ def _compare_metrics(args: argparse.Namespace) -> int:
         for line in [*(f"note: {n}" for n in notes), *judged_lines]:
             console.print(line, markup=False, highlight=False)
         console.print(to_table(comparison))
-        for line in regressed_lines(comparison, console.width):
+        texts = query_texts((RunFolder.completed(args.base), RunFolder.completed(args.candidate)))
+        for line in regressed_lines(comparison, console.width, texts):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     return ExitCode.OK
 
@@ -420,8 +423,10 @@ def _gate(args: argparse.Namespace) -> int:
 
 def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.verdicts.comparison import compare
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.comparison import compare, regressed_lines
     from searchtrace.evals.verdicts.gate import gate
+    from searchtrace.evals.verdicts.query_texts import query_texts
 
     if not config.rules:
         raise ValidationError('the runs have labels and the gate config has no [metrics."<metric>"] rule to judge '
@@ -430,8 +435,12 @@ def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     verdict.require_depth(metrics)
     require_coverage(Path(args.candidate), config.judged_floor)
-    result = gate(compare(base, candidate, metrics), config)
-    return _report_gate(args, result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)))
+    comparison = compare(base, candidate, metrics)
+    result = gate(comparison, config)
+    failed = [str(r.rule.metric) for r in result.results if not r.passed]
+    folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
+    listed = regressed_lines(comparison, width(), query_texts(folders), failed) if failed else []
+    return _report_gate(args, result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)), listed)
 
 
 def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[RunFolder, RunFolder],
@@ -450,14 +459,18 @@ def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[R
     return _report_gate(args, gate_overlap(comparison, config), notes)
 
 
-def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...]) -> int:
+def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...],
+                 queries: list[str] | None = None) -> int:
+    """The gate's verdict as JUnit, Markdown or text; ``queries``: the text report's last lines (the queries that
+    regressed most on a failed rule, each with its text)."""
     from searchtrace.evals.verdicts.gate.report import to_markdown, to_text, write_junit
 
     if args.junit:
         write_junit(result, args.junit)
     if args.markdown not in (None, "-"):
         Path(args.markdown).write_text(to_markdown(result, notes), encoding="utf-8")
-    print(to_markdown(result, notes) if args.markdown == "-" else "\n".join(to_text(result, notes, width())))
+    text = [*to_text(result, notes, width()), *(queries or [])]
+    print(to_markdown(result, notes) if args.markdown == "-" else "\n".join(text))
     return int(result.exit_code)
 
 
