@@ -237,7 +237,7 @@ def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
         return True
     from searchtrace.evals.runs.runindex import publish_folder
 
-    published, lines = publish_folder(folder, url)
+    published, lines = publish_folder(folder, url, width(stream=sys.stderr))
     for line in lines:
         print(line, file=sys.stderr)
     return published

@@ -287,3 +287,28 @@ def test_eval_summary_and_calibrate_fit(capsys, sample_config, sample_index_path
     assert re.fullmatch(r"sample / test: \d+ judged of \d+ queries", lines[2])
     assert len(folder.name) > 40  # a default run id: the header that was 83 columns
     fits(run(capsys, "calibrate", folder, "--out", tmp_path / "calibration.json"), tmp_path / "calibration.json")
+
+
+# -- eval --store's lines (issue 36: the publish line was 125 columns) ------------------------------
+
+
+def test_the_publish_lines_fit_and_never_cut_the_run_id_or_the_url(tmp_path):
+    from searchtrace.database import StoreUrl
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.runs.runindex.publish import not_published_lines, published_lines
+
+    run_id = "sample-default-20261124T081148-5abcc306b6"
+    where = "store postgresql://searchtrace:****@db.internal:5432/searchtrace?sslmode=require"
+    lines = published_lines(run_id, True, where, WIDTH)
+    assert lines == [f"run {run_id} published to store:", f"  {where.removeprefix('store ')}"]
+    assert all(len(line) <= WIDTH for line in lines)
+    assert published_lines("r1", False, "store postgresql://h/db", WIDTH) == ["run r1 already in store postgresql://h/db"]
+    url = StoreUrl("postgresql://searchtrace:hunter2@db.internal:5432/searchtrace?sslmode=require")
+    folder = RunFolder(tmp_path / "runs" / run_id)
+    lines = not_published_lines(f"store {url.masked()} is unreachable (connection refused); the run's folder "
+                                "is kept", folder, url, WIDTH)
+    assert all(len(line) <= WIDTH or line.strip().removesuffix(" \\") == str(folder.path) for line in lines), lines
+    assert "hunter2" not in "\n".join(lines)
+    at = lines.index("publish it later:")
+    command = " ".join(line.strip().removesuffix("\\").strip() for line in lines[at + 1:])
+    assert command == f"searchtrace runs push {folder.path} --store '{url.masked()}'"
