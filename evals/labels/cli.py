@@ -207,10 +207,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         done = grade_pair(session, str(folder.root / "queries.jsonl"), args.query_id, args.doc_id, grade, judge)
     where = "the shared store" if folder.shared else folder.judgments.name
     shown = done.taken_back or done.judgment
-    grade = f"{shown.grade} ({dict(session.scale.grades).get(shown.grade or 0, 'off the scale now')})"
+    said = f"{shown.grade} ({dict(session.scale.grades).get(shown.grade or 0, 'off the scale now')})"
     pair = f"{args.query_id} / {args.doc_id}"
-    print(fit(f"{judge} undid {pair} {grade}, in {where}" if done.taken_back
-              else f"{judge} graded {pair} {grade}, in {where}", width()))
+    print(fit(f"{judge} undid {pair} {said}, in {where}" if done.taken_back
+              else f"{judge} graded {pair} {said}, in {where}", width()))
     return ExitCode.OK
 
 

@@ -60,7 +60,7 @@ def test_compare_gate_and_compare_without_labels_show_each_listed_querys_text(tw
     texts = {q.id: q.text for q in load_queries(SAMPLE / "queries.jsonl")}
     assert main(["compare", str(two_runs["graph"]), str(two_runs["fast"])]) == 0
     lines = capsys.readouterr().out.splitlines()
-    print("\n".join(lines)); listed = _text_after(lines, "most regressed on ndcg@10:", texts)
+    listed = _text_after(lines, "most regressed on ndcg@10:", texts)
     assert listed and all(below.startswith("    " + texts[q][:30]) for q, below in listed), lines
     assert all(len(line) <= WIDTH for line in lines)
 
@@ -69,13 +69,13 @@ def test_compare_gate_and_compare_without_labels_show_each_listed_querys_text(tw
     assert main(["gate", "--baseline", str(two_runs["graph"]), "--candidate", str(two_runs["fast"]),
                  "--config", str(strict)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    print("\n".join(lines)); listed = _text_after(lines, "most regressed on ndcg@10:", texts)
+    listed = _text_after(lines, "most regressed on ndcg@10:", texts)
     assert listed and all(below.startswith("    " + texts[q][:30]) for q, below in listed), lines
     assert all(len(line) <= WIDTH for line in lines)
 
     assert main(["compare", str(two_runs["graph"]), str(two_runs["fast"]), "--no-labels"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    print("\n".join(lines)); listed = _text_after(lines, "most changed, lowest RBO", texts)
+    listed = _text_after(lines, "most changed, lowest RBO", texts)
     assert listed and all(below.startswith("    " + texts[q][:30]) for q, below in listed), lines
     assert all(len(line) <= WIDTH for line in lines if "--home" not in line)
     summary = json.loads((two_runs["fast"] / "run.json").read_text())

@@ -12,8 +12,8 @@ import textwrap
 from collections.abc import Mapping
 
 from searchtrace.evals.scoring.overlap.rank_biased import top_weight
-from searchtrace.evals.verdicts.query_texts import text_line
 from searchtrace.evals.verdicts.overlap.result import Means, OverlapComparison, QueryOverlap
+from searchtrace.evals.verdicts.query_texts import text_line
 from searchtrace.terminal import cells, fit, signed
 
 __all__ = ["TRACE_COMMAND", "to_lines", "to_markdown"]
