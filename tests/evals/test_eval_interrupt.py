@@ -90,3 +90,31 @@ def test_ctrl_c_says_where_the_eval_stopped_and_the_printed_command_resumes_it(t
     summary = json.loads((journal.parent / "run.json").read_text())
     assert summary["timings"]["resumed"] is True
     assert summary["dataset"]["queries"] == total
+
+
+class _CtrlC:
+    """An embedder the person stops with Ctrl-C while the eval builds its index."""
+
+    model_id, dim = "test/ctrl-c", 384
+
+    def encode_documents(self, texts, batch_size=64, progress=False):
+        raise KeyboardInterrupt
+
+    def encode_query(self, text):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_index_is_built_says_none_is_done_and_keeps_the_folder(tmp_path):
+    from searchtrace.evals import EvalInterrupted, run_eval
+    from searchtrace.evals.runs.execution.loop import load_for_run
+    from searchtrace.retriever.config.resolve import resolve_config
+    from searchtrace.traces import TraceSettings
+
+    config = resolve_config(home=tmp_path / "home", environ={})
+    out = tmp_path / "run"
+    with pytest.raises(EvalInterrupted) as stopped:
+        run_eval(EvalSettings(dataset=str(SAMPLE), mode="fast"), config, out=out, embedder=_CtrlC(), progress=False,
+                 trace_settings=TraceSettings.resolve(environ={}))
+    assert (stopped.value.folder, stopped.value.done) == (out, 0)
+    assert stopped.value.total == len(load_for_run(EvalSettings(dataset=str(SAMPLE)))[1])  # unanswerable too
+    assert (out / "settings.json").is_file()  # the same command resumes it

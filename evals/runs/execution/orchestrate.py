@@ -125,9 +125,13 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
                                     depth=depth, shown=RESULTS_SHOWN)
     else:
-        retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
-                                   tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
-                                   deferred=handles.deferred, source=vocabulary.Source.EVAL)
+        try:  # the index may be built here: minutes a person may cut short
+            retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
+                                       tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
+                                       deferred=handles.deferred, source=vocabulary.Source.EVAL)
+        except KeyboardInterrupt:
+            handles.close(trace_settings.exit_timeout_s)
+            raise _interrupted(folder, len(queries)) from None
     ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
@@ -139,11 +143,16 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
             from searchtrace.evals.runs.execution.corrective import run_corrective
             run_corrective(ctx, progress)
     except KeyboardInterrupt:
-        raise EvalInterrupted(folder.path, len({o.query_id for o in folder.outcomes()}), len(queries)) from None
+        raise _interrupted(folder, len(queries)) from None
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     return finalize(ctx, time.perf_counter() - started, resuming, label)
+
+
+def _interrupted(folder: RunFolder, total: int) -> EvalInterrupted:
+    """Where a run stopped by Ctrl-C stands: its folder, the queries its journal holds, of ``total``."""
+    return EvalInterrupted(folder.path, len({o.query_id for o in folder.outcomes()}), total)
 
 
 class EvalInterrupted(KeyboardInterrupt):
