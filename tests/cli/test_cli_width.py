@@ -224,6 +224,8 @@ def test_judge_import_export_and_status_fit(capsys, tmp_path):
     for i, judge in enumerate(judges):
         session.record("test-001", "bio-orsolya-venn", i % 3, judge)
         session.record(long_query, long_doc, (i + 1) % 3, judge)
+    fits(run(capsys, "judge", "grade", dataset, "test-001", long_doc, "2", "--judge", judges[2]))
+    fits(run(capsys, "judge", "grade", dataset, "test-001", long_doc, "--undo", "--judge", judges[2]))
     lines = fits(run(capsys, "judge", "status", dataset), dataset / "judgments.jsonl")
     assert lines[0].split() == ["query", "text", "pairs", "relevant", "left", "judges"]
     assert any(line.startswith("q-long-query-id-") and "…" in line for line in lines)
