@@ -50,7 +50,7 @@ if TYPE_CHECKING:
         read_info,
     )
     from searchtrace.evals.runs.calibration import fit_isotonic, fit_logistic
-    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.evals.runs.execution import EvalInterrupted, run_eval
     from searchtrace.evals.runs.naming import RunLabel, default_run_name, run_settings, settings_diff, show_setting
     from searchtrace.evals.runs.runfolder import (
         BEST_SCORE,

@@ -24,9 +24,10 @@ from searchtrace.retriever import (
     config_from_arguments,
     show_progress,
 )
-from searchtrace.terminal import width
+from searchtrace.terminal import command_lines, fit, width
 
 if TYPE_CHECKING:
+    from searchtrace.evals.runs.execution import EvalInterrupted
     from searchtrace.evals.runs.runfolder import RunFolder
     from searchtrace.evals.scoring.metrics import Evaluation
     from searchtrace.evals.verdicts.comparability import Comparability
@@ -199,9 +200,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
-    with _warnings_printed():
-        folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                          progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    from searchtrace.evals.runs.execution import EvalInterrupted
+
+    try:
+        with _warnings_printed():
+            folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
+                              progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+    except EvalInterrupted as stopped:
+        print("\n".join(interrupted_lines(stopped, getattr(args, "argv", None), width(stream=sys.stderr))),
+              file=sys.stderr)
+        return ExitCode.INTERRUPTED
     summary = folder.summary()
     if args.json:
         print(json.dumps({"run": str(folder.path), **summary.to_json()}, indent=2))
@@ -213,6 +221,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return ExitCode.OK if not summary.errors and published else ExitCode.FAILURE
 
 
+def interrupted_lines(stopped: EvalInterrupted, argv: list[str] | None, columns: int) -> list[str]:
+    """Where an eval stopped, and the command that resumes it: the one typed, with ``--out`` its folder."""
+    lines = [fit(f"interrupted: {stopped.done:,} of {stopped.total:,} queries done; they are kept in the run "
+                 "folder:", columns), f"  {stopped.folder}", "resume it with:"]
+    if argv is None:
+        return [*lines, f"  searchtrace eval DATASET --out {stopped.folder} (with the same options)"]
+    given = any(a == "--out" or a.startswith("--out=") for a in argv)
+    return [*lines, *command_lines(["searchtrace", *argv, *([] if given else ["--out", str(stopped.folder)])],
+                                   columns)]
+
+
 def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
     """Publish the run to the store when one is given; False when it could not be (the lines say how to later)."""
     from searchtrace.database import resolve_store_url
@@ -222,7 +241,7 @@ def _publish(args: argparse.Namespace, folder: RunFolder) -> bool:
         return True
     from searchtrace.evals.runs.runindex import publish_folder
 
-    published, lines = publish_folder(folder, url)
+    published, lines = publish_folder(folder, url, width(stream=sys.stderr))
     for line in lines:
         print(line, file=sys.stderr)
     return published
@@ -328,8 +347,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_metrics(args: argparse.Namespace) -> int:
+    from searchtrace.evals.runs.runfolder import RunFolder
     from searchtrace.evals.scoring.metrics import is_coverage
     from searchtrace.evals.verdicts.comparison import compare, regressed_lines, to_json, to_markdown, to_table
+    from searchtrace.evals.verdicts.query_texts import query_texts
 
     base, candidate, verdict = _comparable_pair(args.base, args.candidate, None, args.allow_label_change)
     shared = [m for m in base.metrics if m in candidate.per_query]
@@ -351,7 +372,8 @@ def _compare_metrics(args: argparse.Namespace) -> int:
         for line in [*(f"note: {n}" for n in notes), *judged_lines]:
             console.print(line, markup=False, highlight=False)
         console.print(to_table(comparison))
-        for line in regressed_lines(comparison, console.width):
+        texts = query_texts((RunFolder.completed(args.base), RunFolder.completed(args.candidate)))
+        for line in regressed_lines(comparison, console.width, texts):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     return ExitCode.OK
 
@@ -362,6 +384,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     try:
         return _gate(args)
+    except BrokenPipeError:  # the report's reader went away: the root ends quietly
+        raise
     except (SearchtraceError, OSError) as exc:
         print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
         return ExitCode.INVALID
@@ -409,8 +433,10 @@ def _gate(args: argparse.Namespace) -> int:
 
 def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
     from searchtrace.errors import ValidationError
-    from searchtrace.evals.verdicts.comparison import compare
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.comparison import compare, regressed_lines
     from searchtrace.evals.verdicts.gate import gate
+    from searchtrace.evals.verdicts.query_texts import query_texts
 
     if not config.rules:
         raise ValidationError('the runs have labels and the gate config has no [metrics."<metric>"] rule to judge '
@@ -419,8 +445,12 @@ def _gate_metrics(args: argparse.Namespace, config: GateConfig) -> int:
     base, candidate, verdict = _comparable_pair(args.baseline, args.candidate, None, args.allow_label_change)
     verdict.require_depth(metrics)
     require_coverage(Path(args.candidate), config.judged_floor)
-    result = gate(compare(base, candidate, metrics), config)
-    return _report_gate(args, result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)))
+    comparison = compare(base, candidate, metrics)
+    result = gate(comparison, config)
+    failed = [str(r.rule.metric) for r in result.results if not r.passed]
+    folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
+    listed = regressed_lines(comparison, width(), query_texts(folders), failed) if failed else []
+    return _report_gate(args, result, (verdict.counts, *(f"note: {n}" for n in verdict.notes)), listed)
 
 
 def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[RunFolder, RunFolder],
@@ -439,14 +469,18 @@ def _gate_overlap(args: argparse.Namespace, config: GateConfig, folders: tuple[R
     return _report_gate(args, gate_overlap(comparison, config), notes)
 
 
-def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...]) -> int:
+def _report_gate(args: argparse.Namespace, result: GateResult, notes: tuple[str, ...],
+                 queries: list[str] | None = None) -> int:
+    """The gate's verdict as JUnit, Markdown or text; ``queries``: the text report's last lines (the queries that
+    regressed most on a failed rule, each with its text)."""
     from searchtrace.evals.verdicts.gate.report import to_markdown, to_text, write_junit
 
     if args.junit:
         write_junit(result, args.junit)
     if args.markdown not in (None, "-"):
         Path(args.markdown).write_text(to_markdown(result, notes), encoding="utf-8")
-    print(to_markdown(result, notes) if args.markdown == "-" else "\n".join(to_text(result, notes, width())))
+    text = [*to_text(result, notes, width()), *(queries or [])]
+    print(to_markdown(result, notes) if args.markdown == "-" else "\n".join(text))
     return int(result.exit_code)
 
 

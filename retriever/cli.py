@@ -13,10 +13,11 @@ from searchtrace.database import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.request import DEFAULT_CANDIDATES, DEFAULT_TOP_K, MAX_CANDIDATES, MAX_TOP_K
-from searchtrace.terminal import width
+from searchtrace.terminal import fit, width
 
 if TYPE_CHECKING:
     from searchtrace.errors import SearchtraceError
+    from searchtrace.retriever.data.beir import Dataset
     from searchtrace.retriever.response import SearchResponse
 
 __all__ = ["register"]
@@ -248,8 +249,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     from searchtrace.retriever.data.beir import load_dataset
 
     dataset = load_dataset(Path(args.dataset), split=args.split)
-    print(f"{dataset.name}: {len(dataset.docs)} documents, {len(dataset.queries)} queries, "
-          f"{sum(len(v) for v in dataset.qrels.values())} judgments ({dataset.split}), {len(dataset.triples)} triples")
+    columns = width()
+    print(fit(f"{dataset.name}: {len(dataset.docs):,} documents, {len(dataset.queries):,} queries, "
+              f"{len(dataset.triples):,} triples", columns))
+    print(fit(_labels_line(dataset), columns))
     for line in dataset.report.messages():
         print(f"warning: {line}")
     return ExitCode.OK
+
+
+def _labels_line(dataset: Dataset) -> str:
+    """What the dataset's chosen qrels split holds, or that it has none."""
+    if dataset.split is None:
+        return "labels: none (no qrels/*.tsv; judge pairs with `searchtrace judge`, then `judge export`)"
+    pairs = sum(len(v) for v in dataset.qrels.values())
+    return (f"labels: {pairs:,} judged {'pair' if pairs == 1 else 'pairs'} of {len(dataset.qrels):,} "
+            f"{'query' if len(dataset.qrels) == 1 else 'queries'}, in qrels/{dataset.split}.tsv")

@@ -7,7 +7,7 @@ imports this module back.
 
 Exit codes (:class:`searchtrace.errors.ExitCode`): 0 success, 1 failure (a
 failed search or eval, a regression, an unexpected error), 2 invalid input
-(a path that cannot be used as given included), 130 interrupted. No error
+(a path that cannot be used as given included), 130 interrupted, 141 standard output's reader gone. No error
 prints a traceback unless ``searchtrace --debug`` asks for it.
 """
 
@@ -108,9 +108,21 @@ def _unexpected(exc: BaseException, args: argparse.Namespace) -> int:
     return int(ExitCode.FAILURE)
 
 
+def _pipe_closed() -> int:
+    """Standard output's reader is gone: what is left unwritten goes to devnull (as Python's docs advise on
+    SIGPIPE), so the flush at exit raises nothing; exit ``PIPE_CLOSED``."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout replaced by something without a descriptor (a test's capture)
+        pass
+    return int(ExitCode.PIPE_CLOSED)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: a command that resumes repeats it
     import logging  # after parsing: --help and argument errors need not load it
 
     from searchtrace import notices
@@ -124,20 +136,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return int(ExitCode.INVALID)
     try:
-        return int(handler(args))
+        code = int(handler(args))
+        sys.stdout.flush()  # a reader gone shows here, not as Python's own message at exit
+        return code
     except SearchtraceError as exc:
         _traceback(exc, args)
         print(f"error: {exc.message}", file=sys.stderr)
         return int(exc.exit_code)
     except BrokenPipeError:  # a pager or `head` closed the pipe: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return int(ExitCode.OK)
+        return _pipe_closed()
     except OSError as exc:  # a full disk, a read-only or missing folder: one line, never a traceback
         _traceback(exc, args)
         print(f"error: {os_error_message(exc, _command(args))}", file=sys.stderr)
         return int(os_error_exit(exc))
     except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback unless asked
         return _unexpected(exc, args)

@@ -65,6 +65,10 @@ class ExitCode(enum.IntEnum):
     FAILURE = 1
     INVALID = 2
     INTERRUPTED = 130
+    PIPE_CLOSED = 141
+    """The reader of standard output went away (``| head``): 128 + SIGPIPE, what a shell reports of any
+    other tool the closed pipe stopped, so ``set -o pipefail`` sees it, and a ``gate`` whose verdict was
+    cut off never reads as a pass."""
 
 
 ErrorDict = dict[str, dict[str, str | None]]

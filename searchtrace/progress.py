@@ -1,8 +1,8 @@
 """Progress of long work: a bar on a terminal, else a plain line at least every few seconds.
 
 A CI log or a redirected stderr shows nothing of a bar (or a wall of carriage
-returns); there :class:`ProgressLines` prints ``indexing: 4,096/20,000 docs
-(20%), 62 s`` at most every ``every_s`` seconds ($SEARCHTRACE_PROGRESS_SECONDS,
+returns); there :class:`ProgressLines` prints ``embedding: 4,096/20,000 texts
+(20%), 62 s, about 4 min left`` at most every ``every_s`` seconds ($SEARCHTRACE_PROGRESS_SECONDS,
 default 10), and a last line when the work took longer than that.
 """
 
@@ -19,7 +19,7 @@ from searchtrace.environment import SEARCHTRACE_PROGRESS_SECONDS
 from searchtrace.envvalues import number
 from searchtrace.errors import ConfigError
 
-__all__ = ["DEFAULT_EVERY_S", "Progress", "ProgressLines", "progress"]
+__all__ = ["DEFAULT_EVERY_S", "Progress", "ProgressLines", "duration", "progress"]
 
 DEFAULT_EVERY_S = 10.0
 """Seconds between two progress lines when stderr is not a terminal."""
@@ -47,7 +47,7 @@ class ProgressLines:
 
     def __init__(self, total: int, desc: str, unit: str, *, initial: int = 0, every_s: float = DEFAULT_EVERY_S,
                  stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.total, self.desc, self.unit, self.done = total, desc, unit, initial
+        self.total, self.desc, self.unit, self.done, self.initial = total, desc, unit, initial, initial
         self.every_s, self.stream, self.clock = every_s, stream, clock
         self.started = self.last = clock()
         self.lines = 0
@@ -68,15 +68,31 @@ class ProgressLines:
         share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         total = f"/{self.total:,}" if self.total else ""
         units = self.unit if self.unit.endswith("s") or self.done == 1 else _plural(self.unit)
+        finished = bool(self.total) and self.done >= self.total
         print(f"{self.desc}: {self.done:,}{total} {units}{share}, {now - self.started:.0f} s"
-              + (", done" if final and self.total and self.done >= self.total else ""),
+              + (", done" if final and finished else "" if finished else self._left(now - self.started)),
               file=self.stream or sys.stderr, flush=True)
+
+    def _left(self, elapsed: float) -> str:
+        """``, about 3 min left`` at the rate so far (nothing before any work is done or without a total)."""
+        rate = (self.done - self.initial) / elapsed if elapsed > 0 else 0.0
+        if not self.total or rate <= 0:
+            return ""
+        return f", about {duration((self.total - self.done) / rate)} left"
 
     def __enter__(self) -> ProgressLines:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``3 min``, ``1 h 20 min``: a rough time, for an estimate."""
+    if seconds < 90:
+        return f"{max(0, round(seconds))} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
 
 
 def _plural(unit: str) -> str:

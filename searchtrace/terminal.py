@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from searchtrace.environment import COLUMNS
 from searchtrace.envvalues import integer
 
-__all__ = ["DEFAULT_WIDTH", "ELLIPSIS", "cells", "fit", "one_line", "signed", "width"]
+__all__ = ["DEFAULT_WIDTH", "ELLIPSIS", "cells", "command_lines", "fit", "one_line", "signed", "width"]
 
 DEFAULT_WIDTH = 80
 """Columns when neither ``$COLUMNS`` nor a terminal says: a pipe is read at 80 columns too."""
@@ -76,3 +77,19 @@ def signed(value: float, digits: int = 4) -> str:
         return "n/a"
     rounded = round(value, digits)
     return f"{rounded + 0.0 if rounded else 0.0:+.{digits}f}"
+
+
+def command_lines(words: Sequence[str], columns: int, indent: str = "  ") -> list[str]:
+    """A shell command to copy, quoted, in lines of at most ``columns`` cells joined by `` \\`` continuations.
+
+    Never cut: pasted into a shell, the lines run as one command; a word longer than a line has a line of its own.
+    """
+    lines: list[str] = []
+    line = indent
+    for word in (shlex.quote(w) for w in words):
+        if line.strip() and cells(f"{line} {word} \\") > columns:
+            lines.append(f"{line} \\")
+            line = f"{indent}  {word}"
+        else:
+            line = f"{line} {word}" if line.strip() else f"{line}{word}"
+    return [*lines, line]

@@ -475,9 +475,9 @@ EVALS_ORDER = {
     "runs.execution": ("loop", "corrective", "orchestrate"),
     "labels": ("judgments", "querysets", "implicit", "cli"),
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
-                         "session", "pool", "qrels_import", "qrels_export", "text"),
+                         "session", "grading", "pool", "qrels_import", "qrels_export", "text"),
     "labels.implicit": ("clicks", "coec", "click_grades", "reference", "judge", "text"),
-    "verdicts": ("comparability", "comparison", "overlap", "gate"),
+    "verdicts": ("query_texts", "comparability", "comparison", "overlap", "gate"),
 }
 EVALS = "searchtrace.evals"
 #: The most modules one folder of evals/ holds (``__init__`` aside), and its root (``__init__`` counted).

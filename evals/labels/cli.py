@@ -1,4 +1,4 @@
-"""``searchtrace judge import | export | pool | status | implicit``: registered on the main parser by the evals
+"""``searchtrace judge import | export | pool | grade | status | implicit``: registered on the main parser by the evals
 commands."""
 
 from __future__ import annotations
@@ -68,6 +68,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_pool)
 
     _register_implicit(commands)
+
+    c = commands.add_parser("grade", help="record one judgment of a (query, doc) pair, or take it back (--undo)",
+                            description="One judgment from the terminal, through the judging session the "
+                                        "dashboard's Judge page uses: the grade checked against the dataset's "
+                                        "scale (judging.toml), the query and document against its queries.jsonl "
+                                        "and corpus.jsonl.")
+    c.add_argument("dataset", help="dataset folder")
+    c.add_argument("query_id", metavar="QUERY_ID", help="a query id of DATASET/queries.jsonl")
+    c.add_argument("doc_id", metavar="DOC_ID", help="a document id of DATASET/corpus.jsonl")
+    c.add_argument("grade", metavar="GRADE", nargs="?", help="a grade on the scale (default 0, 1, 2); not with --undo")
+    c.add_argument("--undo", action="store_true", help="take back the judge's standing judgment of the pair")
+    c.add_argument("--judge", help="who judges (default: your login name)")
+    add_store_argument(c)
+    c.set_defaults(func=cmd_grade)
 
     c = commands.add_parser("status", help="judged pairs, relevant pairs and judges per query, and totals")
     c.add_argument("dataset", help="dataset folder")
@@ -190,17 +204,75 @@ def cmd_pool(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    from searchtrace.errors import ValidationError
+    from searchtrace.evals.labels.judgments.grading import grade_pair, parse_grade, undo_grade
+    from searchtrace.evals.labels.judgments.session import JudgingSession
+
+    if args.undo == (args.grade is not None):
+        raise ValidationError("give a GRADE, or --undo to take back a judgment, not both" if args.undo
+                              else "give a GRADE (or --undo to take back a judgment)", field="grade")
+    judge = args.judge or _login()
+    folder = _folder(args)
+    session = JudgingSession.open(folder.root, store=folder.shared)
+    if args.undo:
+        done = undo_grade(session, args.query_id, args.doc_id, judge)
+    else:
+        grade = parse_grade(args.grade, session)
+        done = grade_pair(session, str(folder.root / "queries.jsonl"), args.query_id, args.doc_id, grade, judge)
+    where = "the shared store" if folder.shared else folder.judgments.name
+    shown = done.taken_back or done.judgment
+    said = f"{shown.grade} ({dict(session.scale.grades).get(shown.grade or 0, 'off the scale now')})"
+    pair = f"{args.query_id} / {args.doc_id}"
+    print(fit(f"{judge} undid {pair} {said}, in {where}" if done.taken_back
+              else f"{judge} graded {pair} {said}, in {where}", width()))
+    return ExitCode.OK
+
+
+def _login() -> str:
+    """The login name (``judge grade``'s default judge).
+
+    Raises:
+        ValidationError: none can be found (a container's user without a name): --judge is needed.
+    """
+    import getpass
+
+    from searchtrace.errors import ValidationError
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        raise ValidationError("no login name to record the judgment under: give --judge NAME",
+                              field="judge") from None
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from searchtrace.evals.labels.judgments.status import judging_status
     from searchtrace.evals.labels.judgments.text import status_lines
 
     folder = _folder(args)
-    report = judging_status(folder.location, folder.store().read(), folder.scale())
+    report = judging_status(folder.location, folder.store().read(), folder.scale(), texts=_texts(folder),
+                            pool=_pool(folder))
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         print("\n".join(status_lines(report, width())))
     return ExitCode.OK
+
+
+def _texts(folder: JudgingFolder) -> dict[str, str]:
+    """The dataset's query texts by id (none when it has no ``queries.jsonl``)."""
+    from searchtrace.retriever import load_queries
+
+    path = folder.root / "queries.jsonl"
+    return {q.id: q.text for q in load_queries(path)} if path.is_file() else {}
+
+
+def _pool(folder: JudgingFolder) -> list[tuple[str, str]] | None:
+    """The pool's pairs (None when the dataset has no ``pool.jsonl``)."""
+    from searchtrace.evals.labels.judgments.pool import pairs_of, read_pool
+
+    return pairs_of(read_pool(folder)) if folder.pool.is_file() else None
 
 
 def cmd_implicit(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ its means and delta, but no interval and no p-values (NaN, shown ``n/a``).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from searchtrace.evals.scoring.stats import (
     paired_t_test,
     randomization_test,
 )
+from searchtrace.evals.verdicts.query_texts import text_line
 from searchtrace.terminal import cells, fit, signed
 
 __all__ = ["Comparison", "MetricComparison", "QueryDelta", "compare", "regressed_lines", "to_json", "to_markdown",
@@ -214,12 +215,14 @@ def to_table(comparison: Comparison) -> Table:
     return table
 
 
-def regressed_lines(comparison: Comparison, columns: int) -> list[str]:
-    """The most regressed queries of each metric, one line each: id, base → candidate, change; ``columns`` wide
-    at most (a long query id is cut, with an ellipsis)."""
+def regressed_lines(comparison: Comparison, columns: int, texts: Mapping[str, str] | None = None,
+                    metrics: Collection[str] | None = None) -> list[str]:
+    """The most regressed queries of each metric (of ``metrics``; None: all), one line each: id, base →
+    candidate, change, and below it the query's text when ``texts`` has it; ``columns`` wide at most (a long
+    query id or text is cut, with an ellipsis)."""
     lines = []
     for item in comparison.metrics:
-        if not item.most_regressed:
+        if not item.most_regressed or (metrics is not None and str(item.metric) not in metrics):
             continue
         lines.append(f"most regressed on {item.metric}:")
         scores = [f"  {q.base:.4f} → {q.candidate:.4f}  {signed(q.delta)}" for q in item.most_regressed]
@@ -228,6 +231,7 @@ def regressed_lines(comparison: Comparison, columns: int) -> list[str]:
         for q, score in zip(item.most_regressed, scores):
             query_id = fit(q.query_id, id_width)
             lines.append("  " + query_id + " " * (id_width - cells(query_id)) + score)
+            lines += text_line(texts or {}, q.query_id, columns)
     return lines
 
 

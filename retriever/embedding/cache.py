@@ -15,7 +15,7 @@ import logging
 import os
 import sqlite3
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from searchtrace.retriever.embedding.encoder import (
     check_texts,
 )
 from searchtrace.retriever.embedding.onnx_runtime import OnnxEmbedder
+
+if TYPE_CHECKING:
+    from searchtrace.progress import Progress
 
 __all__ = ["DIM", "MODEL_ID", "CachedEmbeddings", "DocumentEncoder", "Embedder", "EmbeddingCache", "Encoder",
            "OnnxEmbedder", "Precision", "cache_identity", "embed_with_cache", "seed_embedding_cache", "text_hash"]
@@ -235,8 +238,13 @@ class CachedEmbeddings(NamedTuple):
 
 
 def embed_with_cache(embedder: DocumentEncoder, cache: EmbeddingCache, texts: Sequence[str],
-                     progress: bool = False) -> CachedEmbeddings:
-    """Embeddings of ``texts`` in order, embedding (once each) only texts not yet cached."""
+                     progress: bool = False, bar: Progress | None = None) -> CachedEmbeddings:
+    """Embeddings of ``texts`` in order, embedding (once each) only texts not yet cached.
+
+    ``bar``: a progress bar shared by several calls (an index build's one bar over every text it embeds),
+    advanced by each text as it is found cached or embedded; ``progress`` (a bar of this call's own) is then
+    not shown.
+    """
     items = check_texts(texts)
     key = cache_identity(embedder)
     hashes = [text_hash(t, key) for t in items]
@@ -244,13 +252,24 @@ def embed_with_cache(embedder: DocumentEncoder, cache: EmbeddingCache, texts: Se
     missing: dict[bytes, list[int]] = {}
     for i in np.flatnonzero(~mask):
         missing.setdefault(hashes[i], []).append(int(i))
-    if missing:
-        new_hashes = list(missing)
-        vectors = embedder.encode_documents([items[missing[h][0]] for h in new_hashes], progress=progress)
-        cache.put_many(new_hashes, vectors)
-        for h, vec in zip(new_hashes, vectors):
+    if bar is not None and mask.any():
+        bar.update(int(mask.sum()))
+    new_hashes = list(missing)
+    step = _BAR_SLICE if bar is not None else max(1, len(new_hashes))
+    for start in range(0, len(new_hashes), step):
+        chunk = new_hashes[start:start + step]
+        vectors = embedder.encode_documents([items[missing[h][0]] for h in chunk],
+                                            progress=progress and bar is None)
+        cache.put_many(chunk, vectors)
+        for h, vec in zip(chunk, vectors):
             matrix[missing[h]] = vec
+        if bar is not None:
+            bar.update(sum(len(missing[h]) for h in chunk))
     return CachedEmbeddings(matrix, len(missing))
+
+
+_BAR_SLICE = 512
+"""Texts embedded per call when a shared bar counts them: often enough to move it, many enough to batch well."""
 
 
 def seed_embedding_cache(cache: EmbeddingCache, texts: Sequence[str], vectors: np.ndarray,

@@ -45,10 +45,11 @@ from searchtrace.retriever.vectorstore.bm25 import Bm25Encoder, mean_token_lengt
 from searchtrace.retriever.vectorstore.term_stats import TermStats
 
 if TYPE_CHECKING:
+    from searchtrace.progress import Progress
     from searchtrace.retriever.embedding.cache import EmbeddingCache, Encoder
 
 __all__ = ["BUILDING", "DOC_IDS", "GRAPH", "StoreFactory", "TERM_STATS", "VECTORS_FILE", "build_index",
-           "configured_graph", "configured_store", "payload", "published_problems"]
+           "configured_graph", "configured_store", "payload", "published_problems", "texts_to_embed"]
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class PartVectors:
     embedder: Encoder
     cache: EmbeddingCache
     max_parts: int
-    progress: bool = False
+    bar: Progress | None = None
     embedded: int = 0
     stored: int = 0
 
@@ -108,8 +109,7 @@ class PartVectors:
         from searchtrace.retriever.index.parts import passage_parts
 
         texts = [passage_parts(d.title, d.text, self.max_parts) for d in docs]
-        flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts],
-                                          progress=self.progress)
+        flat, embedded = embed_with_cache(self.embedder, self.cache, [t for ts in texts for t in ts], bar=self.bar)
         bounds = np.cumsum([0] + [len(ts) for ts in texts])
         out = [flat[a:b] if b > a else vectors[i][None, :] for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
         self.embedded += embedded
@@ -118,12 +118,10 @@ class PartVectors:
 
 
 def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray, bm25: Bm25Encoder,
-                  progress: bool, parts: PartVectors | None = None) -> TermStats:
-    """Upsert every document, chunk by chunk; returns the corpus' BM25 term statistics."""
-    from searchtrace.progress import progress as progress_of
-
+                  parts: PartVectors | None = None) -> TermStats:
+    """Upsert every document, chunk by chunk (its part texts embedded as it goes); returns the corpus' BM25 term
+    statistics."""
     rows: list[Sparse] = []
-    bar = progress_of(len(docs), "indexing", "doc", bars=progress)
     for start in range(0, len(docs), WRITE_CHUNK):
         batch = docs[start:start + WRITE_CHUNK]
         sparse = bm25.encode_documents([d.content for d in batch])
@@ -131,10 +129,17 @@ def _write_points(store: VectorStore, docs: list[Document], vectors: np.ndarray,
         part_vectors = parts.of(batch, vectors[start:start + len(batch)]) if parts else [None] * len(batch)
         store.upsert([PointRow(start + i, vectors[start + i], sparse[i], payload(d), part_vectors[i])
                       for i, d in enumerate(batch)])
-        bar.update(len(batch))
-    bar.close()
     store.flush()
     return TermStats.of_documents(rows)
+
+
+def texts_to_embed(docs: list[Document], max_parts: int | None) -> int:
+    """The texts a build embeds or finds cached: each document's, and with parts (``max_parts``) each part's."""
+    if max_parts is None:
+        return len(docs)
+    from searchtrace.retriever.index.parts import passage_parts
+
+    return len(docs) + sum(len(passage_parts(d.title, d.text, max_parts)) for d in docs)
 
 
 def published_problems(folder: Path) -> list[Problem] | None:
@@ -195,6 +200,7 @@ def _clear_building(where: IndexLocation) -> None:
 
 def _build(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, where: IndexLocation, folder: Path,
            progress: bool, make_store: StoreFactory | None) -> None:
+    from searchtrace.progress import progress as progress_of
     from searchtrace.retriever.embedding.cache import EmbeddingCache, embed_with_cache
 
     started = time.perf_counter()
@@ -202,9 +208,13 @@ def _build(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, where: 
     docs = list(dataset.docs)
     texts = [d.content for d in docs]
     cache = EmbeddingCache(config.home.embedding_cache)
+    # One bar over every text the build embeds, documents then part texts, with one estimate of the time left
+    # (a bar per call showed four in turn, one of them estimating a single chunk's parts).
+    bar = progress_of(texts_to_embed(docs, config.dense.max_parts if config.dense.parts else None), "embedding",
+                      "text", bars=progress)
     try:
-        vectors, embedded = embed_with_cache(embedder, cache, texts, progress=progress)
-        parts = PartVectors(embedder, cache, config.dense.max_parts, progress) if config.dense.parts else None
+        vectors, embedded = embed_with_cache(embedder, cache, texts, bar=bar)
+        parts = PartVectors(embedder, cache, config.dense.max_parts, bar) if config.dense.parts else None
         avg_len = mean_token_length(texts)
         collection = f"searchtrace_{dataset.name}_{where.key}"
         store = make_store(collection) if make_store else configured_store(config, folder, collection)
@@ -212,10 +222,11 @@ def _build(dataset: Dataset, config: RetrieverConfig, embedder: Encoder, where: 
         try:
             reserve(folder, _data_bytes(texts, int(vectors.shape[1]) if len(vectors) else embedder.dim,
                                         parts is not None), where.path.parent)
-            _write_points(store, docs, vectors, Bm25Encoder(avg_len), progress, parts).save(folder / TERM_STATS)
+            _write_points(store, docs, vectors, Bm25Encoder(avg_len), parts).save(folder / TERM_STATS)
         finally:
             store.close()
     finally:
+        bar.close()
         cache.close()
     _check_points(config, folder, collection, len(docs), make_store)
     graph_backend = _build_graph(dataset, config, folder, where.key)

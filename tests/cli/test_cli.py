@@ -101,3 +101,19 @@ def test_bad_trace_setting_is_a_clear_error_not_a_traceback(capsys, monkeypatch,
     monkeypatch.setenv("SEARCHTRACE_MAX_CANDIDATES", "abc")
     assert main(["search", "q", "--dataset", str(SAMPLE), "--home", str(tmp_path)]) == 2
     assert "SEARCHTRACE_MAX_CANDIDATES" in capsys.readouterr().err
+
+
+def test_datasets_check_says_what_labels_it_has_or_that_it_has_none(tmp_path, capsys):
+    import shutil
+
+    assert main(["datasets", "check", str(SAMPLE)]) == 0
+    qrels = (SAMPLE / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    pairs, queries = len(qrels), len({row.split("\t")[0] for row in qrels})
+    out = capsys.readouterr().out.splitlines()
+    assert f"labels: {pairs:,} judged pairs of {queries} queries, in qrels/test.tsv" in out
+    unlabelled = tmp_path / "unlabelled"
+    shutil.copytree(SAMPLE, unlabelled, ignore=shutil.ignore_patterns("qrels"))
+    assert main(["datasets", "check", str(unlabelled)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and "0 judgments" not in out  # it said "0 judgments (None)"
+    assert "labels: none (no qrels/*.tsv;" in out

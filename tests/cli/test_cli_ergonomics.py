@@ -40,8 +40,21 @@ def test_progress_lines_at_least_every_interval_and_a_last_one():
     lines = stream.getvalue().splitlines()
     gaps = [b - a for a, b in zip([0.0, *printed_at], printed_at)]
     assert len(printed_at) == 5 and all(10 <= g < 10 + 1.3 for g in gaps)  # never 10 s without a line
-    assert lines[0] == "indexing: 8/40 docs (20%), 10 s"
+    assert lines[0] == "indexing: 8/40 docs (20%), 10 s, about 42 s left"  # 32 more at 8 per 10.4 s
     assert lines[-1] == "indexing: 40/40 docs (100%), 52 s, done"
+
+
+def test_progress_lines_estimate_the_time_left_from_the_work_done_here():
+    import io
+
+    clock, stream = Clock(), io.StringIO()
+    bar = ProgressLines(10_000, "embedding", "text", initial=4_000, every_s=60, stream=stream, clock=clock)
+    clock.now += 60
+    bar.update(10)  # 10 texts a minute, 5,990 to go: the 4,000 done before do not count in the rate
+    clock.now += 3_540
+    bar.update(4_990)  # 5,000 in an hour, 1,000 to go
+    assert stream.getvalue().splitlines() == ["embedding: 4,010/10,000 texts (40%), 60 s, about 9 h 59 min left",
+                                              "embedding: 9,000/10,000 texts (90%), 3600 s, about 12 min left"]
 
 
 def test_short_work_prints_nothing(capsys):
@@ -115,7 +128,7 @@ def test_index_needs_only_the_corpus_says_built_then_reused_and_shows_progress(t
     assert main(["index", str(data), "--home", home, "--no-parts"]) == 0
     captured = capsys.readouterr()
     assert re.search(r"5 documents, 0 triples, 5 texts embedded, built in [\d.]+ s", captured.out)
-    assert "embedding: 5/5 texts (100%)" in captured.err and "indexing: 5/5 docs (100%)" in captured.err
+    assert "embedding: 5/5 texts (100%)" in captured.err and "indexing:" not in captured.err  # one bar
     assert main(["index", str(data), "--home", home, "--no-parts", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["reused"] is True
     assert main(["index", str(data), "--home", home, "--no-parts"]) == 0

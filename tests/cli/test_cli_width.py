@@ -225,8 +225,10 @@ def test_judge_import_export_and_status_fit(capsys, tmp_path):
     for i, judge in enumerate(judges):
         session.record("test-001", "bio-orsolya-venn", i % 3, judge)
         session.record(long_query, long_doc, (i + 1) % 3, judge)
+    fits(run(capsys, "judge", "grade", dataset, "test-001", long_doc, "2", "--judge", judges[2]))
+    fits(run(capsys, "judge", "grade", dataset, "test-001", long_doc, "--undo", "--judge", judges[2]))
     lines = fits(run(capsys, "judge", "status", dataset), dataset / "judgments.jsonl")
-    assert lines[0].split() == ["query", "pairs", "relevant", "judges"]
+    assert lines[0].split() == ["query", "text", "pairs", "relevant", "left", "judges"]
     assert any(line.startswith("q-long-query-id-") and "…" in line for line in lines)
     out = run(capsys, "judge", "export", dataset, "--split", "judged")
     lines = fits(out, dataset / "qrels" / "judged.tsv")
@@ -288,3 +290,28 @@ def test_eval_summary_and_calibrate_fit(capsys, sample_config, sample_index_path
     assert re.fullmatch(r"sample / test: \d+ judged of \d+ queries", lines[2])
     assert len(folder.name) > 40  # a default run id: the header that was 83 columns
     fits(run(capsys, "calibrate", folder, "--out", tmp_path / "calibration.json"), tmp_path / "calibration.json")
+
+
+# -- eval --store's lines (issue 36: the publish line was 125 columns) ------------------------------
+
+
+def test_the_publish_lines_fit_and_never_cut_the_run_id_or_the_url(tmp_path):
+    from searchtrace.database import StoreUrl
+    from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.runs.runindex.publish import not_published_lines, published_lines
+
+    run_id = "sample-default-20261124T081148-5abcc306b6"
+    where = "store postgresql://searchtrace:****@db.internal:5432/searchtrace?sslmode=require"
+    lines = published_lines(run_id, True, where, WIDTH)
+    assert lines == [f"run {run_id} published to store:", f"  {where.removeprefix('store ')}"]
+    assert all(len(line) <= WIDTH for line in lines)
+    assert published_lines("r1", False, "store postgresql://h/db", WIDTH) == ["run r1 already in store postgresql://h/db"]
+    url = StoreUrl("postgresql://searchtrace:hunter2@db.internal:5432/searchtrace?sslmode=require")
+    folder = RunFolder(tmp_path / "runs" / run_id)
+    lines = not_published_lines(f"store {url.masked()} is unreachable (connection refused); the run's folder "
+                                "is kept", folder, url, WIDTH)
+    assert all(len(line) <= WIDTH or line.strip().removesuffix(" \\") == str(folder.path) for line in lines), lines
+    assert "hunter2" not in "\n".join(lines)
+    at = lines.index("publish it later:")
+    command = " ".join(line.strip().removesuffix("\\").strip() for line in lines[at + 1:])
+    assert command == f"searchtrace runs push {folder.path} --store '{url.masked()}'"

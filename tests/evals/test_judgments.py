@@ -28,7 +28,7 @@ from searchtrace.evals.labels.judgments import (
     standing,
 )
 from searchtrace.evals.labels.judgments.queue.local import LocalJudgeQueue
-from searchtrace.retriever import load_qrels
+from searchtrace.retriever import load_qrels, load_queries
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
@@ -324,10 +324,14 @@ def test_status_counts_pairs_relevant_and_judges_per_query(dataset, capsys):
     session.record(Q2, D2, 2, "clicks", kind=Kind.IMPLICIT)
     assert main(["judge", "status", str(dataset), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["queries"] == [
-        {"query_id": Q1, "pairs": 2, "relevant": 1, "judges": ["ana", "bo"]},  # D1: 2 vs 0 -> 0; D2: 1
-        {"query_id": Q2, "pairs": 2, "relevant": 1, "judges": ["ana", "clicks"]}]  # D1 retracted
-    assert report["totals"] == {"queries": 2, "pairs": 4, "relevant": 2, "judges": ["ana", "bo", "clicks"],
+    texts = {q.id: q.text for q in load_queries(dataset / "queries.jsonl")}
+    assert report["queries"] == [  # no pool.jsonl: nothing counted left
+        {"query_id": Q1, "text": texts[Q1], "pairs": 2, "relevant": 1, "left": None,
+         "judges": ["ana", "bo"]},  # D1: 2 vs 0 -> 0; D2: 1
+        {"query_id": Q2, "text": texts[Q2], "pairs": 2, "relevant": 1, "left": None,
+         "judges": ["ana", "clicks"]}]  # D1 retracted
+    assert report["totals"] == {"queries": 2, "pairs": 4, "relevant": 2, "left": None,
+                                "judges": ["ana", "bo", "clicks"],
                                 "by_kind": {"human": 4, "implicit": 1, "imported": 0}}
 
 

@@ -50,7 +50,8 @@ def test_push_export_and_compare_show_no_difference_bit_for_bit(store, tmp_path,
     capsys.readouterr()
     assert main(["runs", "push", str(original.path), "--store", store]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("run run-a published to store postgresql://") and _password(store) not in out
+    assert " ".join(out.split()).replace("store: ", "store ").startswith("run run-a published to store postgresql://")
+    assert _password(store) not in out and all(len(line) <= 80 for line in out.splitlines())
     assert main(["runs", "push", str(original.path), "--store", store]) == 0
     assert "run run-a already in store" in capsys.readouterr().out
     exported = tmp_path / "exported"
@@ -168,9 +169,13 @@ def test_eval_with_the_store_down_finishes_its_folder_and_says_how_to_push_it(st
     masked = down.replace("hunter2", "****")
     assert "hunter2" not in err
     lines = err.splitlines()
-    assert lines[-2].startswith(f"run not published: store {masked} is unreachable")
+    said = next(i for i, line in enumerate(lines) if line.startswith("run not published: "))
+    later = next(i for i, line in enumerate(lines) if line.startswith("publish it later:"))
+    assert " ".join(lines[said:later]).replace("   ", " ").startswith(f"run not published: store {masked} is "
+                                                                     "unreachable")
+    command = " ".join(line.strip().removesuffix("\\").strip() for line in lines[later:])
     bare = down.replace(":hunter2", "")  # pasted as it is, the password comes from $PGPASSWORD, never as ****
-    assert lines[-1] == f"publish it later: searchtrace runs push {out} --store '{bare}'"
+    assert command == f"publish it later: searchtrace runs push {out} --store '{bare}'"  # wrapped to the width
     assert main(["runs", "push", str(out), "--store", store]) == 0  # the command works once the store is up
     assert "run run-down published to" in capsys.readouterr().out
 

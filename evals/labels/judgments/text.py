@@ -40,16 +40,23 @@ def _number(value: float | None) -> str:
 
 
 def status_lines(status: Status, width: int) -> list[str]:
-    """The status table, one line per query, then the totals."""
+    """The status table, one line per query (its id, its text cut to fit, pairs judged and left), then the totals."""
     if not status.queries:
         return [f"no judgments in {status.location}"]
-    q = _column([s.query_id for s in status.queries], "query", max(8, width // 3))
-    rows = [f"{_cell('query', q)}{_GAP} pairs{_GAP}relevant{_GAP}judges"]
+    q = _column([s.query_id for s in status.queries], "query", max(8, width // 4))
+    j = _column([", ".join(s.judges) for s in status.queries], "judges", 16)
+    numbers = f"{_GAP} pairs{_GAP}relevant{_GAP} left{_GAP}"
+    t = max(10, width - q - len(_GAP) - cells(numbers) - j)
+    rows = [f"{_cell('query', q)}{_GAP}{_cell('text', t)}{numbers}judges"]
     for s in status.queries:
-        rows.append(f"{_cell(s.query_id, q)}{_GAP}{s.pairs:>6}{_GAP}{s.relevant:>8}{_GAP}{', '.join(s.judges)}")
+        left = "-" if s.left is None else str(s.left)
+        rows.append(f"{_cell(s.query_id, q)}{_GAP}{_cell(s.text, t)}{_GAP}{s.pairs:>6}{_GAP}{s.relevant:>8}{_GAP}"
+                    f"{left:>5}{_GAP}{', '.join(s.judges)}")
     kinds = ", ".join(f"{kind.value} {count}" for kind, count in status.by_kind)
+    left_total = "" if status.left is None else f", {_count(status.left, 'pair')} of the pool left"
     rows += [f"total: {_count(len(status.queries), 'query', 'queries')}, {_count(status.pairs, 'pair')} judged, "
-             f"{status.relevant} relevant, {_count(len(status.judges), 'judge')}", f"standing judgments: {kinds}"]
+             f"{status.relevant} relevant{left_total}, {_count(len(status.judges), 'judge')}",
+             f"standing judgments: {kinds}"]
     return [fit(row.rstrip(), width) for row in rows] + [f"judgments in {status.location}"]
 
 

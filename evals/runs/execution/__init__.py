@@ -6,6 +6,6 @@ scored summary at the end; :mod:`~searchtrace.evals.runs.execution.loop` searche
 the split's queries in batches, journaling each once its traces are stored.
 """
 
-from searchtrace.evals.runs.execution.orchestrate import run_eval
+from searchtrace.evals.runs.execution.orchestrate import EvalInterrupted, run_eval
 
-__all__ = ["run_eval"]
+__all__ = ["EvalInterrupted", "run_eval"]

@@ -103,7 +103,7 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
         if folder.settings_file.exists():
             stored = folder.settings()
             if stored != settings:
-                raise ValidationError(f"{out} holds an interrupted run with other settings: {stored}", field="out")
+                raise ValidationError(_other_settings(out, stored, settings), field="out")
             return folder, True
         return folder, False
     runs = config.home.runs
@@ -113,6 +113,15 @@ def run_folder(settings: EvalSettings, config: RetrieverConfig, out: Path | None
             if candidate.is_interrupted and _settings_or_none(candidate) == settings:
                 return candidate, True
     return RunFolder(config.home.run(run_id(settings, config, label or RunLabel()))), False
+
+
+def _other_settings(out: Path, stored: EvalSettings, asked: EvalSettings) -> str:
+    """Why ``out`` is refused: each setting that differs (the folder's vs this run's), and what to do."""
+    names = {"retriever": "retriever (search settings' fingerprint)"}
+    differ = "; ".join(f"{names.get(name, name)}: {old} there vs {new} now"
+                       for name, old, new in stored.differences(asked))
+    return (f"{out} holds an interrupted run with other settings ({differ}): run again with its settings to "
+            f"resume it, or give a new --out, or remove {out} to start over")
 
 
 def run_id(settings: EvalSettings, config: RetrieverConfig, label: RunLabel) -> str:

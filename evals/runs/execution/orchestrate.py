@@ -55,7 +55,7 @@ from searchtrace.retriever import (
 )
 from searchtrace.traces import vocabulary
 
-__all__ = ["PACKAGES", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
+__all__ = ["PACKAGES", "EvalInterrupted", "finalize", "fingerprints_of", "git_commit", "package_versions", "run_eval", "scored_depth",
            "warn_dropped_qrels"]
 
 log = logging.getLogger(__name__)
@@ -126,9 +126,13 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
                                     depth=depth, shown=RESULTS_SHOWN)
     else:
-        retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
-                                   tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
-                                   deferred=handles.deferred, source=vocabulary.Source.EVAL)
+        try:  # the index may be built here: minutes a person may cut short
+            retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
+                                       tracer=provider.get_tracer("searchtrace.eval"), capture=trace_settings.capture,
+                                       deferred=handles.deferred, source=vocabulary.Source.EVAL)
+        except KeyboardInterrupt:
+            handles.close(trace_settings.exit_timeout_s)
+            raise _interrupted(folder, len(queries)) from None
     ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
@@ -139,12 +143,33 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         if settings.corrective:
             from searchtrace.evals.runs.execution.corrective import run_corrective
             run_corrective(ctx, progress)
+    except KeyboardInterrupt:
+        raise _interrupted(folder, len(queries)) from None
     finally:
         handles.close(trace_settings.exit_timeout_s)
         retriever.close()
     folder = finalize(ctx, time.perf_counter() - started, resuming, label)
     list_written(config.home, folder.path)  # a run written with --out anywhere is in the home's run index
     return folder
+
+
+def _interrupted(folder: RunFolder, total: int) -> EvalInterrupted:
+    """Where a run stopped by Ctrl-C stands: its folder, the queries its journal holds, of ``total``."""
+    return EvalInterrupted(folder.path, len({o.query_id for o in folder.outcomes()}), total)
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an eval; what its journal holds stays, and the same settings and folder resume it.
+
+    Attributes:
+        folder: the run folder.
+        done: queries journaled (searched and kept).
+        total: queries of the run.
+    """
+
+    def __init__(self, folder: Path, done: int, total: int) -> None:
+        super().__init__(f"eval interrupted: {done} of {total} queries done, in {folder}")
+        self.folder, self.done, self.total = folder, done, total
 
 
 def _warn(line: str | None) -> None:

@@ -76,6 +76,13 @@ class EvalSettings:
         """A short hash of the settings (the last part of a default run id)."""
         return hashlib.sha256(json.dumps(self._fields(), sort_keys=True).encode()).hexdigest()[:10]
 
+    def differences(self, other: EvalSettings) -> tuple[tuple[str, str, str], ...]:
+        """``(name, this value, other's value)`` of each setting that differs, under its ``settings.json`` name,
+        values as JSON (``retriever``: the search settings' fingerprint)."""
+        mine, theirs = self.to_json(), other.to_json()
+        return tuple((name, _shown(mine.get(name)), _shown(theirs.get(name)))
+                     for name in dict.fromkeys([*mine, *theirs]) if mine.get(name) != theirs.get(name))
+
     def _fields(self) -> dict[str, Any]:
         """The settings under their names in ``settings.json`` (``depth`` is ``top_k`` there)."""
         fields = asdict(self)
@@ -104,3 +111,8 @@ class EvalSettings:
                    attribution_k=f.integer("attribution_k"), results_per_query=f.integer("results_per_query"),
                    retriever=f.text("retriever", ""), unjudged=f.text("unjudged", "nonrelevant"),
                    top_grade=f.integer("top_grade") if f.has("top_grade") else None)
+
+
+def _shown(value: object) -> str:
+    """A setting's value as ``settings.json`` writes it (``null``, ``"test"``, ``["ndcg@10"]``)."""
+    return json.dumps(value, ensure_ascii=False)

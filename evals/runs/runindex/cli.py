@@ -57,9 +57,10 @@ def cmd_push(args: argparse.Namespace) -> int:
     snapshot = read_snapshot(RunFolder(args.folder))
     index = open_store_index(url)
     added = index.publish(snapshot)
-    from searchtrace.terminal import fit, width
+    from searchtrace.evals.runs.runindex.publish import published_lines
+    from searchtrace.terminal import width
 
-    print(fit(f"run {snapshot.run_id} {'published to' if added else 'already in'} {index.where}", width()))
+    print("\n".join(published_lines(snapshot.run_id, added, index.where, width())))
     return int(ExitCode.OK)
 
 

@@ -15,6 +15,7 @@ from searchtrace.evals.runs.runfolder import RunFolder
 from searchtrace.evals.verdicts.comparability import NO_LABELS, labelled
 from searchtrace.evals.verdicts.overlap.compare import compare_overlap
 from searchtrace.evals.verdicts.overlap.text import to_lines, to_markdown
+from searchtrace.evals.verdicts.query_texts import query_texts
 from searchtrace.home import Home
 from searchtrace.terminal import width
 
@@ -54,5 +55,5 @@ def compare_command(args: argparse.Namespace, folders: tuple[RunFolder, RunFolde
     else:
         columns = width()
         lines = [wrapped for n in notes for wrapped in textwrap.wrap(n, columns, subsequent_indent="  ")]
-        print("\n".join([*lines, *to_lines(comparison, args.top, columns, home)]))
+        print("\n".join([*lines, *to_lines(comparison, args.top, columns, home, query_texts(folders))]))
     return ExitCode.OK

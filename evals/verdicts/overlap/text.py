@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Mapping
 
 from searchtrace.evals.scoring.overlap.rank_biased import top_weight
 from searchtrace.evals.verdicts.overlap.result import Means, OverlapComparison, QueryOverlap
+from searchtrace.evals.verdicts.query_texts import text_line
 from searchtrace.terminal import cells, fit, signed
 
 __all__ = ["TRACE_COMMAND", "to_lines", "to_markdown"]
@@ -81,7 +83,8 @@ def _homes(comparison: OverlapComparison, home: str | None) -> list[str]:
             if h is not None and h != home]
 
 
-def _most_changed_lines(comparison: OverlapComparison, top: int, columns: int, home: str | None) -> list[str]:
+def _most_changed_lines(comparison: OverlapComparison, top: int, columns: int, home: str | None,
+                        texts: Mapping[str, str]) -> list[str]:
     changed = comparison.most_changed(top)
     if not changed:
         return ["no query's ranking changed"] if top else []
@@ -93,13 +96,16 @@ def _most_changed_lines(comparison: OverlapComparison, top: int, columns: int, h
     for q, said in zip(changed, stats):
         query_id = fit(q.query_id, id_width)
         lines.append(fit("  " + query_id + " " * (id_width - cells(query_id)) + "  " + said, columns))
+        lines += text_line(texts, q.query_id, columns)
         lines += [fit("    " + _trace(side, t), columns) for side, t in zip(("base", "cand"), q.trace_ids)]
     return lines + _homes(comparison, home)
 
 
-def to_lines(comparison: OverlapComparison, top: int = 10, columns: int = 80, home: str | None = None) -> list[str]:
+def to_lines(comparison: OverlapComparison, top: int = 10, columns: int = 80, home: str | None = None,
+             texts: Mapping[str, str] | None = None) -> list[str]:
     """The comparison as lines of at most ``columns`` cells (but for a home folder's path, never cut: the line
-    saying where the traces are when a run was made in another home than ``home``)."""
+    saying where the traces are when a run was made in another home than ``home``); each query listed with its
+    text below its id when ``texts`` has it."""
     lines = textwrap.wrap(_counts(comparison), columns)
     table = _table(comparison)
     widths = [max(cells(row[i]) for row in table) for i in range(len(table[0]))]
@@ -107,7 +113,7 @@ def to_lines(comparison: OverlapComparison, top: int = 10, columns: int = 80, ho
         lines.append(fit("  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:]))]),
                          columns).rstrip())
     lines += textwrap.wrap(_explained(comparison), columns, break_on_hyphens=False)
-    return lines + _most_changed_lines(comparison, top, columns, home)
+    return lines + _most_changed_lines(comparison, top, columns, home, texts or {})
 
 
 def to_markdown(comparison: OverlapComparison, top: int = 10, home: str | None = None) -> str:
