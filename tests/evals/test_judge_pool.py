@@ -61,7 +61,8 @@ def test_the_pool_is_the_union_of_top_k_less_what_is_judged_shown_blind(pooled, 
     assert main(["judge", "pool", str(dataset), "--runs", str(runs["hybrid"]), str(runs["keyword"]),
                  "--depth", "5"]) == 0
     out = capsys.readouterr().out
-    assert f"pooled {len(union)} new pairs" in out and all(len(line) <= 80 for line in out.splitlines())
+    assert f"pooled {len(union)} new pairs" in out
+    assert all(len(line.replace(str(dataset), "DATASET")) <= 80 for line in out.splitlines())  # a path is never cut
     pool = read_pool(folder)
     assert set(pairs_of(pool)) == union and len(pool) == len(union)
     for pair in pool:
