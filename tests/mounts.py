@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import textwrap
 
 
 def namespaces_allowed() -> str | None:
@@ -12,3 +13,38 @@ def namespaces_allowed() -> str | None:
         return "no unshare command"
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, text=True)
     return None if probe.returncode == 0 else f"unshare -m is not allowed here: {probe.stderr.strip()}"
+
+
+SERVE_UNTIL_READY = textwrap.dedent("""
+    def serve_until_ready(cli, sample, home, out, wait_s):
+        \"\"\"Start ``serve`` on ``home``, wait (at most ``wait_s``) until /readyz gives an error, and put in
+        ``out["serve"]`` whether it stayed up, its exit code, that error and its stderr.\"\"\"
+        import json, os, re, subprocess, time, urllib.error, urllib.request
+        server = subprocess.Popen([*cli, "serve", sample, "--home", home, "--port", "0"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        seen, ready = [], None
+        try:
+            while not seen or not re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]):  # announced on stderr
+                seen.append(server.stderr.readline())
+                if not seen[-1]:
+                    raise SystemExit("the server ended before it announced its address: " + "".join(seen))
+            url = re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]).group(0)
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline and server.poll() is None:
+                try:
+                    urllib.request.urlopen(url + "/readyz", timeout=5)
+                except urllib.error.HTTPError as exc:
+                    ready = json.loads(exc.read())
+                    if "error" in ready:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.2)
+            out["serve"] = {"alive": server.poll() is None, "code": server.returncode, "readyz": ready}
+        finally:
+            server.terminate()
+            _, err = server.communicate(timeout=30)
+            out.setdefault("serve", {})["stderr"] = "".join(seen) + err
+""")
+"""A driver script's function (prepend it to the script): ``serve`` on a full disk, probed until it says why
+it is not ready."""

@@ -18,14 +18,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from mounts import namespaces_allowed
+from mounts import SERVE_UNTIL_READY, namespaces_allowed
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
 
-DRIVER = textwrap.dedent("""
+DRIVER = SERVE_UNTIL_READY + textwrap.dedent("""
     import json, os, re, subprocess, sys, time, urllib.request
     mount, home, sample = sys.argv[1], sys.argv[2], sys.argv[3]
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", mount], check=True)
@@ -36,31 +36,7 @@ DRIVER = textwrap.dedent("""
                               timeout=300)
         out[name] = {"code": done.returncode, "stderr": done.stderr,
                      "building": os.listdir(os.path.join(home, "indexes", ".building"))}
-    server = subprocess.Popen([*cli, "serve", sample, "--home", home, "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        seen = []
-        while not seen or not re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]):  # announced on stderr
-            seen.append(server.stderr.readline())
-            if not seen[-1]:
-                raise SystemExit("the server ended before it announced its address: " + "".join(seen))
-        url = re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]).group(0)
-        deadline, ready = time.monotonic() + 60, None
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                urllib.request.urlopen(url + "/readyz", timeout=5)
-            except urllib.error.HTTPError as exc:
-                ready = json.loads(exc.read())
-                if "error" in ready:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.2)
-        out["serve"] = {"alive": server.poll() is None, "code": server.returncode, "readyz": ready}
-    finally:
-        server.terminate()
-        _, err = server.communicate(timeout=30)
-        out["serve"]["stderr"] = "".join(seen) + err
+    serve_until_ready(cli, sample, home, out, 60)
     print(json.dumps(out))
 """)
 

@@ -19,13 +19,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from mounts import namespaces_allowed
+from mounts import SERVE_UNTIL_READY, namespaces_allowed
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
 FREE_MB = 20
 
-DRIVER = textwrap.dedent("""
+DRIVER = SERVE_UNTIL_READY + textwrap.dedent("""
     import json, os, re, shutil, subprocess, sys, time, urllib.request
     mount, index, cache, sample, free_mb = sys.argv[1:6]
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400m", "tmpfs", mount], check=True)
@@ -40,31 +40,7 @@ DRIVER = textwrap.dedent("""
     for name, args in (("search", ["search", sample, "tides"]), ("eval", ["eval", sample, "--no-progress"])):
         done = subprocess.run([*cli, *args, "--home", home], capture_output=True, text=True, timeout=300)
         out[name] = {"code": done.returncode, "stderr": done.stderr}
-    server = subprocess.Popen([*cli, "serve", sample, "--home", home, "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    seen, ready = [], None
-    try:
-        while not seen or not re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]):  # announced on stderr
-            seen.append(server.stderr.readline())
-            if not seen[-1]:
-                raise SystemExit("the server ended before it announced its address: " + "".join(seen))
-        url = re.search(r"http://127\\.0\\.0\\.1:\\d+", seen[-1]).group(0)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                urllib.request.urlopen(url + "/readyz", timeout=5)
-            except urllib.error.HTTPError as exc:
-                ready = json.loads(exc.read())
-                if "error" in ready:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.2)
-        out["serve"] = {"alive": server.poll() is None, "code": server.returncode, "readyz": ready}
-    finally:
-        server.terminate()
-        _, err = server.communicate(timeout=30)
-        out.setdefault("serve", {})["stderr"] = "".join(seen) + err
+    serve_until_ready(cli, sample, home, out, 120)
     print(json.dumps(out))
 """)
 
