@@ -356,7 +356,10 @@ def test_the_page_process_killed_while_judging_leaves_a_readable_store(home, dat
     assert judged == pool[: len(judged)]
     session = JudgingSession.open(dataset)  # the killed process's lock does not block the next judge
     held = session.queue.held()  # the pair shown when it was killed stays held until its TTL ends
-    assert set(held.values()) <= {"ana"} and set(held) <= set(pool[len(judged):])
+    assert set(held.values()) <= {"ana"} and set(held) - set(judged) <= set(pool[len(judged):])
+    # killed between recording a judgment and releasing its pair (a race this test does not control): at most
+    # that one judged pair is still held, and it is never handed out again, being judged
+    assert len(set(held) & set(judged)) <= 1
     assert session.next_pair("bo", pool) == next(p for p in pool[len(judged):] if p not in held)
 
 
