@@ -55,10 +55,15 @@ class StoreUrl:
         """The URL with its password (if any) replaced by ``****``."""
         return _masked(self.conninfo)
 
+    def unsecret(self) -> str:
+        """The URL without its password, to paste into a command (the password then comes from ``$PGPASSWORD``
+        or ``~/.pgpass``; a masked one would be sent as ``****``)."""
+        return _masked(self.conninfo, None)
+
     def command(self, words: str) -> str:
         """``searchtrace WORDS --store URL`` for a message: the URL without its password, quoted, to paste as it is
         (the password then comes from ``$PGPASSWORD`` or ``~/.pgpass``; a masked one would be sent as ``****``)."""
-        return f"searchtrace {words} --store {shlex.quote(_masked(self.conninfo, None))}"
+        return f"searchtrace {words} --store {shlex.quote(self.unsecret())}"
 
     def __str__(self) -> str:
         return self.masked()

@@ -25,7 +25,7 @@ __all__ = ["not_published_lines", "publish_folder", "published_lines", "push_com
 
 
 def push_command(folder: RunFolder, url: StoreUrl) -> str:
-    """``searchtrace runs push DIR --store URL``, the URL masked (the password comes from ``$PGPASSWORD``)."""
+    """``searchtrace runs push DIR --store URL``, the URL without its password (from ``$PGPASSWORD``)."""
     return url.command(f"runs push {shlex.quote(str(folder.path))}")
 
 
@@ -47,7 +47,7 @@ def not_published_lines(message: str, folder: RunFolder, url: StoreUrl, columns:
     if cells(later) <= columns:
         return [*lines, later]
     return [*lines, "publish it later:", *command_lines(["searchtrace", "runs", "push", str(folder.path), "--store",
-                                                        url.masked()], columns)]
+                                                        url.unsecret()], columns)]
 
 
 def publish_folder(folder: RunFolder, url: StoreUrl, columns: int = DEFAULT_WIDTH) -> tuple[bool, list[str]]:
