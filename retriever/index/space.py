@@ -85,7 +85,11 @@ def allocate(path: Path, index_root: Path, needed: int, what: str = "for the ind
     """
     fd = os.open(path, os.O_RDWR)
     try:
-        os.posix_fallocate(fd, 0, os.fstat(fd).st_size)
+        before = os.fstat(fd)
+        os.posix_fallocate(fd, 0, before.st_size)
+        # the bytes are what they were (a hole reads as zeros): keep the times too, which a manifest records,
+        # so that the next open does not hash the file again (or, under a reader, see a file changed)
+        os.utime(fd, ns=(before.st_atime_ns, before.st_mtime_ns))
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise SpaceNeeded(index_root, needed, shutil.disk_usage(path.parent).free, what) from None

@@ -314,4 +314,4 @@ def test_the_publish_lines_fit_and_never_cut_the_run_id_or_the_url(tmp_path):
     assert "hunter2" not in "\n".join(lines)
     at = lines.index("publish it later:")
     command = " ".join(line.strip().removesuffix("\\").strip() for line in lines[at + 1:])
-    assert command == f"searchtrace runs push {folder.path} --store '{url.masked()}'"
+    assert command == f"searchtrace runs push {folder.path} --store '{url.unsecret()}'"

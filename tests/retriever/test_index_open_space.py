@@ -176,3 +176,16 @@ def test_the_filesystem_holding_a_path_is_read_from_mountinfo(tmp_path, path, ki
 
 def test_an_unreadable_mountinfo_names_no_filesystem(tmp_path):
     assert filesystem_type(tmp_path, tmp_path / "missing") is None
+
+
+def test_allocating_a_files_holes_keeps_its_times(tmp_path):
+    """The holes made real read as they did: the times a manifest records stay, so the next open does not see
+    a changed file (on tmpfs, posix_fallocate moves the modification time; a concurrent reader saw it)."""
+    from searchtrace.retriever.index.space import allocate
+
+    path = tmp_path / "chunk_0.mmap"
+    with path.open("wb") as f:
+        f.truncate(4 << 20)  # a file of holes
+    os.utime(path, ns=(10**18, 10**18))
+    allocate(path, tmp_path, 4 << 20)
+    assert path.stat().st_mtime_ns == 10**18 and path.read_bytes() == bytes(4 << 20)
