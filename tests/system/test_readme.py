@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -46,6 +47,7 @@ class Place:
     env: dict[str, str]
     readme: Path = README
     log: list[str] = field(default_factory=list)
+    fixture: Callable[[str], Any] | None = None  # pytest's getfixturevalue, for a block that needs a server
 
 
 def make_place(root: Path, seed: Callable[[Path], Path]) -> Place:
@@ -322,6 +324,23 @@ def served_search(block: Block, place: Place) -> None:
     assert answer["results"] and answer["traceId"], answer
 
 
+def shared_store(block: Block, place: Place) -> None:
+    """Against a PostgreSQL server of the test's (its URL for db.example's), migrated first as the team
+    section says; "a folder made earlier" made by `eval --out`, and `$run_dir` that folder."""
+    assert place.fixture is not None
+    url = place.fixture("pg_url")
+    run_command(place, block, "searchtrace eval datasets/sample --out path/to/run-folder --no-progress")
+    place.env["run_dir"] = "path/to/run-folder"
+    for command in block.commands:
+        if command.startswith("export SEARCHTRACE_STORE="):
+            place.env["SEARCHTRACE_STORE"] = url
+            run_command(place, block, "searchtrace store migrate")
+            continue
+        phrase = {"searchtrace runs list": "main"}.get(" ".join(command.split()[:3]))
+        run_command(place, block, command, phrase=phrase)
+    assert (place.cwd / "baseline" / "run.json").is_file()
+
+
 def remote_services(block: Block, place: Place) -> None:
     """Checked: the variables it sets are the ones searchtrace reads (searchtrace/environment.py)."""
     from searchtrace import environment
@@ -347,6 +366,13 @@ def dashboard_proxy(block: Block, place: Place) -> None:
     assert f"proxy_pass http://127.0.0.1:{DEFAULT_PORT};" in block.text
 
 
+def settings_text(block: Block, place: Place) -> None:
+    """Checked: valid TOML (the block that uses it runs with it)."""
+    import tomllib
+
+    assert tomllib.loads(block.text), f"README.md:{block.line}: an empty settings block"
+
+
 def synopsis(block: Block, place: Place) -> None:
     check_synopsis(block)
 
@@ -364,7 +390,7 @@ MANIFEST: dict[str, How] = {
         How("checked", quickstart),
     'searchtrace | python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]"':
         How("checked", suite_install),
-    "Search settings | # retriever.toml": How("checked", reason="written and used by the block below it"),
+    "Search settings | # retriever.toml": How("checked", settings_text),
     'Search settings | searchtrace eval ../shared/datasets/scifact --weights dense=0':
         How("run", scifact_settings),
     'Search settings | searchtrace search datasets/sample "In which shipyard town was the vesse':
@@ -379,12 +405,12 @@ MANIFEST: dict[str, How] = {
     "Evaluation | from searchtrace.evals import RunFolder": How("run", python_run_folder),
     "Evaluation | alpha = 0.05": How("run", gate_rules),
     "Comparing runs without labels | searchtrace eval mine-q --out runs/a": How("run", compare_unlabelled),
-    "Comparing runs without labels | [overlap]": How("checked", reason="used by the block above it"),
+    "Comparing runs without labels | [overlap]": How("checked", settings_text),
     "Comparing runs without labels | jobs:": How("checked", github_actions),
     'Judgments | searchtrace judge import DATASET QRELS_FILE [--judge NAME]':
         How("checked", synopsis),
     'Runs in the shared store | export SEARCHTRACE_STORE=postgresql://ci@db.example/searchtrace':
-        How("pending", reason="needs a shared store on db.example: to run against a test server's URL"),
+        How("server", shared_store),
     'Beyond one machine | export QDRANT_URL=https://qdrant.example:6333 QDRANT_API_KEY=... QDRANT_':
         How("checked", remote_services),
     "Running a team's searchtrace | apt-get install -y postgresql": How("covered", reason=TEAM),
@@ -417,8 +443,10 @@ def test_the_manifest_classifies_every_block_and_only_blocks():
 
 
 @pytest.fixture
-def place(tmp_path, warm_cache):
-    return make_place(tmp_path, warm_cache)
+def place(tmp_path, warm_cache, request):
+    made = make_place(tmp_path, warm_cache)
+    made.fixture = request.getfixturevalue
+    return made
 
 
 @pytest.mark.parametrize("key", list(MANIFEST))
