@@ -118,3 +118,18 @@ def test_ctrl_c_while_the_index_is_built_says_none_is_done_and_keeps_the_folder(
     assert (stopped.value.folder, stopped.value.done) == (out, 0)
     assert stopped.value.total == len(load_for_run(EvalSettings(dataset=str(SAMPLE)))[1])  # unanswerable too
     assert (out / "settings.json").is_file()  # the same command resumes it
+
+
+def test_a_run_whose_retriever_cannot_open_leaves_nothing_that_refuses_the_next(tmp_path, warm_cache, capsys):
+    """Issue 36: a settings file naming a calibration file that is missing failed the start but left
+    settings.json, and the same --out with the setting fixed was refused as another run's."""
+    home = warm_cache(tmp_path / "home")
+    out = tmp_path / "run"
+    (tmp_path / "bad.toml").write_text('[confidence]\ncalibration = "calibration.json"\n', encoding="utf-8")
+    (tmp_path / "good.toml").write_text("[confidence]\nhigh = 0.65\n", encoding="utf-8")
+    args = ["eval", str(SAMPLE), "--out", str(out), "--home", str(home), "--no-progress"]
+    assert main([*args, "--retriever-config", str(tmp_path / "bad.toml")]) == 2
+    assert "calibration" in capsys.readouterr().err
+    assert not out.exists()
+    assert main([*args, "--retriever-config", str(tmp_path / "good.toml")]) == 0
+    assert (out / "run.json").is_file()

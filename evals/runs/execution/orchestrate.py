@@ -109,6 +109,7 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     folder, resuming = run_folder(settings, config, out, label)
     dataset, queries = load_for_run(settings)
     warn_dropped_qrels(dataset.report.messages())
+    existed = folder.path.exists()
     if resuming:
         folder.journal.truncate_torn_tail()
     else:
@@ -133,6 +134,11 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
         except KeyboardInterrupt:
             handles.close(trace_settings.exit_timeout_s)
             raise _interrupted(folder, len(queries)) from None
+        except Exception:
+            handles.close(trace_settings.exit_timeout_s)
+            if not resuming:
+                _unmake(folder, existed)
+            raise
     ctx = RunContext(retriever, timer, handles, folder.run_id, dataset, settings, folder)
     # The open index (ids, graph, dataset) is hundreds of thousands of long-lived objects: keep
     # them out of the collector's full passes, which otherwise walk them every few hundred searches.
@@ -151,6 +157,15 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     folder = finalize(ctx, time.perf_counter() - started, resuming, label)
     list_written(config.home, folder.path)  # a run written with --out anywhere is in the home's run index
     return folder
+
+
+def _unmake(folder: RunFolder, existed: bool) -> None:
+    """Take back the settings a run that never started wrote (a retriever that could not open, such as a
+    calibration file that is missing), so the same ``--out`` with the setting fixed is not refused as
+    another run's; the folder goes too when this run made it and it is empty."""
+    folder.settings_file.unlink(missing_ok=True)
+    if not existed and not any(folder.path.iterdir()):
+        folder.path.rmdir()
 
 
 def _interrupted(folder: RunFolder, total: int) -> EvalInterrupted:
