@@ -48,3 +48,26 @@ SERVE_UNTIL_READY = textwrap.dedent("""
 """)
 """A driver script's function (prepend it to the script): ``serve`` on a full disk, probed until it says why
 it is not ready."""
+
+
+def run_driver_in_namespace(driver: str, *args: str, timeout: float) -> dict:
+    """Run a driver script (``python -c``) in a mount namespace of its own, with this checkout first on its
+    path and nothing sent to a collector; returns the JSON object on its last line of output. Skips, naming
+    the reason, where ``unshare -m`` is not allowed."""
+    import json
+    import os
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    reason = namespaces_allowed()
+    if reason:
+        pytest.skip(reason)
+    repo = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH", "")) if p),
+           "HF_HUB_OFFLINE": "1", "SEARCHTRACE_OTLP": "0"}
+    done = subprocess.run(["unshare", "-m", sys.executable, "-c", driver, *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

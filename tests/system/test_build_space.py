@@ -10,15 +10,12 @@ and a server's first open.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from mounts import SERVE_UNTIL_READY, namespaces_allowed
+from mounts import SERVE_UNTIL_READY, run_driver_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -43,17 +40,9 @@ DRIVER = SERVE_UNTIL_READY + textwrap.dedent("""
 
 @pytest.mark.skipif(sys.platform != "linux", reason="tmpfs and mount namespaces are Linux's")
 def test_a_disk_too_small_for_the_index_is_one_line_and_exit_1(tmp_path):
-    reason = namespaces_allowed()
-    if reason:
-        pytest.skip(reason)
     mount = tmp_path / "small"
     mount.mkdir()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
-           "HF_HUB_OFFLINE": "1", "SEARCHTRACE_OTLP": "0"}
-    done = subprocess.run(["unshare", "-m", sys.executable, "-c", DRIVER, str(mount), str(mount / "home"),
-                           str(SAMPLE)], capture_output=True, text=True, timeout=420, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = run_driver_in_namespace(DRIVER, str(mount), str(mount / "home"), str(SAMPLE), timeout=420)
     for name in ("index", "eval"):
         result = out[name]
         assert result["code"] == 1, (name, result)  # not 135 (SIGBUS) nor any other signal

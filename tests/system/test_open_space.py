@@ -11,15 +11,12 @@ open check ``search`` died of SIGBUS (exit 135) with nothing on stderr.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from mounts import SERVE_UNTIL_READY, namespaces_allowed
+from mounts import SERVE_UNTIL_READY, run_driver_in_namespace
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
@@ -57,18 +54,10 @@ def _the_error_line(stderr: str, index: Path) -> str:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="tmpfs and mount namespaces are Linux's")
 def test_a_disk_too_full_to_open_an_index_is_one_line_and_exit_1(tmp_path, sample_index_path, sample_config):
-    reason = namespaces_allowed()
-    if reason:
-        pytest.skip(reason)
     mount = tmp_path / "small"
     mount.mkdir()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
-           "HF_HUB_OFFLINE": "1", "SEARCHTRACE_OTLP": "0"}
-    done = subprocess.run(["unshare", "-m", sys.executable, "-c", DRIVER, str(mount), str(sample_index_path),
-                           str(sample_config.home.cache), str(SAMPLE), str(FREE_MB)],
-                          capture_output=True, text=True, timeout=600, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = run_driver_in_namespace(DRIVER, str(mount), str(sample_index_path), str(sample_config.home.cache),
+                                 str(SAMPLE), str(FREE_MB), timeout=600)
     assert out["free"] == FREE_MB << 20
     index = mount / "home" / "indexes" / sample_index_path.name
     for name in ("search", "eval"):
