@@ -138,9 +138,19 @@ class SearchTimeout(SearchtraceError):
 
 
 class Overloaded(SearchtraceError):
-    """A server at its bound of searches in flight: try again shortly."""
+    """A server at its bound of searches in flight: try again shortly.
+
+    Args:
+        message: as every error's.
+        field: as every error's.
+        retry_after_s: how long the server asked to be left alone (an HTTP ``Retry-After``), when it said.
+    """
 
     code = ErrorCode.OVERLOADED
+
+    def __init__(self, message: str, *, field: str | None = None, retry_after_s: float | None = None) -> None:
+        super().__init__(message, field=field)
+        self.retry_after_s = retry_after_s
 
 
 class SearchFailed(SearchtraceError):
