@@ -192,3 +192,33 @@ def test_a_fourth_schema_store_is_read_then_brought_to_the_fifth(tmp_path):
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,) == (5,)
     conn.close()
+
+
+def test_a_salvaged_store_keeps_its_searches_and_id_keys(tmp_path):
+    from searchtrace.traces.store.repair import salvage
+
+    old = TraceStore(tmp_path / "old.sqlite")
+    old.write(record_foreign(nested))
+    old.write(record_foreign(rag_chain))
+    old.set_doc_id_key("rag-app", "source")
+    old.close()
+    new = TraceStore(tmp_path / "new.sqlite")
+    report = salvage(tmp_path / "old.sqlite", new)
+    assert (report.traces, report.spans, report.unreadable_rows) == (2, 8, 0)
+    assert new.doc_id_keys() == {"rag-app": "source"}
+    assert [(s.query, s.doc_ids) for s in new.searches()] == [
+        ("outer", ("kb-1", "kb-2.md", "kb-3")), ("harbour town", ("kb-1", "kb-2.md", "kb-3"))]
+    new.close()
+
+
+def test_a_fourth_schema_file_is_salvaged_without_searches(tmp_path):
+    from searchtrace.traces.store.repair import salvage
+
+    old = TraceStore(tmp_path / "old.sqlite")
+    old.write(record_foreign(rag_chain))
+    old.close()
+    as_fourth_schema(tmp_path / "old.sqlite")
+    new = TraceStore(tmp_path / "new.sqlite")
+    report = salvage(tmp_path / "old.sqlite", new)
+    assert (report.traces, report.unreadable_rows) == (1, 0) and new.searches() == []
+    new.close()

@@ -348,7 +348,8 @@ class TraceStore:
             self.reclaim()
         return deleted
 
-    def insert_rows(self, traces: Sequence[tuple], spans: Sequence[tuple]) -> None:
+    def insert_rows(self, traces: Sequence[tuple], spans: Sequence[tuple], searches: Sequence[tuple] = (),
+                    settings: Sequence[tuple] = ()) -> None:
         """Insert rows read from another store of this schema (see ``traces.repair``); existing rows are kept."""
         conn = self._writer()
         with sql.write_transaction(conn):
@@ -358,6 +359,9 @@ class TraceStore:
                                  traces)
             if spans:
                 conn.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+            for table, rows in (("searches", searches), ("settings", settings)):
+                if rows:
+                    conn.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
             conn.execute(sql.CLASSIFY_UNKNOWN)  # rows of a schema before ``kind``: classified as an upgrade does
 
     def reclaim(self) -> int:
