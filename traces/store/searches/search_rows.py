@@ -63,9 +63,12 @@ class Pending:
 
 
 def pending(span: ReadableSpan, trace_id: str, span_id: str, parent_id: str | None) -> Pending | None:
-    """The span as a search to store, or None when it is not a foreign search."""
-    attrs = span.attributes or {}
+    """The span as a search to store, or None when it is not a foreign search (our own spans are told by their
+    scope first, before their attributes are read: this runs for every span the store writes)."""
     scope = span.instrumentation_scope.name if span.instrumentation_scope else None
+    if scope is not None and foreign.is_own({}, scope):
+        return None
+    attrs = span.attributes or {}
     if foreign.convention(attrs, scope) is None:
         return None
     service, project = foreign.source_of(span.resource.attributes if span.resource else {})
