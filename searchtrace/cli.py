@@ -56,9 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 def migrations() -> tuple[Migration, ...]:
     """The shared store's schema, every step from the store that declares it (what ``store migrate`` applies)."""
     from searchtrace.evals import JUDGMENTS_MIGRATION, RUNS_MIGRATION
-    from searchtrace.traces import TRACES_MIGRATION
+    from searchtrace.traces import FOREIGN_MIGRATION, TRACES_MIGRATION
 
-    return (TRACES_MIGRATION, RUNS_MIGRATION, JUDGMENTS_MIGRATION)
+    return (TRACES_MIGRATION, RUNS_MIGRATION, JUDGMENTS_MIGRATION, FOREIGN_MIGRATION)
 
 
 _PATH_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOENT,

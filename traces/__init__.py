@@ -19,13 +19,14 @@ if TYPE_CHECKING:
     from searchtrace.traces.export.deferred import DeferredAttributes
     from searchtrace.traces.export.exporter import FailureKind
     from searchtrace.traces.export.provider import TraceHandles, TraceSettings, make_tracer_provider
-    from searchtrace.traces.spans import attributes, vocabulary
+    from searchtrace.traces.spans import attributes, foreign, vocabulary
     from searchtrace.traces.spans.attributes import CaptureConfig
+    from searchtrace.traces.spans.foreign import Document
     from searchtrace.traces.spans.vocabulary import SEARCH_SPAN, SpanKind, TraceKind
     from searchtrace.traces.store.damage import is_damaged, set_aside
     from searchtrace.traces.store.opening import existing_trace_store, open_trace_store
     from searchtrace.traces.store.postgres import PostgresTraceStore
-    from searchtrace.traces.store.postgres_schema import TRACES_MIGRATION
+    from searchtrace.traces.store.postgres_schema import FOREIGN_MIGRATION, TRACES_MIGRATION
     from searchtrace.traces.store.protocol import Capabilities, TraceStoreProtocol
     from searchtrace.traces.store.readonly import reading
     from searchtrace.traces.store.records import (
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
         Fetch,
         Impression,
         InteractionFilter,
+        SearchFilter,
+        SearchRecord,
         SpanRecord,
         TraceDetail,
         TraceFilter,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
-from searchtrace.terminal import width
+from searchtrace.terminal import fit, width
 from searchtrace.traces.views.listing import SHORT_ID
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used (sqlite3
@@ -57,6 +57,18 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_home_argument(p)
     add_store_argument(p)
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("id-key", help="name the metadata key that holds a service's document ids, or list them",
+                       description="Another retriever's spans may send no document.id (LangChain's put the id in "
+                                   "document.metadata). Name the metadata key that holds it, per service "
+                                   "(service.name): its stored searches are read again with it, and every later "
+                                   "one. Without arguments, list the keys set; with SERVICE alone, show its key.")
+    p.add_argument("service", nargs="?", help="the service (its resource's service.name)")
+    p.add_argument("key", nargs="?", help="the metadata key holding the document id")
+    p.add_argument("--forget", action="store_true", help="forget SERVICE's key (its documents become unidentified)")
+    add_home_argument(p)
+    add_store_argument(p)
+    p.set_defaults(func=cmd_id_key)
 
     p = sub.add_parser("export", help="write traces as OTLP JSON lines, one trace per line")
     p.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format (default: jsonl)")
@@ -121,8 +133,44 @@ def cmd_list(args: argparse.Namespace) -> int:
     summaries = store.list_traces(_filter(args)) if store else []
     if not summaries and args.format == "table":
         print(f"no traces{'' if store else ' yet'} in {_store_file(args)}", file=sys.stderr)
+    elif store is not None and args.format in _WITH_SEARCHES and any(s.foreign for s in summaries):
+        _WITH_SEARCHES[args.format](summaries, store, columns)
     else:
         _LIST_FORMATS[args.format](summaries, columns)
+    return ExitCode.OK
+
+
+@_store_errors
+def cmd_id_key(args: argparse.Namespace) -> int:
+    from searchtrace.traces.views.searches import id_key_lines
+
+    columns = width()
+    if (args.key is not None or args.forget) and not (args.service or "").strip():
+        print("error: traces id-key: give the SERVICE whose key to set or forget", file=sys.stderr)
+        return ExitCode.INVALID
+    if args.key is not None and (args.forget or not args.key.strip()):
+        print("error: traces id-key: give a KEY (not empty) or --forget, not both", file=sys.stderr)
+        return ExitCode.INVALID
+    if args.key is None and not args.forget:
+        store = _open(args)
+        keys = store.doc_id_keys() if store else {}
+        shown = {s: k for s, k in keys.items() if args.service in (None, s)}
+        for line in id_key_lines(shown, columns):
+            print(line)
+        if not shown:
+            print(f"no document-id key set{f' for {args.service!r}' if args.service else ''} in "
+                  f"{_store_file(args)}", file=sys.stderr)
+        return ExitCode.OK
+    from searchtrace.traces.store.opening import open_trace_store
+
+    store = open_trace_store(Home.resolve(args.home).traces, resolve_store_url(getattr(args, "store", None))).open()
+    try:
+        n = store.set_doc_id_key(args.service, None if args.forget else args.key.strip())
+    finally:
+        store.close()
+    what = "forgotten" if args.forget else f"set to {args.key.strip()!r}"
+    print(fit(f"{args.service}: document-id key {what}; {n} stored search{'es' if n != 1 else ''} read again",
+              columns))
     return ExitCode.OK
 
 
@@ -137,6 +185,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(f"error: no trace {trace_id!r} in {_store_file(args)}", file=sys.stderr)
         return ExitCode.INVALID
     _print_tree(detail, columns)
+    if detail.summary.foreign:
+        from searchtrace.traces.store.records import SearchFilter
+        from searchtrace.traces.views.searches import document_lines
+
+        for search in store.searches(SearchFilter(trace_ids=(detail.summary.trace_id,))) if store else ():
+            print()
+            print("\n".join(document_lines(search, columns)))
     if len(detail.spans) < detail.summary.n_spans:
         print(f"partial: {len(detail.spans)} of its {detail.summary.n_spans} spans were recovered by "
               "`traces repair`; the others were lost with the damaged store", file=sys.stderr)
@@ -280,6 +335,23 @@ def _print_table(summaries: list[TraceSummary], columns: int | None) -> None:
 _LIST_FORMATS: dict[str, Callable[[list[TraceSummary], int | None], None]] = {
     "table": _print_table, "tsv": _print_tsv, "json": _print_json}
 """``traces list``'s output formats; each takes the traces and the width (None: whatever it takes)."""
+
+
+def _table_with_searches(summaries: list[TraceSummary], store: TraceStoreProtocol, columns: int | None) -> None:
+    from searchtrace.traces.views.searches import searches_of, table_with_searches
+
+    print("\n".join(table_with_searches(summaries, searches_of(store, summaries), columns)))
+
+
+def _json_with_searches(summaries: list[TraceSummary], store: TraceStoreProtocol, columns: int | None) -> None:
+    from searchtrace.traces.views.searches import json_with_searches, searches_of
+
+    print(json_with_searches(summaries, searches_of(store, summaries)))
+
+
+_WITH_SEARCHES: dict[str, Callable[[list[TraceSummary], TraceStoreProtocol, int | None], None]] = {
+    "table": _table_with_searches, "json": _json_with_searches}
+"""The formats that show a foreign trace's searches under it (tsv stays one row per trace)."""
 
 
 def _print_tree(detail: TraceDetail, columns: int | None) -> None:

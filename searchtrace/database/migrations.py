@@ -45,10 +45,10 @@ class Migration:
     sql: str
 
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this client reads and writes: the last of the migrations the stores declare (1: traces,
 ``traces.store.postgres_schema``; 2: runs, ``evals.runs.store.schema``; 3: judgments,
-``evals.labels.judgments.store.schema``).
+``evals.labels.judgments.store.schema``; 4: another retriever's searches, ``traces.store.postgres_schema``).
 A store that adds a step declares ``Migration(SCHEMA_VERSION + 1, ...)`` beside itself, adds it to the roof's
 list and raises this number."""
 

@@ -9,11 +9,13 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
+from foreign_fixtures import as_fourth_schema
 from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.names import Stage
 from searchtrace.traces import vocabulary as v
 from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.store import sqlite_sql as sql
 from searchtrace.traces.store.sqlite import TraceFilter, TraceStore, to_ns
 
 S = 1000 * MS
@@ -222,14 +224,15 @@ def test_bad_filters_are_rejected():
         TraceFilter(offset=-1)
     with pytest.raises(ValueError, match="best_band must be one of high, medium, low"):
         TraceFilter(best_band="top")
-    with pytest.raises(ValueError, match="sources must be among http, mcp, cli, eval, python, got 'web'"):
+    with pytest.raises(ValueError, match="sources must be among http, mcp, cli, eval, python, otlp, got 'web'"):
         TraceFilter(sources=("http", "web"))
 
 
 def _as_second_schema(path):
     """The store as schema 2 left it: without the impression and fetch columns (schema 3), nor the kind, cold
-    and status_code ones (schema 4), and with root spans that filled no source or error code (a request that
-    ran no search had neither)."""
+    and status_code ones (schema 4), nor schema 5's, and with root spans that filled no source or error code (a
+    request that ran no search had neither)."""
+    as_fourth_schema(path)
     conn = sqlite3.connect(path)
     for column in ("session_id", "result_ids", "fetched_ids", "fetch_of"):
         conn.execute(f"ALTER TABLE traces DROP COLUMN {column}")
@@ -273,7 +276,7 @@ def test_a_store_of_the_first_schema_is_read_then_brought_up_to_date(tmp_path):
     assert writer.count() == 2
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,)
     conn.close()
 
 
@@ -485,7 +488,7 @@ def test_a_second_schema_store_gains_the_impression_columns(tmp_path):
     assert [(x.trace_id, x.shown, x.session_id) for x in read] == [(newer, ("d2",), "s")]
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,)
     conn.close()
 
 
@@ -599,7 +602,7 @@ def test_a_store_of_the_second_schema_reads_kinds_then_a_writer_records_them(tmp
         "timeout": TraceKind.SEARCH, "refused": TraceKind.OTHER, "docs": TraceKind.OTHER}
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,)
     conn.close()
 
 

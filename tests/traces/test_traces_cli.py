@@ -46,7 +46,7 @@ def test_list_json(home, capsys):
         "complete": True, "status": "UNSET", "mode": "fast", "query": "Lantern Guild founder", "run_id": None,
         "query_id": None, "top_k": 3, "best_score": 0.1, "no_confident": True, "degraded": ["graph"], "bands": ["low"],
         "n_results": 1, "error_code": None, "n_spans": 11, "root_name": "search", "source": None, "kind": "search",
-        "cold": None, "status_code": None}
+        "cold": None, "status_code": None, "service": "unknown_service:python", "project": None}
 
 
 @pytest.mark.parametrize("flags, expected", [

@@ -272,6 +272,8 @@ class Source(str, enum.Enum):
     CLI = "cli"
     EVAL = "eval"
     PYTHON = "python"
+    OTLP = "otlp"
+    """Not ours: a trace another program sent (another retriever's spans, received over OTLP)."""
 
 
 class TraceKind(str, enum.Enum):
@@ -324,3 +326,58 @@ EXCEPTION_MESSAGE = "exception.message"
 
 EXCEPTION_STACKTRACE = "exception.stacktrace"
 """On an exception event: the traceback, as Python prints it."""
+
+
+# --- foreign searches (read from another retriever's spans: ``traces.spans.foreign``) ---------------
+
+DOCUMENT_METADATA = "document.metadata"
+"""OpenInference suffix: a document's metadata, a JSON string (or a mapping); a user-named key of it may hold
+the document's id when ``document.id`` is missing (``traces id-key``)."""
+
+OWN_SCOPE = "searchtrace"
+"""Our tracers' instrumentation scope (``searchtrace``, ``searchtrace.serve``, ``searchtrace.eval``): a span
+under it, or one carrying a ``searchtrace.`` attribute, is ours, never a foreign search."""
+
+OWN_PREFIX = "searchtrace."
+"""The prefix of our own attribute keys."""
+
+SERVICE_NAME = "service.name"
+"""OpenTelemetry resource attribute: the program that sent the spans (a foreign search's service)."""
+
+PROJECT_NAME = "openinference.project.name"
+"""OpenInference resource attribute: the project the spans belong to (Phoenix and Langfuse key on it)."""
+
+RERANKER_QUERY = "reranker.query"
+"""OpenInference: the query a reranker reranked for."""
+
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+"""GenAI semantic convention: the operation; :data:`GEN_AI_RETRIEVAL` marks a retrieval span."""
+
+GEN_AI_RETRIEVAL = "retrieval"
+"""The ``gen_ai.operation.name`` of a GenAI retrieval span."""
+
+GEN_AI_EMBEDDINGS = "embeddings"
+"""The ``gen_ai.operation.name`` of a GenAI embeddings span (a stage of the search around it)."""
+
+GEN_AI_RETRIEVAL_QUERY = "gen_ai.retrieval.query.text"
+"""GenAI semantic convention: a retrieval's query text."""
+
+GEN_AI_RETRIEVAL_DOCUMENTS = "gen_ai.retrieval.documents"
+"""GenAI semantic convention: the documents retrieved, on a span a JSON string of ``[{"id", "score"}]``."""
+
+GEN_AI_DATA_SOURCE_ID = "gen_ai.data_source.id"
+"""GenAI semantic convention: the data source (index, collection) a retrieval searched."""
+
+GEN_AI_RETRIEVAL_TOP_K = "gen_ai.retrieval.top_k"
+"""GenAI semantic convention (semantic-conventions-genai 0.1.0): how many documents a retrieval asked for."""
+
+GEN_AI_REQUEST_TOP_K = "gen_ai.request.top_k"
+"""GenAI semantic convention before 0.1.0 (semantic-conventions 1.41): a retrieval's top k, still sent by older
+instrumentations; read when :data:`GEN_AI_RETRIEVAL_TOP_K` is absent."""
+
+
+class Convention(str, enum.Enum):
+    """Which convention a foreign search span follows (stored in the search table: never renamed)."""
+
+    OPENINFERENCE = "openinference"
+    GENAI = "genai"

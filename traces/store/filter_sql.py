@@ -116,6 +116,10 @@ def where(flt: TraceFilter, dialect: Dialect, *, kind_column: str = "kind") -> t
         c.spelled(dialect.member("source", flt.sources))
     if flt.dataset is not None:
         c.add("dataset = {}", flt.dataset)
+    if flt.service is not None:
+        c.add("service = {}", flt.service)
+    if flt.project is not None:
+        c.add("project = {}", flt.project)
     if flt.kind is not None:
         off_index = "+" if dialect.search_kind_off_index and flt.kind is TraceKind.SEARCH else ""
         c.add(f"{off_index}{kind_column} = {{}}", flt.kind.value)

@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.database import Database, check_version
 from searchtrace.traces.store import postgres_sql as sql
+from searchtrace.traces.store import searches
 from searchtrace.traces.store.filter_sql import POSTGRES, interactions_where, older_than
 from searchtrace.traces.store.filter_sql import where as filter_where
 from searchtrace.traces.store.protocol import Capabilities
@@ -32,6 +33,8 @@ from searchtrace.traces.store.records import (
     Fetch,
     Impression,
     InteractionFilter,
+    SearchFilter,
+    SearchRecord,
     SpanRecord,
     TraceDetail,
     TraceFilter,
@@ -44,6 +47,7 @@ __all__ = ["PostgresTraceStore"]
 
 _NS_PER_DAY = 86_400 * 10**9
 PRUNE_BATCH = 500
+_TABLES = searches.Tables("st_spans", "st_searches", "st_trace_settings", "%s", arrays=True)
 DOC_SORTED = 20_000
 """Traces a document may be in for the document filter to read them by index and sort them."""
 WRITE_TIMEOUT_MS = 30_000
@@ -97,7 +101,28 @@ class PostgresTraceStore:
         with self.db.connection() as conn, conn.pipeline(), conn.transaction(), conn.cursor() as cursor:
             cursor.executemany(sql.INSERT_SPAN, b.spans)
             cursor.execute(sql.UPSERT_TRACES, b.traces)
+            if b.foreign:  # the key read under the lock a key being set holds while it re-derives
+                cursor.execute(sql.SHARE_SETTINGS, (sql.SETTINGS_LOCK,))
+                keys = dict(cursor.execute(sql.ID_KEYS, (searches.ID_KEY,)).fetchall())
+                cursor.executemany(sql.INSERT_SEARCH, [sql.search_row(f, keys) for f in b.foreign])
+                cursor.execute(sql.MARK_FOREIGN, (searches.OTLP, list(dict.fromkeys(f.trace_id for f in b.foreign))))
         return len(b.spans)
+
+    def searches(self, flt: SearchFilter = SearchFilter()) -> list[SearchRecord]:
+        """Another retriever's searches (``traces.store.searches.read_searches``), oldest first."""
+        return searches.read_searches(self._read, flt, _TABLES)
+
+    def set_doc_id_key(self, service: str, key: str | None) -> int:
+        """Name (None: forget) the metadata key holding ``service``'s document ids, and re-derive the ids of its
+        stored searches (no write of its searches runs meanwhile); returns how many were read again."""
+        self._ready()
+        with self.db.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_SETTINGS, (sql.SETTINGS_LOCK,))
+            return searches.set_id_key(conn, _TABLES, service, key)
+
+    def doc_id_keys(self) -> dict[str, str]:
+        """Each service's document-id key."""
+        return searches.id_keys(self._read, _TABLES)
 
     def _read(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         self._ready()
@@ -284,7 +309,7 @@ class PostgresTraceStore:
             with self.db.connection() as conn, conn.transaction():
                 ids = [r[0] for r in conn.execute(doomed, params)]
                 if ids:
-                    for table in ("st_spans", "st_traces"):
+                    for table in ("st_spans", "st_searches", "st_traces"):
                         conn.execute(f"DELETE FROM {table} WHERE trace_id = ANY(%s)", (ids,))
             deleted += len(ids)
             if len(ids) < PRUNE_BATCH:

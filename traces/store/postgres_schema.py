@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from searchtrace.database import Migration
 
-__all__ = ["TRACES_MIGRATION", "TRACES_V1"]
+__all__ = ["FOREIGN_MIGRATION", "TRACES_MIGRATION", "TRACES_V1", "TRACES_V4"]
 
 TRACES_V1 = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -130,3 +130,45 @@ CREATE TABLE st_export_drops (
 """
 TRACES_MIGRATION = Migration(1, "traces: traces, spans, their documents", TRACES_V1)
 """This schema's step of the shared store's migrations (the roof lists it: ``searchtrace.cli.migrations``)."""
+
+
+def _upsert_v4() -> str:
+    """``st_upsert_traces`` of schema 4: version 1's, taking and keeping each trace's service and project (the
+    first a span of the trace named). Derived from version 1's text, which a released migration never changes."""
+    start = TRACES_V1.index("CREATE FUNCTION st_upsert_traces(")
+    body = TRACES_V1[start:TRACES_V1.index("END $$;") + len("END $$;")]
+    for old, new in (
+            ("p_n_spans\n    int4[], p_doc_ids text[])", "p_n_spans\n    int4[], p_doc_ids text[], p_service text[], p_project text[])"),
+            ("kind, n_spans, doc_ids)\n    SELECT", "kind, n_spans, doc_ids, service, project)\n    SELECT"),
+            ("ORDER BY\n        x) END\n    FROM", "ORDER BY\n        x) END, u.service, u.project\n    FROM"),
+            ("p_n_spans, p_doc_ids)", "p_n_spans, p_doc_ids, p_service, p_project)"),
+            ("kind, n_spans, doc_ids)\n    ON CONFLICT", "kind, n_spans, doc_ids, service, project)\n    ON CONFLICT"),
+            ("        n_spans = (SELECT", "        service = coalesce(t.service, excluded.service),\n"
+                                       "        project = coalesce(t.project, excluded.project),\n        n_spans = (SELECT")):
+        if body.count(old) != 1:
+            raise AssertionError(f"st_upsert_traces of schema 1 changed: {old!r}")
+        body = body.replace(old, new)
+    return body
+
+
+TRACES_V4 = f"""
+ALTER TABLE st_traces ADD COLUMN service text, ADD COLUMN project text;
+CREATE INDEX st_traces_service ON st_traces (service, start_ns);
+CREATE INDEX st_traces_project ON st_traces (project, start_ns);
+CREATE TABLE st_searches (
+    trace_id text NOT NULL, span_id text NOT NULL, parent_id text, start_ns bigint NOT NULL,
+    duration_ms double precision NOT NULL, service text, project text, query text, query_fold text,
+    doc_ids text NOT NULL, scores text NOT NULL, unidentified integer NOT NULL, top_k integer, data_source text,
+    convention text NOT NULL, PRIMARY KEY (trace_id, span_id));
+CREATE INDEX st_searches_service ON st_searches (service, start_ns);
+CREATE INDEX st_searches_start ON st_searches (start_ns);
+CREATE TABLE st_trace_settings (service text NOT NULL, name text NOT NULL, value text NOT NULL,
+    PRIMARY KEY (service, name));
+DROP FUNCTION st_upsert_traces;
+{_upsert_v4()}
+"""
+"""Schema 4 of the shared store, the SQLite store's schema 5: the resource's service and project on each trace,
+another retriever's searches (``st_searches``, one row per search span: ``traces.store.searches``) and the
+per-service settings (the document-id key)."""
+FOREIGN_MIGRATION = Migration(4, "traces: another retriever's searches, services and projects", TRACES_V4)
+"""This step of the shared store's migrations (the roof lists it: ``searchtrace.cli.migrations``)."""

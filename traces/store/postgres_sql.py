@@ -22,8 +22,10 @@ from typing import Any, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.spans.foreign import source_of
 from searchtrace.traces.spans.vocabulary import TraceKind
 from searchtrace.traces.store import rows as shared
+from searchtrace.traces.store import searches
 from searchtrace.traces.store.span_match import DOC_ID_KEYS
 
 INSERT_SPAN = """INSERT INTO st_spans VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b)
@@ -35,17 +37,36 @@ TRACE_COLUMNS = ('trace_id', 'start_ns', 'end_ns', 'duration_ms', 'resource', 'h
                  'session_id', 'fetched_ids', 'fetch_of', 'status_code', 'has_search', 'mode',
                  'query', 'query_fold', 'run_id', 'query_id', 'top_k', 'best_score', 'no_confident',
                  'degraded', 'bands', 'n_results', 'result_ids', 'cold', 'dataset', 'source',
-                 'error_code', 'kind', 'n_spans', 'doc_ids')
+                 'error_code', 'kind', 'n_spans', 'doc_ids', 'service', 'project')
 """The columns of a batch's one row per trace, in :data:`UPSERT_TRACES` order."""
 TRACE_TYPES = ("text", "int8", "int8", "float8", "text", "bool", "text", "text", "text", "text", "text", "int4",
                "bool", "text", "text", "text", "text", "text", "int4", "float8", "bool", "text", "int4", "int4",
-               "text", "bool", "text", "text", "text", "text", "int4", "text")
+               "text", "bool", "text", "text", "text", "text", "int4", "text", "text", "text")
 UPSERT_TRACES = "SELECT st_upsert_traces(" + ", ".join(f"%b::{t}[]" for t in TRACE_TYPES) + ")"
 """One statement for every trace of a batch (the schema's ``st_upsert_traces``), one row version each (every extra UPDATE of a row wrote all
 its index entries again): the root's columns when the batch has the root, the search span's when it has
 it, else what the trace already holds; the window widened by children until the root comes."""
 
 SUMMARY_COLUMNS = (f"{shared.SUMMARY_COLUMNS}, " + ", ".join(shared.NEWER_SUMMARY_COLUMNS))
+
+INSERT_SEARCH = (f"INSERT INTO st_searches VALUES ({', '.join(['%s'] * len(searches.COLUMNS))}) ON CONFLICT (trace_id, "
+                 "span_id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in searches.COLUMNS[2:]))
+MARK_FOREIGN = """UPDATE st_traces AS t SET kind = 'search', source = coalesce(t.source, %s), query = f.query,
+    query_fold = f.query_fold
+FROM (SELECT DISTINCT ON (trace_id) trace_id, query, query_fold FROM st_searches WHERE trace_id = ANY(%s)
+    ORDER BY trace_id, start_ns, duration_ms DESC, span_id) AS f
+WHERE t.trace_id = f.trace_id"""
+"""A trace with another retriever's search is a search: its query the first search's, its source ``otlp``."""
+ID_KEYS = "SELECT service, value FROM st_trace_settings WHERE name = %s"
+SETTINGS_LOCK = 0x5EA2C47B
+"""The advisory lock a key being set holds (exclusive) and a write of foreign searches takes (shared)."""
+SHARE_SETTINGS = "SELECT pg_advisory_xact_lock_shared(%s)"
+LOCK_SETTINGS = "SELECT pg_advisory_xact_lock(%s)"
+
+
+def search_row(p: searches.Pending, keys: dict[str, str]) -> tuple:
+    """The search row of ``p``, any NUL in its text made U+FFFD (PostgreSQL text cannot hold it)."""
+    return tuple(_clean(x) for x in searches.row(p, keys))
 
 
 _NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")  # an escaped NUL, not an escaped backslash before "u0000"
@@ -73,6 +94,7 @@ class Batch:
 
     spans: list[tuple]
     traces: list[list]
+    foreign: list[searches.Pending]
 
 
 @dataclass
@@ -86,6 +108,8 @@ class _Trace:
     root: tuple | None = None  # start, end, name, status, then shared.root_columns
     search: tuple | None = None  # _search's columns
     docs: dict[str, None] | None = None
+    service: str | None = None
+    project: str | None = None
 
 
 def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list]:
@@ -97,7 +121,8 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
     """The parameters of one batch: a row per span, and one per trace merging what its spans here say."""
     span_rows: list[tuple] = []
     traces: dict[str, _Trace] = {}
-    resources: dict[int, str | None] = {}
+    resources: dict[int, tuple[str | None, str | None, str | None]] = {}
+    foreign: list[searches.Pending] = []
     for span in spans:
         ctx = span.context
         trace_id, span_id = format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
@@ -112,25 +137,31 @@ def plan(spans: Sequence[ReadableSpan]) -> Batch:
                           _clean(span.instrumentation_scope.name) if span.instrumentation_scope else None,
                           _packed(attrs), _packed(events)))
         if id(span.resource) not in resources:
-            resources[id(span.resource)] = _json(dict(span.resource.attributes)) if span.resource else None
+            resource = dict(span.resource.attributes) if span.resource else {}
+            resources[id(span.resource)] = (_json(resource) if span.resource else None,
+                                            *(_clean(x) for x in source_of(resource)))
+        packed_resource, service, project = resources[id(span.resource)]
         trace = traces.get(trace_id)
         if trace is None:
-            trace = traces[trace_id] = _Trace(start, end, resources[id(span.resource)])
+            trace = traces[trace_id] = _Trace(start, end, packed_resource, service=service, project=project)
         trace.spans += 1
+        trace.service, trace.project = trace.service or service, trace.project or project
         if span.parent is None or span.parent.is_remote:
             trace.root = (start, end, span.name, status, *shared.root_columns(span.name, attrs))
-            trace.resource = resources[id(span.resource)]
+            trace.resource = packed_resource
         else:
             trace.start, trace.end = min(trace.start, start), max(trace.end, end)
         if span.name == v.SEARCH_SPAN:
             trace.search = _search(attrs)
+        elif (found := searches.pending(span, trace_id, span_id, span_rows[-1][2])) is not None:
+            foreign.append(found)
         for key in DOC_ID_KEYS.intersection(attrs):
             ids = attrs[key]
             named = trace.docs = trace.docs if trace.docs is not None else {}
             for doc in ids if isinstance(ids, (list, tuple)) else ():
                 named[str(doc)] = None
     rows = [_trace_row(trace_id, traces[trace_id]) for trace_id in sorted(traces)]
-    return Batch(span_rows, _columns(rows, len(TRACE_COLUMNS)))
+    return Batch(span_rows, _columns(rows, len(TRACE_COLUMNS)), foreign)
 
 
 def _trace_row(trace_id: str, t: _Trace) -> tuple:
@@ -149,7 +180,7 @@ def _trace_row(trace_id: str, t: _Trace) -> tuple:
             fetched, fetch_of, status_code, t.search is not None, mode, query, fold, run_id, query_id, top_k, best,
             no_confident, degraded, bands, n_results, result_ids, cold,
             s_dataset if s_dataset is not None else r_dataset, s_source if s_source is not None else r_source,
-            s_error if s_error is not None else r_error, kind, t.spans, docs)
+            s_error if s_error is not None else r_error, kind, t.spans, docs, t.service, t.project)
 
 
 def _search(attrs: dict[str, Any]) -> tuple:

@@ -17,6 +17,8 @@ from searchtrace.traces.store.records import (
     Fetch,
     Impression,
     InteractionFilter,
+    SearchFilter,
+    SearchRecord,
     TraceDetail,
     TraceFilter,
     TraceSummary,
@@ -86,6 +88,23 @@ class TraceStoreProtocol(Protocol):
     def count_interactions(self, flt: InteractionFilter) -> int: ...
 
     def stored(self, trace_ids: Sequence[str]) -> dict[str, int]: ...
+
+    def searches(self, flt: SearchFilter = ...) -> list[SearchRecord]:
+        """Another retriever's searches (OpenInference RETRIEVER or GenAI retrieval spans, not the stages of
+        another), oldest first, each with its documents in the order returned: ids (None: unidentified),
+        scores (None: not sent) and, with ``flt.contents``, their text. Filter by ``service``, ``project``,
+        ``since``/``until`` (the search's start) and ``trace_ids``. What the label loop reads (``queries
+        from-traces --service``, ``judge pool --from-traces``)."""
+        ...
+
+    def set_doc_id_key(self, service: str, key: str | None) -> int:
+        """Name (None: forget) the metadata key that holds ``service``'s document ids when its spans send no
+        ``document.id``; the service's stored searches are read again with it. Returns how many."""
+        ...
+
+    def doc_id_keys(self) -> dict[str, str]:
+        """Each service's document-id key (``traces id-key``)."""
+        ...
 
     def trace_ids_starting(self, prefix: str, limit: int = 2) -> list[str]: ...
 

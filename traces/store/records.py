@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Callable, Mapping, NamedTuple
 
 from searchtrace.names import Band, Mode, Stage
+from searchtrace.traces.spans.foreign import Document
 from searchtrace.traces.spans.vocabulary import Source, TraceKind
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -120,6 +121,8 @@ class TraceFilter:
         query_text: case-insensitive substring of the query text (no wildcards).
         sources: searches that came through one of these surfaces (``searchtrace.source``); empty: any.
         dataset: searches of this dataset (its folder name, ``searchtrace.dataset``).
+        service: traces whose resource's ``service.name`` is this (ours, and another retriever's).
+        project: traces whose resource's ``openinference.project.name`` is this.
         doc_id: traces one of whose spans names this document in a document id list (candidates, results,
             fetches: ``span_match.DOC_ID_KEYS``).
         attribute: (key, text): traces one of whose spans has attribute ``key`` with ``text`` in its value
@@ -158,6 +161,10 @@ class TraceFilter:
         "--query", "case-insensitive text in the query", example="harbour")))
     sources: tuple[str, ...] = field(default=(), metadata=_flag(None))
     dataset: str | None = field(default=None, metadata=_flag(None))
+    service: str | None = field(default=None, metadata=_flag(Flag(
+        "--service", "only traces of this service (the resource's service.name)", example="rag-app")))
+    project: str | None = field(default=None, metadata=_flag(Flag(
+        "--project", "only traces of this project (openinference.project.name)", example="support")))
     doc_id: str | None = field(default=None, metadata=_flag(Flag(
         "--doc", "only traces in which any stage had this document (its id)", metavar="ID", example="d1")))
     attribute: tuple[str, str] | None = field(default=None, metadata=_flag(Flag(
@@ -194,7 +201,8 @@ class TraceSummary:
     root span's name; ``source`` who called (the search or server span's);
     ``kind`` a :class:`TraceKind` value; ``cold`` the search span's cold flag
     (None when not recorded); ``status_code`` the HTTP status a served request
-    answered; ``error_code`` the search's error code, else the server span's.
+    answered; ``error_code`` the search's error code, else the server span's;
+    ``service`` and ``project`` the resource's ``service.name`` and ``openinference.project.name``.
     """
 
     trace_id: str
@@ -219,6 +227,13 @@ class TraceSummary:
     kind: TraceKind | None = None
     cold: bool | None = None
     status_code: int | None = None
+    service: str | None = None
+    project: str | None = None
+
+    @property
+    def foreign(self) -> bool:
+        """True for a trace another program sent (its searches are in :meth:`TraceStoreProtocol.searches`)."""
+        return self.source == Source.OTLP.value
 
     @property
     def start(self) -> datetime:
@@ -321,3 +336,54 @@ def to_ns(value: datetime | int) -> int:
         return (aware - EPOCH) // timedelta(microseconds=1) * 1000
     return int(value)
 
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Which foreign searches :meth:`TraceStoreProtocol.searches` reads; every field set must match.
+
+    Attributes:
+        service, project: the search's resource's ``service.name`` and ``openinference.project.name``.
+        since, until: the search span's start, from (inclusive) and to (exclusive); a datetime or epoch ns.
+        trace_ids: only these traces' searches (None: any).
+        contents: read each document's text from the stored span (else ``documents`` holds ids and scores).
+    """
+
+    service: str | None = None
+    project: str | None = None
+    since: datetime | int | None = None
+    until: datetime | int | None = None
+    trace_ids: tuple[str, ...] | None = None
+    contents: bool = True
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """One search another retriever ran (an OpenInference RETRIEVER or GenAI retrieval span, not a stage of
+    another): who ran it, its query, and the documents it returned in order.
+
+    ``documents[i].id`` is None for an unidentified document (``unidentified`` counts them); a score is None
+    when the span sent none. ``convention``: a ``vocabulary.Convention`` value.
+    """
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    start_ns: int
+    duration_ms: float
+    service: str | None
+    project: str | None
+    query: str | None
+    documents: tuple[Document, ...]
+    unidentified: int
+    top_k: int | None
+    data_source: str | None
+    convention: str
+
+    @property
+    def doc_ids(self) -> tuple[str | None, ...]:
+        return tuple(d.id for d in self.documents)
+
+    @property
+    def scores(self) -> tuple[float | None, ...]:
+        return tuple(d.score for d in self.documents)

@@ -74,13 +74,25 @@ def salvage(source: Path, store: TraceStore) -> Salvage:
     try:
         traces, bad_traces = _rows(conn, "traces")
         spans, bad_spans = _rows(conn, "spans")
+        present = _tables(conn)  # schema 5's: another retriever's searches, the services' settings
+        (searches, bad_searches), (settings, bad_settings) = (
+            _rows(conn, table) if table in present else ([], 0) for table in ("searches", "settings"))
     except sqlite3.DatabaseError:
         return Salvage(source, 0, 0, 1)
     finally:
         conn.close()
-    store.insert_rows(traces, spans)
+    store.insert_rows(traces, spans, searches, settings)
     partial, lost = _partial(store.path, [str(row[0]) for row in traces])
-    return Salvage(source, len(traces), len(spans), bad_traces + bad_spans, partial, lost)
+    return Salvage(source, len(traces), len(spans), bad_traces + bad_spans + bad_searches + bad_settings, partial,
+                   lost)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """The tables the damaged file names (none when even its schema cannot be read)."""
+    try:
+        return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError:
+        return set()
 
 
 def _partial(path: Path, trace_ids: list[str]) -> tuple[int, int]:

@@ -84,11 +84,13 @@ def search_columns(attrs: Mapping[str, Any]) -> tuple:
 
 def summary(row: Sequence[Any]) -> TraceSummary:
     (trace_id, start_ns, duration_ms, has_root, status, mode, query, run_id, query_id, top_k, best_score,
-     no_confident, degraded, bands, n_results, error_code, n_spans, root_name, source, kind, cold, status_code) = row
+     no_confident, degraded, bands, n_results, error_code, n_spans, root_name, source, kind, cold, status_code,
+     service, project) = row
     return TraceSummary(trace_id, start_ns, duration_ms, bool(has_root), status, mode, query, run_id, query_id, top_k,
                         best_score, None if no_confident is None else bool(no_confident),
                         tuple(d for d in degraded.split(",") if d), tuple(b for b in BAND_FLAG if bands & BAND_FLAG[b]),
-                        n_results, error_code, n_spans, root_name, source, _kind(kind), _flag(cold), status_code)
+                        n_results, error_code, n_spans, root_name, source, _kind(kind), _flag(cold), status_code,
+                        service, project)
 
 
 def span_record(row: Sequence[Any]) -> SpanRecord:
@@ -99,7 +101,7 @@ def span_record(row: Sequence[Any]) -> SpanRecord:
 
 
 
-NEWER_SUMMARY_COLUMNS = ("root_name", "source", "kind", "cold", "status_code")
+NEWER_SUMMARY_COLUMNS = ("root_name", "source", "kind", "cold", "status_code", "service", "project")
 """Summary columns after :data:`SUMMARY_COLUMNS`; a store of an older schema reads NULL for those it lacks."""
 
 

@@ -34,6 +34,7 @@ from typing import Iterator, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan
 
+from searchtrace.traces.store import searches
 from searchtrace.traces.store import sqlite_sql as sql
 from searchtrace.traces.store.damage import Recheck, mark_whole, unchanged_since_whole
 from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
@@ -43,6 +44,8 @@ from searchtrace.traces.store.records import (
     Fetch,
     Impression,
     InteractionFilter,
+    SearchFilter,
+    SearchRecord,
     SpanRecord,
     TraceDetail,
     TraceFilter,
@@ -63,6 +66,7 @@ BUSY_TIMEOUT_MS = 5_000
 """How long a write waits for another process's write (a prune batch, another search's export)."""
 PRUNE_BATCH = 500  # traces deleted per transaction
 VACUUM_PAGES = 2_000  # pages given back per step (8 MB with 4 KB pages)
+_TABLES = searches.Tables("spans", "searches", "settings", "?", arrays=False)
 VACUUM_LIVE_PAGES = 25_600  # at most this many pages in use (100 MiB): a whole VACUUM holds the lock briefly
 
 
@@ -145,7 +149,27 @@ class TraceStore:
             conn.executemany(sql.UPSERT_ROOT, p.roots)
             conn.executemany(sql.UPDATE_SEARCH, p.searches)
             conn.executemany(sql.COUNT_SPANS, p.trace_ids)
+            if p.foreign:  # read in the write lock: a key being set re-derives before or after, never during
+                keys = dict(conn.execute(sql.ID_KEYS, (searches.ID_KEY,)).fetchall())
+                conn.executemany(sql.INSERT_SEARCH, [searches.row(f, keys) for f in p.foreign])
+                conn.executemany(sql.MARK_FOREIGN, [(t, searches.OTLP) for t in dict.fromkeys(f.trace_id
+                                                                                              for f in p.foreign)])
         return len(p.spans)
+
+    def searches(self, flt: SearchFilter = SearchFilter()) -> list[SearchRecord]:
+        """Another retriever's searches (``traces.store.searches.read_searches``), oldest first."""
+        return searches.read_searches(self._read, flt, _TABLES)
+
+    def set_doc_id_key(self, service: str, key: str | None) -> int:
+        """Name (None: forget) the metadata key holding ``service``'s document ids, and re-derive the ids of its
+        stored searches; returns how many were read again."""
+        conn = self._writer()
+        with sql.write_transaction(conn):
+            return searches.set_id_key(conn, _TABLES, service, key)
+
+    def doc_id_keys(self) -> dict[str, str]:
+        """Each service's document-id key."""
+        return searches.id_keys(self._read, _TABLES)
 
     @property
     def capabilities(self) -> Capabilities:
@@ -315,6 +339,7 @@ class TraceStore:
                 marks = ",".join("?" * len(ids))
                 if ids:
                     conn.execute(f"DELETE FROM spans WHERE trace_id IN ({marks})", ids)
+                    conn.execute(f"DELETE FROM searches WHERE trace_id IN ({marks})", ids)
                     conn.execute(f"DELETE FROM traces WHERE trace_id IN ({marks})", ids)
             deleted += len(ids)
             if len(ids) < PRUNE_BATCH:
@@ -323,7 +348,8 @@ class TraceStore:
             self.reclaim()
         return deleted
 
-    def insert_rows(self, traces: Sequence[tuple], spans: Sequence[tuple]) -> None:
+    def insert_rows(self, traces: Sequence[tuple], spans: Sequence[tuple], searches: Sequence[tuple] = (),
+                    settings: Sequence[tuple] = ()) -> None:
         """Insert rows read from another store of this schema (see ``traces.repair``); existing rows are kept."""
         conn = self._writer()
         with sql.write_transaction(conn):
@@ -333,6 +359,9 @@ class TraceStore:
                                  traces)
             if spans:
                 conn.executemany(f"INSERT OR IGNORE INTO spans VALUES ({','.join('?' * len(spans[0]))})", spans)
+            for table, rows in (("searches", searches), ("settings", settings)):
+                if rows:
+                    conn.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
             conn.execute(sql.CLASSIFY_UNKNOWN)  # rows of a schema before ``kind``: classified as an upgrade does
 
     def reclaim(self) -> int:

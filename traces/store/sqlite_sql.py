@@ -46,6 +46,7 @@ import orjson
 from opentelemetry.sdk.trace import ReadableSpan
 
 from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.spans.foreign import source_of
 from searchtrace.traces.spans.vocabulary import TraceKind
 from searchtrace.traces.store.records import Fetch, Impression, TraceFilter
 from searchtrace.traces.store.rows import (
@@ -56,11 +57,13 @@ from searchtrace.traces.store.rows import (
     root_columns,
     search_columns,
 )
+from searchtrace.traces.store.searches import Pending, pending
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:
 ``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches). 4:
-``traces.kind``, ``traces.cold`` and ``traces.status_code``."""
+``traces.kind``, ``traces.cold`` and ``traces.status_code``. 5: ``traces.service`` and ``traces.project`` (from
+the resource), the ``searches`` table (another retriever's searches) and the ``settings`` table."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -84,31 +87,57 @@ CREATE TABLE IF NOT EXISTS spans (
     PRIMARY KEY (trace_id, span_id))
 """
 ADDED_COLUMNS = {"source": "TEXT", "dataset": "TEXT", "session_id": "TEXT", "result_ids": "TEXT",
-                 "fetched_ids": "TEXT", "fetch_of": "TEXT", "kind": "TEXT", "cold": "INTEGER", "status_code": "INTEGER"}
+                 "fetched_ids": "TEXT", "fetch_of": "TEXT", "kind": "TEXT", "cold": "INTEGER", "status_code": "INTEGER",
+                 "service": "TEXT", "project": "TEXT"}
 """Columns of ``traces`` newer than the first schema: added to an older store by its first writer."""
 ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS traces_dataset ON traces (dataset, start_ns)"
+FOREIGN_SCHEMA = (
+    "CREATE INDEX IF NOT EXISTS traces_service ON traces (service, start_ns)",
+    "CREATE INDEX IF NOT EXISTS traces_project ON traces (project, start_ns)",
+    """CREATE TABLE IF NOT EXISTS searches (
+    trace_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_id TEXT, start_ns INTEGER NOT NULL,
+    duration_ms REAL NOT NULL, service TEXT, project TEXT, query TEXT, query_fold TEXT, doc_ids TEXT NOT NULL,
+    scores TEXT NOT NULL, unidentified INTEGER NOT NULL, top_k INTEGER, data_source TEXT, convention TEXT NOT NULL,
+    PRIMARY KEY (trace_id, span_id))""",
+    "CREATE INDEX IF NOT EXISTS searches_service ON searches (service, start_ns)",
+    "CREATE INDEX IF NOT EXISTS searches_start ON searches (start_ns)",
+    "CREATE TABLE IF NOT EXISTS settings (service TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, "
+    "PRIMARY KEY (service, name))")
+"""Schema 5: the resource's service and project filters, another retriever's searches (one row per search span,
+``traces.store.searches``) and the per-service settings (the document-id key)."""
+INSERT_SEARCH = f"INSERT OR REPLACE INTO searches VALUES ({','.join('?' * 15)})"
+MARK_FOREIGN = """UPDATE traces SET kind = 'search', source = coalesce(source, ?2),
+    query = (SELECT query FROM searches WHERE trace_id = ?1 ORDER BY start_ns, duration_ms DESC, span_id LIMIT 1),
+    query_fold = (SELECT query_fold FROM searches WHERE trace_id = ?1 ORDER BY start_ns, duration_ms DESC, span_id
+        LIMIT 1)
+WHERE trace_id = ?1"""
+"""A trace with another retriever's search is a search: its query the first search's, its source ``otlp``."""
+ID_KEYS = "SELECT service, value FROM settings WHERE name = ?"
 
 INSERT_SPAN = "INSERT OR REPLACE INTO spans VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 # A span that is not the root widens the trace's time window until the root arrives.
-UPSERT_PARTIAL = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource) VALUES (?,?,?,?,?)
+UPSERT_PARTIAL = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, service, project)
+VALUES (?,?,?,?,?,?,?)
 ON CONFLICT (trace_id) DO UPDATE SET start_ns = min(start_ns, excluded.start_ns),
     end_ns = max(end_ns, excluded.end_ns),
     duration_ms = (max(end_ns, excluded.end_ns) - min(start_ns, excluded.start_ns)) / 1e6,
-    resource = coalesce(resource, excluded.resource)
+    resource = coalesce(resource, excluded.resource), service = coalesce(service, excluded.service),
+    project = coalesce(project, excluded.project)
 WHERE has_root = 0"""
 # The root also says what the trace is (its kind), who called and what a served request answered, the MCP
 # session and, for a served fetch, what it fetched and in which dataset (a search's dataset comes from its search
 # span, which may be stored before or after its root).
 UPSERT_ROOT = """INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name, status,
-    session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code)
-VALUES (?,?,?,?,?,1,?,?,?,?,?,?,?,?,?,?)
+    session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code, service, project)
+VALUES (?,?,?,?,?,1,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT (trace_id) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
     duration_ms = excluded.duration_ms, resource = excluded.resource, has_root = 1,
     root_name = excluded.root_name, status = excluded.status, session_id = excluded.session_id,
     fetched_ids = excluded.fetched_ids, fetch_of = excluded.fetch_of, dataset = coalesce(dataset, excluded.dataset),
     kind = CASE WHEN kind = 'search' THEN kind ELSE excluded.kind END,
     source = coalesce(source, excluded.source), error_code = coalesce(error_code, excluded.error_code),
-    status_code = excluded.status_code"""
+    status_code = excluded.status_code, service = coalesce(excluded.service, service),
+    project = coalesce(excluded.project, project)"""
 SEARCH_COLUMNS = ("mode", "query", "query_fold", "run_id", "query_id", "top_k", "best_score", "no_confident",
                   "degraded", "bands", "n_results", "error_code", "source", "dataset", "result_ids", "kind", "cold")
 KEPT_FROM_ROOT = ("error_code", "source")
@@ -127,28 +156,34 @@ class WritePlan:
     roots: list[tuple]
     searches: list[tuple]
     trace_ids: list[tuple[str]]
+    foreign: list[Pending]
 
 
 def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
     rows = [span_row(s) for s in spans]
     partial: dict[str, list] = {}
     roots, searches = [], []
-    resources: dict[int, str | None] = {}  # the spans of one process share one Resource object
+    foreign: list[Pending] = []
+    resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
     for span, row in zip(spans, rows):
         trace_id, start, end = row[0], row[5], row[6]
         if id(span.resource) not in resources:
-            resources[id(span.resource)] = dump(dict(span.resource.attributes)) if span.resource else None
-        resource = resources[id(span.resource)]
+            attrs = dict(span.resource.attributes) if span.resource else {}
+            resources[id(span.resource)] = (dump(attrs) if span.resource else None, *source_of(attrs))
+        resource, service, project = resources[id(span.resource)]
         if span.parent is None or span.parent.is_remote:
             roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7],
-                          *root_columns(span.name, span.attributes or {})))
+                          *root_columns(span.name, span.attributes or {}), service, project))
         else:
-            seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource])
+            seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource, service, project])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
             seen[3] = (seen[2] - seen[1]) / 1e6
         if span.name == v.SEARCH_SPAN:
             searches.append((*search_columns(span.attributes or {}), trace_id))
-    return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)])
+        elif (found := pending(span, trace_id, row[1], row[2])) is not None:
+            foreign.append(found)
+    return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
+                     foreign)
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
@@ -161,6 +196,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
         _add_columns(conn)
         conn.execute(ADDED_INDEXES)
+        for statement in FOREIGN_SCHEMA:
+            conn.execute(statement)
         for statement in KIND_INDEXES:
             conn.execute(statement)
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from searchtrace.terminal import one_line
 from searchtrace.traces.spans import vocabulary as v
+from searchtrace.traces.spans.foreign import is_own
 from searchtrace.traces.store.records import SpanRecord, TraceDetail
 
 if TYPE_CHECKING:  # rich is slow to import: imported where used
@@ -85,6 +86,10 @@ def span_items(span: SpanRecord) -> list[Text]:
 
     items = [Text(span.name, style="bold red" if span.status == "ERROR" else "bold"),
              Text(f"{span.duration_ms:.1f} ms")]
+    if not is_own(span.attributes, span.scope):  # another retriever's span: what it is, by either convention
+        kind = span.attributes.get(v.OPENINFERENCE_SPAN_KIND) or span.attributes.get(v.GEN_AI_OPERATION_NAME)
+        if isinstance(kind, str):
+            items.append(Text(one_line(kind), style="cyan"))
     items += [Text(one_line(text)) for key, fmt in HIGHLIGHTS if key in span.attributes and (text := fmt(span.attributes[key]))]
     exceptions = [e.attributes for e in span.events if e.name == "exception"]
     for exc in exceptions:  # OpenTelemetry's exception event (semconv exception.type / exception.message)
@@ -101,6 +106,7 @@ def _top(values: Any, n: int = 3) -> str:
 
 HIGHLIGHTS: list[tuple[str, Callable[[Any], str]]] = [
     (v.INPUT_VALUE, lambda x: f"query={x!r}"),
+    (v.GEN_AI_RETRIEVAL_QUERY, lambda x: f"query={x!r}"),
     (v.MODE, lambda x: f"mode={x}"),
     (v.TOP_K, lambda x: f"top_k={x}"),
     (v.ERROR_CODE, lambda x: f"error={x}"),
