@@ -345,7 +345,7 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
 
     folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
     summaries = [f.summary() for f in folders]
-    b, c = answered_by_both(*(f.evaluation(metrics) for f in folders), *summaries)
+    b, c = answered_by_both(folders[0].evaluation(metrics), folders[1].evaluation(metrics), *summaries)
     verdict = check(summaries[0], summaries[1], b.query_ids.tolist(), c.query_ids.tolist(),
                     allow_label_change=allow_label_change)
     verdict.require()
