@@ -53,11 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
                    help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
     c = p.add_argument_group("a target as a client (README: Evaluate your own retriever)")
-    c.add_argument("--concurrency", type=int, default=1, metavar="N",
+    c.add_argument("--concurrency", type=int, metavar="N",
                    help="target searches in flight at once, 1-64 (default: 1)")
-    c.add_argument("--target-timeout", type=float, default=60.0, metavar="S",
+    c.add_argument("--target-timeout", type=float, metavar="S",
                    help="seconds each target request may take (default: 60)")
-    c.add_argument("--retries", type=int, default=3, metavar="N",
+    c.add_argument("--retries", type=int, metavar="N",
                    help="times a query is asked again when the target is overloaded (429, 503: after its "
                         "Retry-After), timed out or unreachable, with backoff, 0-10 (default: 3)")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
@@ -186,6 +186,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.run and args.target:
         print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
         return ExitCode.INVALID
+    client_flags = [f for f, v in (("--concurrency", args.concurrency), ("--target-timeout", args.target_timeout),
+                                   ("--retries", args.retries)) if v is not None]
+    if client_flags and not args.target:
+        print(f"error: {', '.join(client_flags)} ask a --target; the local retriever takes none of them",
+              file=sys.stderr)
+        return ExitCode.INVALID
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -213,7 +219,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.evals.runs.client import ClientPolicy
     from searchtrace.evals.runs.execution import EvalInterrupted
 
-    client = ClientPolicy(concurrency=args.concurrency, timeout_s=args.target_timeout, retries=args.retries)
+    given = {"concurrency": args.concurrency, "timeout_s": args.target_timeout, "retries": args.retries}
+    client = ClientPolicy(**{k: v for k, v in given.items() if v is not None})
     try:
         with _warnings_printed():
             folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,

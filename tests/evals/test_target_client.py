@@ -290,6 +290,19 @@ def test_policy_bounds_name_the_flag():
             ClientPolicy(**kwargs)
 
 
+def test_client_flags_without_a_target_or_out_of_bounds_are_one_line(tmp_path, capsys):
+    from searchtrace.cli import main
+
+    home = ["--home", str(tmp_path / "home"), "--no-progress"]
+    assert main(["eval", str(SAMPLE), "--concurrency", "4", "--retries", "1", *home]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: --concurrency, --retries ask a --target; the local retriever takes none of them\n"
+    assert main(["eval", str(SAMPLE), "--target", "json:loads", "--concurrency", "65", *home]) == 2
+    err = capsys.readouterr().err
+    assert "--concurrency must be 1-64, got 65" in err and "Traceback" not in err
+    assert not (tmp_path / "home" / "runs").exists()
+
+
 def test_a_malformed_answer_is_the_querys_error_and_not_retried(tmp_path, config, module):
     from searchtrace.evals.runs.execution import run_eval
 
