@@ -358,6 +358,38 @@ def test_a_run_interrupted_at_concurrency_4_resumes_to_the_uninterrupted_run(tmp
     assert resumed.summary().metrics == whole.summary().metrics
 
 
+def test_concurrency_keeps_n_searches_in_flight_each_in_its_own_eval_trace(tmp_path, config, module):
+    """Four searches meet at a barrier of four parties: the run only answers if four are in flight at once.
+    Each query's trace holds its own search span, named by the run and the query."""
+    from searchtrace.evals.runs.execution import run_eval
+    from searchtrace.home import Home
+    from searchtrace.traces import vocabulary as v
+    from searchtrace.traces.store.opening import open_trace_store
+
+    barrier = threading.Barrier(4, timeout=10)
+
+    def together(request: dict) -> dict:
+        barrier.wait()
+        return answer(request)
+
+    spec = install(module, together)
+    settings = EvalSettings(dataset=str(SAMPLE), depth=10, batch_size=8)
+    folder = run_eval(settings, config, out=tmp_path / "r", target=spec, progress=False,
+                      trace_settings=trace_settings(), client=ClientPolicy(concurrency=4))
+    assert len(TEST_IDS) % 4 == 0 and folder.summary().errors == 0
+    outcomes = folder.outcomes()
+    assert len({o.trace_id for o in outcomes}) == len(outcomes) == len(TEST_IDS)
+    store = open_trace_store(Home(config.home.root).traces).open()
+    try:
+        for o in outcomes:
+            detail = store.load_trace(o.trace_id)
+            assert detail is not None
+            (span,) = [sp for sp in detail.spans if sp.name == v.SEARCH_SPAN]
+            assert (span.attributes[v.RUN_ID], span.attributes[v.QUERY_ID]) == (folder.run_id, o.query_id)
+    finally:
+        store.close()
+
+
 def test_target_secrets_are_masked():
     spec = "https://bob:hunter2pw@svc.test/rag?api_key=TOPSECRET99&mode=fuse&access_token=tok123"
     assert mask_target(spec) == "https://bob:****@svc.test/rag?api_key=****&mode=fuse&access_token=****"
