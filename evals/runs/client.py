@@ -129,6 +129,8 @@ class RetryingSearch:
 
     def __getattr__(self, name: str) -> Any:
         """What else the wrapped search offers (its ``max_top_k``, its ``close``) is this one's too."""
+        if name == "search":  # not set yet (a copy made without __init__): no recursion
+            raise AttributeError(name)
         return getattr(self.search, name)
 
     def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
