@@ -52,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
     p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
                    help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
+    c = p.add_argument_group("a target as a client (README: Evaluate your own retriever)")
+    c.add_argument("--concurrency", type=int, metavar="N",
+                   help="target searches in flight at once, 1-64 (default: 1)")
+    c.add_argument("--target-timeout", type=float, metavar="S",
+                   help="seconds each target request may take (default: 60)")
+    c.add_argument("--retries", type=int, metavar="N",
+                   help="times a query is asked again when the target is overloaded (429, 503: after its "
+                        "Retry-After), timed out or unreachable, with backoff, 0-10 (default: 3)")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     t = p.add_argument_group("trec_eval's rules (README: query rules)")
     t.add_argument("--trec-eval", action="store_true",
@@ -93,6 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--candidate", required=True, help=f"candidate run: a folder, id, name or latest:tag=NAME{_FROM}")
     _label_change_argument(p)
     _no_labels_argument(p)
+    p.add_argument("--allow-failed", type=int, default=0, metavar="N",
+                   help="pass a candidate with at most N failed queries (default: 0, refused with exit 2)")
     p.add_argument("--config", help="gate rules (TOML); default: ndcg@10, recall@100, mrr@10 may not drop > 0.01; "
                    "runs without labels need its [overlap] table")
     p.add_argument("--junit", help="write JUnit XML here")
@@ -176,6 +186,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.run and args.target:
         print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
         return ExitCode.INVALID
+    client_flags = [f for f, v in (("--concurrency", args.concurrency), ("--target-timeout", args.target_timeout),
+                                   ("--retries", args.retries)) if v is not None]
+    if client_flags and not args.target:
+        print(f"error: {', '.join(client_flags)} ask a --target; the local retriever takes none of them",
+              file=sys.stderr)
+        return ExitCode.INVALID
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -200,12 +216,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from searchtrace.traces import TraceSettings
 
     traces = TraceSettings.resolve(store_url=args.store)  # its traces go where its run is published
+    from searchtrace.evals.runs.client import ClientPolicy
     from searchtrace.evals.runs.execution import EvalInterrupted
 
+    given = {"concurrency": args.concurrency, "timeout_s": args.target_timeout, "retries": args.retries}
+    client = ClientPolicy(**{k: v for k, v in given.items() if v is not None})
     try:
         with _warnings_printed():
             folder = run_eval(settings, config_from_arguments(args), out=Path(args.out) if args.out else None,
-                              progress=show_progress(args), target=args.target, label=label, trace_settings=traces)
+                              progress=show_progress(args), target=args.target, label=label, trace_settings=traces,
+                              client=client)
     except EvalInterrupted as stopped:
         print("\n".join(interrupted_lines(stopped, getattr(args, "argv", None), width(stream=sys.stderr))),
               file=sys.stderr)
@@ -217,6 +237,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from searchtrace.evals.summary_text import print_summary
 
         print_summary(folder.path, summary)
+    from searchtrace.evals.verdicts.failed import failed_lines
+
+    for line in failed_lines(summary, width(stream=sys.stderr)):
+        print(line, file=sys.stderr)
     published = _publish(args, folder)
     return ExitCode.OK if not summary.errors and published else ExitCode.FAILURE
 
@@ -324,10 +348,11 @@ def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,
     """
     from searchtrace.evals.runs.runfolder import RunFolder
     from searchtrace.evals.verdicts.comparability import check
+    from searchtrace.evals.verdicts.failed import answered_by_both
 
     folders = [RunFolder.completed(base), RunFolder.completed(candidate)]
     summaries = [f.summary() for f in folders]
-    b, c = (f.evaluation(metrics) for f in folders)
+    b, c = answered_by_both(folders[0].evaluation(metrics), folders[1].evaluation(metrics), *summaries)
     verdict = check(summaries[0], summaries[1], b.query_ids.tolist(), c.query_ids.tolist(),
                     allow_label_change=allow_label_change)
     verdict.require()
@@ -357,7 +382,10 @@ def _compare_metrics(args: argparse.Namespace) -> int:
     compared = args.metrics or [m for m in shared if not is_coverage(m)]
     comparison = compare(base, candidate, compared, untested=verdict.depth_bound(compared))
     coverage = {str(m): (base.mean(m), candidate.mean(m)) for m in shared if is_coverage(m)}
-    notes = [*verdict.notes, *filter(None, [verdict.depth_note(compared)])]
+    from searchtrace.evals.verdicts.failed import failed_notes
+
+    failed = failed_notes(*(RunFolder.completed(p).summary() for p in (args.base, args.candidate)))
+    notes = [*verdict.notes, *filter(None, [verdict.depth_note(compared)]), *failed]
     judged_lines = [f"{m}: base {b:.2f}, candidate {c:.2f}" for m, (b, c) in coverage.items()]
     if args.json:
         print(json.dumps({**to_json(comparison), "notes": notes,
@@ -387,6 +415,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # the report's reader went away: the root ends quietly
         raise
     except (SearchtraceError, OSError) as exc:
+        if getattr(exc, "shown", None):  # the failed queries a refusal names
+            print(exc.shown, file=sys.stderr)  # type: ignore[union-attr]
         print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
         return ExitCode.INVALID
 
@@ -419,12 +449,15 @@ def require_coverage(candidate: Path, floor: float) -> None:
 
 def _gate(args: argparse.Namespace) -> int:
     from searchtrace.evals.runs.runfolder import RunFolder
+    from searchtrace.evals.verdicts.failed import require_answered
     from searchtrace.evals.verdicts.gate import load_config
     from searchtrace.evals.verdicts.overlap.cli import label_free_note, unlabelled
 
     config = load_config(args.config)
     args = _resolved(args, "baseline", "candidate")
     folders = (RunFolder.completed(args.baseline), RunFolder.completed(args.candidate))
+    for line in require_answered(folders[0].summary(), folders[1].summary(), args.allow_failed, width()):
+        print(line, file=sys.stderr)
     missing = unlabelled(folders)
     if args.no_labels or missing:
         return _gate_overlap(args, config, folders, None if args.no_labels else label_free_note(missing))

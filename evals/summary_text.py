@@ -101,7 +101,8 @@ def print_summary(folder: Path, summary: RunSummary) -> None:
         return
     metric_table([f"run {summary.run_id}", fit(f"name: {summary.name}", width()),
                   f"{summary.dataset.name} / {summary.dataset.split}: "
-                  f"{summary.evaluated_queries} judged of {summary.dataset.of} queries"], summary.metrics)
+                  f"{summary.evaluated_queries} judged of {summary.dataset.of} queries"
+                  + (f" ({summary.errors} failed, left out)" if summary.errors else "")], summary.metrics)
     console = _console()
     for line in [*_analysis_lines(summary), *_cost_lines(summary)]:
         console.print(line)

@@ -468,7 +468,7 @@ def test_the_backend_rule_sees_a_backend_named():
 EVALS_ORDER = {
     "": ("scoring", "runs", "labels", "verdicts", "summary_text", "cli"),
     "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
-    "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration", "store",
+    "runs": ("trec", "runfolder", "naming", "masking", "client", "target", "analysis", "execution", "external", "calibration", "store",
              "runindex"),
     "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),
@@ -477,7 +477,7 @@ EVALS_ORDER = {
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
                          "session", "grading", "pool", "qrels_import", "qrels_export", "text"),
     "labels.implicit": ("clicks", "coec", "click_grades", "reference", "judge", "text"),
-    "verdicts": ("query_texts", "comparability", "comparison", "overlap", "gate"),
+    "verdicts": ("query_texts", "comparability", "comparison", "overlap", "failed", "gate"),
 }
 EVALS = "searchtrace.evals"
 #: The most modules one folder of evals/ holds (``__init__`` aside), and its root (``__init__`` counted).

@@ -38,8 +38,13 @@ def run_of(outcomes: Sequence[QueryOutcome]) -> Run:
 
 def evaluation(outcomes: Sequence[QueryOutcome], qrels: Mapping[str, Mapping[str, int]],
                metrics: Sequence[str], rules: QueryRules | None = None) -> Evaluation:
-    """The metrics of the outcomes' rankings over the queries with judgments, and Judged@k for their cutoffs."""
-    judged = {q: docs for q, docs in qrels.items() if docs}
+    """The metrics of the outcomes' rankings over the queries with judgments, and Judged@k for their cutoffs.
+
+    A query whose search failed is left out (its qrels too): it has no ranking to score, and scoring it as an
+    empty one would call a failing target a bad retriever. The metrics are over the queries that answered.
+    """
+    failed = {o.query_id for o in outcomes if o.error}
+    judged = {q: docs for q, docs in qrels.items() if docs and q not in failed}
     return evaluate(Qrels.from_dict(judged), run_of(outcomes), [*metrics, *coverage_metrics(metrics)], rules)
 
 

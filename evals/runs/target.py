@@ -20,14 +20,26 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from searchtrace.errors import BackendUnavailable, SearchFailed, SearchtraceError, ValidationError, error_from_object
+from searchtrace.errors import (
+    BackendUnavailable,
+    Overloaded,
+    SearchFailed,
+    SearchTimeout,
+    SearchtraceError,
+    ValidationError,
+    error_from_object,
+)
+from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds
+from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
 from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
@@ -54,24 +66,34 @@ SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 
 class HttpTarget:
-    """POST a request to ``URL/v1/search``; the response dict, or its error object raised as the error it names.
+    """POST a request to ``URL/v1/search``; the response dict, or the failure raised by the error seam.
+
+    A 429 or 503 is :class:`Overloaded` (with its ``Retry-After``), a timeout :class:`SearchTimeout`, no
+    connection :class:`BackendUnavailable`, an answer that is not a JSON object (or an error status without
+    an error object) :class:`SearchFailed`; an error object is raised as the error it names. Messages name
+    the URL masked (:func:`~searchtrace.evals.runs.masking.mask_target`).
 
     Args:
         url: the service's base URL.
         timeout_s: per request.
+        transport: an ``httpx`` transport (tests answer with ``httpx.MockTransport``); default: the network.
     """
 
-    def __init__(self, url: str, timeout_s: float = 60.0) -> None:
-        self.base = url.rstrip("/")
-        self.url = self.base + SEARCH_PATH
+    def __init__(self, url: str, timeout_s: float = 60.0, transport: Any = None) -> None:
+        parts = urlsplit(url)  # a query string (a token in it) stays after the path
+        self.url = urlunsplit(parts._replace(path=parts.path.rstrip("/") + SEARCH_PATH))
+        self.stats_url = urlunsplit(parts._replace(path=parts.path.rstrip("/") + STATS_PATH))
+        self.shown = mask_target(self.url)
         self.timeout_s = timeout_s
+        self._transport = transport
+        self._secrets = secrets_of(url)
         self._client: Any = None
 
     def _http(self) -> Any:
         import httpx
 
         if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout_s)
+            self._client = httpx.Client(timeout=self.timeout_s, transport=self._transport)
         return self._client
 
     def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
@@ -79,13 +101,23 @@ class HttpTarget:
 
         try:
             reply = self._http().post(self.url, json=request)
+        except httpx.TimeoutException:
+            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
+        except httpx.HTTPError as exc:
+            raise BackendUnavailable(f"{self.shown}: {redact(str(exc), self._secrets) or type(exc).__name__}") \
+                from None
+        if reply.status_code in OVERLOADED_STATUSES:
+            raise Overloaded(f"{self.shown}: HTTP {reply.status_code}",
+                             retry_after_s=retry_after_seconds(reply.headers.get("Retry-After")))
+        try:
             body = reply.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise BackendUnavailable(f"{self.url}: {exc}") from None
+        except ValueError:
+            why = "" if reply.is_error else ", the answer is not JSON"
+            raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}{why}") from None
         if not isinstance(body, dict):
-            raise SearchFailed(f"{self.url}: the response is not a JSON object")
+            raise SearchFailed(f"{self.shown}: the response is not a JSON object")
         if reply.is_error and "error" not in body:
-            raise SearchFailed(f"{self.url}: HTTP {reply.status_code}")
+            raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}")
         return body
 
     def max_top_k(self) -> int | None:
@@ -93,7 +125,7 @@ class HttpTarget:
         import httpx
 
         try:
-            reply = self._http().get(self.base + STATS_PATH)
+            reply = self._http().get(self.stats_url)
             body = reply.json() if reply.is_success else None
         except (httpx.HTTPError, ValueError):
             return None
@@ -112,9 +144,10 @@ class HttpTarget:
         import httpx
 
         try:
-            httpx.head(self.url, timeout=min(self.timeout_s, 10.0))
+            self._http().head(self.url, timeout=min(self.timeout_s, 10.0))
         except httpx.HTTPError as exc:
-            raise BackendUnavailable(f"--target: nothing answers at {self.url} ({exc or type(exc).__name__}); "
+            why = redact(str(exc), self._secrets) or type(exc).__name__
+            raise BackendUnavailable(f"--target: nothing answers at {self.shown} ({why}); "
                                      "start the service or fix the URL") from None
 
     def close(self) -> None:
@@ -122,15 +155,17 @@ class HttpTarget:
             self._client.close()
 
 
-def resolve_target(spec: str) -> SearchFn:
+def resolve_target(spec: str, timeout_s: float = 60.0) -> SearchFn:
     """The search function ``spec`` names: an ``http(s)://`` URL or ``module:function``.
+
+    ``timeout_s`` is each HTTP request's limit; a Python function is called as it is (it keeps its own).
 
     Raises:
         ValidationError: neither form, or a module or function that cannot be loaded.
         BackendUnavailable: nothing answers at the URL.
     """
     if spec.startswith(("http://", "https://")):
-        target = HttpTarget(spec)
+        target = HttpTarget(spec, timeout_s)
         target.check()
         return target
     module_name, _, name = spec.partition(":")
@@ -204,21 +239,26 @@ class TargetRetriever:
 
     Args:
         search: the target's search function.
-        spec: how the target was named (URL or ``module:function``).
+        spec: how the target was named (URL or ``module:function``); recorded and shown masked.
         tracer: opens each search's span.
         config: the local configuration (its home holds the run's traces).
         depth: results asked for per query (see :func:`depth_to_ask`).
         shown: results a caller would see (bands are judged on these).
+        concurrency: searches in flight at once (threads; 1: one after another, on the caller's thread).
     """
 
     def __init__(self, search: SearchFn, spec: str, tracer: trace.Tracer, config: RetrieverConfig, *,
-                 depth: int, shown: int) -> None:
-        self.search_fn, self.spec, self.tracer, self.config = search, spec, tracer, config
-        self.depth, self.shown = depth, shown
+                 depth: int, shown: int, concurrency: int = 1) -> None:
+        self.search_fn, self.spec, self.tracer, self.config = search, mask_target(spec), tracer, config
+        self.depth, self.shown, self.concurrency = depth, shown, concurrency
         self.index_key = ""
-        self.external = ExternalRun(kind="target", source=spec)
+        self.external = ExternalRun(kind="target", source=self.spec)
+        self._secrets = secrets_of(spec)
+        self._pool = None if concurrency < 2 else ThreadPoolExecutor(concurrency, thread_name_prefix="target")
 
     def close(self) -> None:
+        if self._pool is not None:  # an interrupted run's searches in flight are not waited for
+            self._pool.shutdown(wait=False, cancel_futures=True)
         close = getattr(self.search_fn, "close", None)
         if callable(close):
             close()
@@ -235,6 +275,8 @@ class TargetRetriever:
                 if response.trace_id:
                     span.set_attribute(v.TARGET_TRACE_ID, response.trace_id)
             except SearchtraceError as exc:
+                exc.message = redact(exc.message, self._secrets)  # a transport's message may quote the raw URL
+                exc.args = (exc.message,)
                 span.set_status(Status(StatusCode.ERROR, exc.message))
                 span.set_attribute(v.ERROR_CODE, exc.code.value)
                 raise
@@ -253,7 +295,9 @@ class TargetRetriever:
 
     def search_many_detailed(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
                              query_ids: Sequence[str] | None = None) -> list[Answer]:
-        """:meth:`search_detailed` of each request, in order; a failed one is its answer's error."""
+        """:meth:`search_detailed` of each request, answers in order, up to ``concurrency`` in flight; a failed
+        one is its answer's error."""
         ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
-        return [Answer.timed(functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id))
-                for request, query_id in zip(requests, ids)]
+        calls = [functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id)
+                 for request, query_id in zip(requests, ids)]
+        return map_bounded(Answer.timed, calls, self._pool)

@@ -240,6 +240,16 @@ TARGET = "searchtrace.target"
 TARGET_TRACE_ID = "searchtrace.target.trace_id"
 """The ``traceId`` the eval target's response carried (its own trace of the search)."""
 
+TARGET_RETRY_EVENT = "searchtrace.target.retry"
+"""A span event on an eval target's search span: the target answered a retryable error (overloaded, a
+timeout, unreachable) and is asked again after a wait."""
+
+TARGET_RETRY_ATTEMPT = "searchtrace.target.retry.attempt"
+"""On a retry event: which retry this is (1 for the first)."""
+
+TARGET_RETRY_DELAY_S = "searchtrace.target.retry.delay_s"
+"""On a retry event: the seconds waited before it (the server's ``Retry-After`` when it named one)."""
+
 SOURCE = "searchtrace.source"
 """Who called: a :class:`Source` value (http, mcp, cli, eval, python); on the search span and the server span."""
 

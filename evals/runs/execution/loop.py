@@ -179,9 +179,12 @@ def search_one(ctx: RunContext, query: Query) -> QueryOutcome:
 
 
 def failed(query: Query, error: SearchtraceError | None, latency: dict[str, float]) -> QueryOutcome:
-    """The journal record of a query whose search raised ``error``."""
+    """The journal record of a query whose search raised ``error``: its code and message (what ``eval``,
+    ``compare`` and ``gate`` show of it), never an empty ranking scored as one."""
     code = error.code.value if error is not None else ErrorCode.SEARCH_ERROR.value
-    return QueryOutcome(query_id=query.id, category=query.category, latency_ms=latency, error=code)
+    message = error.message if error is not None else "the search failed without an error"
+    return QueryOutcome(query_id=query.id, category=query.category, latency_ms=latency, error=code,
+                        error_message=message)
 
 
 def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: SearchDetail,
@@ -233,8 +236,10 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
 
 
 def _search_and_journal(ctx: RunContext, queries: Sequence[Query], done: Callable[[int], object]) -> None:
-    for start in range(0, len(queries), ctx.settings.batch_size):
-        batch = queries[start:start + ctx.settings.batch_size]
+    # A batch holds at least as many queries as a target keeps in flight, so none of its threads idles.
+    step = max(ctx.settings.batch_size, getattr(ctx.retriever, "concurrency", 1))
+    for start in range(0, len(queries), step):
+        batch = queries[start:start + step]
         ctx.folder.append(store_traces(ctx, search_batch(ctx, batch)))  # traces first: journaled => traced
         done(len(batch))
 

@@ -10,11 +10,13 @@ import gc
 import logging
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from searchtrace.evals.runs import analysis
+from searchtrace.evals.runs.client import ClientPolicy
 from searchtrace.evals.runs.execution.loop import (
     RESULTS_SHOWN,
     TARGET_PREFIX,
@@ -28,6 +30,7 @@ from searchtrace.evals.runs.naming import RunLabel, default_run_name
 from searchtrace.evals.runs.runfolder import (
     DatasetInfo,
     EvalSettings,
+    FailedQuery,
     Fingerprints,
     QueryOutcome,
     RetrieverInfo,
@@ -89,21 +92,26 @@ def _config_json(config: RetrieverConfig) -> dict[str, Any]:
 
 def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | None = None, embedder: Any = None,
              trace_settings: Any = None, progress: bool = True, target: str | None = None,
-             label: RunLabel | None = None) -> RunFolder:
+             label: RunLabel | None = None, client: ClientPolicy | None = None,
+             sleep: Callable[[float], object] = time.sleep) -> RunFolder:
     """Run (or resume) an eval; returns the run folder with all its files written.
 
     ``target``: search this service URL or ``module:function`` instead of the
-    local retriever (see :mod:`searchtrace.evals.runs.target`). ``label`` names the run
+    local retriever (see :mod:`searchtrace.evals.runs.target`), asked as ``client`` says
+    (concurrency, timeout, retries: :mod:`searchtrace.evals.runs.client`; ``sleep`` waits
+    between retries). The run records the target masked. ``label`` names the run
     (default: :func:`~searchtrace.evals.runs.naming.default_run_name`).
     """
     from searchtrace.traces import TraceSettings, make_tracer_provider
 
     search_fn = None
+    client = client or ClientPolicy()
     if target is not None:
+        from searchtrace.evals.runs.masking import mask_target
         from searchtrace.evals.runs.target import resolve_target
 
-        search_fn = resolve_target(target)  # a bad target fails before any folder is made
-        settings = replace(settings, retriever=f"{TARGET_PREFIX}{target}")
+        search_fn = resolve_target(target, client.timeout_s)  # a bad target fails before any folder is made
+        settings = replace(settings, retriever=f"{TARGET_PREFIX}{mask_target(target)}")
     if not settings.retriever:
         settings = replace(settings, retriever=search_fingerprint(config))
     folder, resuming = run_folder(settings, config, out, label)
@@ -120,12 +128,14 @@ def run_eval(settings: EvalSettings, config: RetrieverConfig, *, out: Path | Non
     provider.add_span_processor(timer)
     retriever: Searcher
     if search_fn is not None and target is not None:
+        from searchtrace.evals.runs.client import RetryingSearch
         from searchtrace.evals.runs.target import TargetRetriever, depth_to_ask
 
         depth, warning = depth_to_ask(search_fn, settings.depth)
         _warn(warning)
-        retriever = TargetRetriever(search_fn, target, provider.get_tracer("searchtrace.eval"), config,
-                                    depth=depth, shown=RESULTS_SHOWN)
+        retriever = TargetRetriever(RetryingSearch(search_fn, client, sleep=sleep), target,
+                                    provider.get_tracer("searchtrace.eval"), config, depth=depth,
+                                    shown=RESULTS_SHOWN, concurrency=client.concurrency)
     else:
         try:  # the index may be built here: minutes a person may cut short
             retriever = open_retriever(settings.dataset, config, embedder=embedder, progress=progress,
@@ -265,6 +275,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
     )
     _warn_short(ctx, outcomes)
     label = label or RunLabel()
-    summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note)
+    summary = replace(summary, name=label.name or default_run_name(summary), tags=label.tags, note=label.note,
+                      failed=tuple(FailedQuery.of(o.query_id, o.error, o.error_message) for o in outcomes if o.error))
     folder.write_summary(summary)
     return folder

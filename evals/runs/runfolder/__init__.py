@@ -9,6 +9,7 @@ a newer or unknown format is a :class:`~searchtrace.errors.DataError` naming it.
 """
 
 from searchtrace.evals.runs.runfolder._fields import FORMAT_VERSION
+from searchtrace.evals.runs.runfolder.failures import FailedQuery
 from searchtrace.evals.runs.runfolder.folder import RunFolder
 from searchtrace.evals.runs.runfolder.journal import Journal
 from searchtrace.evals.runs.runfolder.outside import OutsideRuns, outside_runs
@@ -58,6 +59,7 @@ __all__ = [
     "TRACE_ID",
     "Abstention",
     "Attribution",
+    "FailedQuery",
     "BandPrecision",
     "ConfidenceReport",
     "CorrectiveOutcome",

@@ -115,6 +115,8 @@ class QueryOutcome:
         trace_id: the search's trace.
         attribution: where each gold document of the query went.
         error: the error code when the search failed (everything else then empty).
+        error_message: what the failure said (None for a query that answered, and in records written
+            before it was kept).
         traced: its trace was stored with all its spans when it was journaled (a resumed
             run searches an untraced query again).
     """
@@ -138,6 +140,7 @@ class QueryOutcome:
     attribution: tuple[GoldTrace, ...] = ()
     error: str | None = None
     traced: bool = True
+    error_message: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,7 +152,7 @@ class QueryOutcome:
             "kg": None if self.kg is None else [asdict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
             "degraded": list(self.degraded), "trace_id": self.trace_id,
             "attribution": [_gold_to_json(t) for t in self.attribution], "error": self.error,
-            "traced": self.traced,
+            "traced": self.traced, **({"error_message": self.error_message} if self.error else {}),
         }
 
     @classmethod
@@ -170,7 +173,7 @@ class QueryOutcome:
             degraded=f.strings("degraded", ()), trace_id=f.text("trace_id", ""),
             attribution=tuple(_gold_from_json(Fields(t, f.path, f.line, "attribution[]."))
                               for t in f.array("attribution")),
-            error=f.opt_text("error"), traced=f.flag("traced", True),
+            error=f.opt_text("error"), traced=f.flag("traced", True), error_message=f.opt_text("error_message"),
         )
 
 

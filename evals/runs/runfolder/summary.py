@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from searchtrace.errors import DataError
 from searchtrace.evals.runs.runfolder._fields import FORMAT_VERSION, Fields, check_version
+from searchtrace.evals.runs.runfolder.failures import FailedQuery
 from searchtrace.evals.runs.runfolder.sections import (
     Abstention,
     Attribution,
@@ -86,7 +87,9 @@ class RunSummary:
         metrics: each metric's mean over the judged queries (None when undefined).
         evaluated_queries: judged queries scored.
         attribution, confidence, abstention, latency_ms: the analysis sections.
-        errors: queries whose search failed.
+        errors: queries whose search failed (left out of the metrics: they are over the queries that answered).
+        failed: each failed query with its error's code and message. An optional key, written when a
+            query failed: runs written before it read as none listed (their ``errors`` still count them).
         untraced: queries whose trace could not be stored in full (the store was locked
             for too long, or damaged); their results count as usual.
         corrective: the corrective loop's report (``--corrective`` only).
@@ -131,6 +134,7 @@ class RunSummary:
     note: str | None = None
     scored_depth: int | None = None
     files: Mapping[str, FileDigest] | None = None
+    failed: tuple[FailedQuery, ...] = ()
 
     @property
     def depth(self) -> int:
@@ -153,6 +157,8 @@ class RunSummary:
             "external": self.external.to_json() if self.external else None,
             "name": self.name, "tags": list(self.tags), "note": self.note, "scored_depth": self.depth,
         }
+        if self.failed:
+            out["failed"] = [q.to_json() for q in self.failed]
         if self.corrective is not None:
             out["corrective"] = self.corrective.to_json()
         if self.files is not None:
@@ -205,6 +211,7 @@ class RunSummary:
             scored_depth=f.integer("scored_depth", _former_depth(settings, ext)),
             files=None if listed is None else {str(name): FileDigest.from_json(listed.obj(name))
                                                for name in listed.data},
+            failed=tuple(FailedQuery.from_json(Fields(q, path, None, "failed[].")) for q in f.array("failed", [])),
         )
 
 
