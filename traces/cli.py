@@ -18,7 +18,7 @@ from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.terminal import width
-from searchtrace.traces.receive.command import register as register_collect
+from searchtrace.traces.receive.cli import register as register_collect
 from searchtrace.traces.views.listing import SHORT_ID
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used (sqlite3

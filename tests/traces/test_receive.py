@@ -11,7 +11,7 @@ import zlib
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.trace.export import SpanExportResult
-from receive_fixtures import JSON, PROTOBUF, dumps, json_body, protobuf_body, sdk_spans
+from receive_fixtures import JSON, PROTOBUF, assert_stored_as_sent, dumps, json_body, protobuf_body, sdk_spans, stored
 from starlette.testclient import TestClient
 
 from searchtrace.traces.receive.app import collector_app, receiver_for_store
@@ -41,35 +41,6 @@ def client(store):
     with c:
         yield c
     assert receiver.writer.pending == 0
-
-
-def stored(store, span) -> object:
-    trace_id = format(span.context.trace_id, "032x")
-    detail = store.load_trace(trace_id)
-    assert detail is not None, f"trace {trace_id} not stored"
-    return detail
-
-
-def assert_stored_as_sent(store, spans) -> None:
-    """Every span back from the store with its name, ids, parent, kind, status, attributes, events, scope,
-    and the trace's resource attributes."""
-    detail = stored(store, spans[0])
-    by_id = {s.span_id: s for s in detail.spans}
-    assert len(by_id) == len(spans)
-    for sent in spans:
-        got = by_id[format(sent.context.span_id, "016x")]
-        assert got.name == sent.name
-        assert got.parent_id == (format(sent.parent.span_id, "016x") if sent.parent else None)
-        assert got.kind == sent.kind.name
-        assert (got.start_ns, got.end_ns) == (sent.start_time, sent.end_time)
-        assert got.status == sent.status.status_code.name
-        assert got.status_message == sent.status.description
-        assert dict(got.attributes) == dict(sent.attributes)
-        assert [(e.name, e.time_ns, dict(e.attributes)) for e in got.events] == \
-            [(e.name, e.timestamp, dict(e.attributes)) for e in sent.events]
-        assert got.scope == sent.instrumentation_scope.name
-    assert detail.resource["service.name"] == "their-rag"
-    assert detail.resource["openinference.project.name"] == "docs-bot"
 
 
 def response(r) -> ExportTraceServiceResponse:
@@ -161,7 +132,7 @@ def test_malformed_is_400_with_a_status_message(client, body, headers):
     if headers["Content-Type"] == JSON["Content-Type"]:
         assert r.json()["message"]
     else:
-        from google.rpc.status_pb2 import Status
+        from google.rpc.status_pb2 import Status  # type: ignore[import-untyped]
 
         status = Status()
         status.ParseFromString(r.content)

@@ -3,5 +3,5 @@
 ``bodies`` (an OTLP/HTTP body, decompressed within bounds, to the request message), ``values`` (its
 attribute values), ``spans`` (the request to ``ReadableSpan``s, each checked), ``answers`` (what OTLP/HTTP
 answers), ``writer`` (group commit to the store), ``route`` (``POST /v1/traces`` as an ASGI app), ``app``
-(the receiver alone) and ``command`` (``searchtrace collect``).
+(the receiver alone) and ``cli`` (``searchtrace collect``).
 """
