@@ -34,7 +34,7 @@ span_specs = st.fixed_dictionaries({
     "trace": st.sampled_from(ID_KINDS), "span": st.sampled_from(ID_KINDS),
     "kind": st.integers(-3, 12), "status": st.integers(-1, 5),
     "name": st.text(max_size=20),
-    "docs": st.sampled_from((0, 3, 10_000)),
+    "docs": st.sampled_from((0, 3)),
     "big": st.booleans(),  # a 1 MB attribute value
     "value": st.one_of(st.text(max_size=30), st.integers(-2**63, 2**63 - 1), st.floats(allow_nan=False),
                        st.booleans(), st.lists(st.integers(0, 9), max_size=4)),
@@ -107,7 +107,7 @@ def _damage(body: bytes, damage: str, is_json: bool, data) -> bytes:
         return body[:at] + b"\xff\xfe" + body[at + 2:] if at >= 0 else body
     if damage == "wrong_types" and is_json:
         doc = json.loads(body)
-        spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        spans = doc["resourceSpans"][0]["scopeSpans"][0].get("spans", [])
         if spans:
             field = data.draw(st.sampled_from(("name", "kind", "traceId", "attributes", "startTimeUnixNano")))
             spans[0][field] = data.draw(st.sampled_from((5, "weird", None, [1], {"a": 1}, "-1")))
@@ -130,12 +130,15 @@ def rig(tmp_path_factory):
     store.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(specs=st.lists(span_specs, min_size=0, max_size=4), encoding=st.sampled_from(("protobuf", "json")),
-       damage=damages, gzipped=st.booleans(), data=st.data())
-def test_every_answer_is_specified_and_nothing_acknowledged_is_lost(rig, specs, encoding, damage, gzipped, data):
+       damage=damages, gzipped=st.booleans(), many=st.sampled_from((False, False, False, True)), data=st.data())
+def test_every_answer_is_specified_and_nothing_acknowledged_is_lost(rig, specs, encoding, damage, gzipped, many,
+                                                                   data):
     client, receiver, store, path = rig
+    if many and specs:  # 10,000 documents in the first span (one such span a request keeps the test quick)
+        specs = [{**specs[0], "docs": 10_000}, *specs[1:]]
     request = _request(specs)
     is_json = encoding == "json"
     body = json.dumps(_json(request)).encode() if is_json else request.SerializeToString()
