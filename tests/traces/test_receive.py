@@ -258,3 +258,20 @@ def test_an_answer_is_json_the_specification_reads(client):
     doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["spanId"] = ""
     r = client.post(URL, content=dumps(doc), headers={"Content-Type": "application/json; charset=utf-8"})
     assert json.loads(r.content)["partialSuccess"]["rejectedSpans"] == "1"
+
+
+def test_collect_loads_nothing_of_the_retriever():
+    """``collect`` stays cheap to start: the receiver, its store and its server import no model, numpy or
+    search code (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import searchtrace.cli as c; c.build_parser(); "
+            "import searchtrace.traces.receive.cli, searchtrace.traces.receive.app, uvicorn; "
+            "from searchtrace.traces.store.opening import open_trace_store; "
+            "open_trace_store('unused.sqlite').__class__; "
+            "print(sorted(m for m in ('numpy', 'onnxruntime', 'torch', 'searchtrace.retriever.search', "
+            "'searchtrace.retriever.embedding', 'searchtrace.retriever.serve.service', 'fastapi') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
