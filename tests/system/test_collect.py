@@ -38,7 +38,7 @@ def _free_port() -> int:
 class Collector:
     """``searchtrace collect`` on a free loopback port with its own home; its stderr in a file."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *extra: str) -> None:
         self.home = home
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1/traces"
@@ -46,7 +46,7 @@ class Collector:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "SEARCHTRACE_STORE": "", "SEARCHTRACE_API_KEY": ""}
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "searchtrace", "collect", "--port", str(self.port),
-                                          "--home", str(home), "--every", "0"], env=env, stdout=out, stderr=out)
+                                          "--home", str(home), "--every", "0", *extra], env=env, stdout=out, stderr=out)
         self._wait()
 
     def _wait(self) -> None:
@@ -180,3 +180,64 @@ def test_our_exporter_pointed_at_the_receiver_stores_what_the_local_store_holds(
         assert {k: x for k, x in other.attributes.items() if k in span.attributes} == dict(span.attributes)
         extra = set(other.attributes) - set(span.attributes)
         assert all(k.startswith(("retrieval.documents.", "reranker.")) for k in extra), sorted(extra)[:5]
+
+
+def test_grpc_spans_are_stored_as_sent(tmp_path):
+    """``--grpc-port``: the standard OTLP gRPC exporter, gzip-compressed, into the same store."""
+    from grpc import Compression  # type: ignore[import-untyped]
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+
+    port = _free_port()
+    collector = Collector(tmp_path / "grpc-home", "--grpc-port", str(port))
+    try:
+        spans = sdk_spans()
+        exporter = GrpcExporter(endpoint=f"127.0.0.1:{port}", insecure=True, compression=Compression.Gzip)
+        assert exporter.export(spans) is SpanExportResult.SUCCESS
+        exporter.shutdown()
+        assert collector.stop() == 0
+        assert f"and gRPC on 127.0.0.1:{port}" in collector.log.read_text().splitlines()[0]
+        store = open_trace_store(collector.home / "traces.sqlite")
+        try:
+            assert_stored_as_sent(store, spans)
+        finally:
+            store.close()
+    finally:
+        if collector.proc.poll() is None:
+            collector.proc.kill()
+            collector.proc.wait()
+
+
+def test_grpc_refusals_are_status_codes(tmp_path):
+    """Without the key: UNAUTHENTICATED; over the span bound: INVALID_ARGUMENT (not retried); a span without
+    ids: partial_success, the other stored."""
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+    from searchtrace.traces.receive.app import receiver_for_store
+    from searchtrace.traces.receive.grpc_service import start_grpc
+    from searchtrace.traces.receive.limits import ReceiveLimits
+
+    store = open_trace_store(tmp_path / "traces.sqlite")
+    receiver = receiver_for_store(store, limits=ReceiveLimits(spans=3))
+    server, port = start_grpc(receiver, "127.0.0.1", 0, api_key="k")
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+            one, _ = _batch(1, 1, size=1)
+            request = ExportTraceServiceRequest.FromString(one)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Export(request, timeout=10)
+            assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+            key = (("authorization", "Bearer k"),)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Export(ExportTraceServiceRequest.FromString(_batch(1, 2, size=4)[0]), metadata=key, timeout=10)
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+            request.resource_spans[0].scope_spans[0].spans.add(name="no ids")
+            answer = stub.Export(request, metadata=key, timeout=10)
+            assert answer.partial_success.rejected_spans == 1
+            assert "traceId is 0 bytes" in answer.partial_success.error_message
+    finally:
+        server.stop(None)
+        receiver.writer.close()
+    totals = receiver.tally.totals()
+    assert (totals.stored, totals.rejected, totals.refused) == (1, 1, 1)  # the key's refusal is the guard's, as on HTTP

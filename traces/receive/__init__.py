@@ -2,6 +2,6 @@
 
 ``bodies`` (an OTLP/HTTP body, decompressed within bounds, to the request message), ``values`` (its
 attribute values), ``spans`` (the request to ``ReadableSpan``s, each checked), ``answers`` (what OTLP/HTTP
-answers), ``writer`` (group commit to the store), ``route`` (``POST /v1/traces`` as an ASGI app), ``app``
+answers), ``writer`` (group commit to the store), ``route`` (``POST /v1/traces`` as an ASGI app), ``grpc_service`` (the same over gRPC), ``app``
 (the receiver alone) and ``cli`` (``searchtrace collect``).
 """

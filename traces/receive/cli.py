@@ -43,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help=f"address to bind (default 127.0.0.1; any other needs {env_names.SEARCHTRACE_API_KEY})")
     p.add_argument("--allowed-hosts", metavar="HOST,...",
                    help="Host names a request may use beside the loopback names and --host (a proxy's name)")
+    p.add_argument("--grpc-port", type=int, metavar="PORT",
+                   help="also receive OTLP over gRPC on this port (4317 by convention; needs grpcio)")
     p.add_argument("--every", type=float, default=5.0, metavar="S",
                    help="seconds between lines of totals while spans arrive (default 5; 0: none)")
     add_home_argument(p)
@@ -53,8 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def cmd_collect(args: argparse.Namespace) -> int:
     """Serve ``POST /v1/traces`` until Ctrl-C or SIGTERM; 0 when every acknowledged span was written."""
-    if not 0 <= args.port <= 65535:
-        raise ConfigError(f"--port must be between 0 and 65535, got {args.port}", field="--port")
+    for flag, port in (("--port", args.port), ("--grpc-port", args.grpc_port)):
+        if port is not None and not 0 <= port <= 65535:
+            raise ConfigError(f"{flag} must be between 0 and 65535, got {port}", field=flag)
     api_key = text(os.environ, env_names.SEARCHTRACE_API_KEY)
     if problem := exposure_problem(args.host, api_key):
         raise ConfigError(f"--host: {problem}", field="--host")
@@ -68,8 +71,9 @@ def cmd_collect(args: argparse.Namespace) -> int:
     receiver = receiver_for_store(store, home)
     sock = _bind(args.host, args.port)
     app = collector_app(receiver, args.host, api_key=api_key, allowed_hosts=args.allowed_hosts)
+    grpc_server, grpc_line = _start_grpc(receiver, args, api_key)
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"collecting OTLP/HTTP on http://{shown}:{sock.getsockname()[1]}/v1/traces; storing in "
+    print(f"collecting OTLP/HTTP on http://{shown}:{sock.getsockname()[1]}/v1/traces{grpc_line}; storing in "
           f"{store.location}", file=sys.stderr, flush=True)
     stop = threading.Event()
     if args.every > 0:
@@ -86,10 +90,29 @@ def cmd_collect(args: argparse.Namespace) -> int:
         pass
     finally:
         stop.set()
+        if grpc_server is not None:  # calls under way finish; later ones hear UNAVAILABLE and retry
+            grpc_server.stop(grace=5).wait(10)
         receiver.writer.close()  # already closed by the lifespan; a no-op then
         store.close()
     print(receiver.tally.totals().line(), file=sys.stderr, flush=True)
     return ExitCode.OK
+
+
+def _start_grpc(receiver: Any, args: argparse.Namespace, api_key: str | None) -> tuple[Any, str]:
+    """The gRPC server when ``--grpc-port`` asks for one, and the words saying where it listens."""
+    if args.grpc_port is None:
+        return None, ""
+    from searchtrace.traces.receive.grpc_service import grpc_available, start_grpc
+
+    if not grpc_available():
+        raise ConfigError("--grpc-port needs grpcio: pip install grpcio opentelemetry-exporter-otlp-proto-grpc",
+                          field="--grpc-port")
+    try:
+        server, port = start_grpc(receiver, args.host, args.grpc_port, api_key)
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"cannot listen on {args.host}:{args.grpc_port} for gRPC: {exc}",
+                          field="--grpc-port") from None
+    return server, f" and gRPC on {args.host}:{port}"
 
 
 def _bind(host: str, port: int) -> socket.socket:

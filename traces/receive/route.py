@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 from searchtrace.guards import Receive, Scope, Send
 from searchtrace.traces.receive.answers import Answer, failure, success
@@ -66,7 +67,11 @@ class OtlpReceiver:
         return await self._store(converted, encoding)
 
     def _convert(self, body: bytes, content_encoding: str, encoding: Encoding) -> Converted:
-        request = decode(inflate(body, content_encoding, self.limits.decoded_bytes), encoding)
+        return self.take(decode(inflate(body, content_encoding, self.limits.decoded_bytes), encoding))
+
+    def take(self, request: Any) -> Converted:
+        """A decoded request's spans, kept or rejected, and counted; 413 (``BadBody``) over the span limit.
+        (The gRPC service, ``receive.grpc_service``, takes its requests here too.)"""
         n = count_spans(request)
         if n > self.limits.spans:
             raise BadBody(413, f"the request holds {n:,} spans; at most {self.limits.spans:,} are taken at once")
