@@ -241,3 +241,21 @@ def test_grpc_refusals_are_status_codes(tmp_path):
         receiver.writer.close()
     totals = receiver.tally.totals()
     assert (totals.stored, totals.rejected, totals.refused) == (1, 1, 1)  # the key's refusal is the guard's, as on HTTP
+
+
+def test_into_the_shared_store(tmp_path, pg_db, pg_url):
+    """``--store URL``: the spans go to the team's PostgreSQL store, through the bounded buffer `serve` uses."""
+    from searchtrace.traces.store.postgres import PostgresTraceStore
+
+    collector = Collector(tmp_path / "pg-home", "--store", pg_url)
+    try:
+        spans = sdk_spans()
+        exporter = OTLPSpanExporter(endpoint=collector.url)
+        assert exporter.export(spans) is SpanExportResult.SUCCESS
+        exporter.shutdown()
+        assert collector.stop() == 0
+        assert_stored_as_sent(PostgresTraceStore(pg_db), spans)
+    finally:
+        if collector.proc.poll() is None:
+            collector.proc.kill()
+            collector.proc.wait()
