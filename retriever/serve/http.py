@@ -145,7 +145,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
                                                security_settings=security, max_request_body_size=MAX_BODY_BYTES)
 
     # POST /v1/traces: the OTLP receiver of `searchtrace collect`, writing to this server's trace store
-    receiver = receiver_for_store(service.store, close_store=False) if service.store is not None else None
+    receiver = (receiver_for_store(service.store, service.config.home, close_store=False)
+                if service.store is not None else None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
