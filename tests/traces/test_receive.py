@@ -14,6 +14,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from receive_fixtures import JSON, PROTOBUF, assert_stored_as_sent, dumps, json_body, protobuf_body, sdk_spans, stored
 from starlette.testclient import TestClient
 
+from searchtrace.traces.export.exporter import FailureKind
 from searchtrace.traces.receive.app import collector_app, receiver_for_store
 from searchtrace.traces.receive.limits import ReceiveLimits
 from searchtrace.traces.receive.writer import GroupWriter
@@ -215,6 +216,43 @@ def test_requests_waiting_share_one_commit():
     gate.release.set()
     assert first.result(5) and all(t.result(5) for t in tickets)
     assert gate.batches == [1, 6]
+    assert writer.close(5)
+
+
+class Poisoned:
+    """An exporter whose store refuses any batch holding a span named ``poison`` (as a store refuses a value
+    it cannot hold), saying so as the store exporters do (``last_failure``)."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.batches: list[list[str]] = []
+        self.last_failure = None
+
+    def export(self, spans):
+        self.entered.set()
+        self.release.wait(10)
+        self.batches.append([s.name for s in spans])
+        if any(s.name == "poison" for s in spans):
+            self.last_failure = FailureKind.UNEXPECTED
+            return SpanExportResult.FAILURE
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self):
+        pass
+
+
+def test_a_request_the_store_refuses_fails_alone():
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    exporter = Poisoned()
+    writer = GroupWriter(exporter, capacity=100)  # type: ignore[arg-type]
+    first = writer.submit([ReadableSpan("first")])
+    assert exporter.entered.wait(5)
+    good, bad, other = (writer.submit([ReadableSpan(n)]) for n in ("good", "poison", "other"))
+    exporter.release.set()
+    assert [t.result(5) for t in (first, good, bad, other)] == [True, True, False, True]
+    assert exporter.batches == [["first"], ["good", "poison", "other"], ["good"], ["poison"], ["other"]]
     assert writer.close(5)
 
 

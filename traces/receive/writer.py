@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from searchtrace.home import Home
 from searchtrace.traces.export.buffered import BufferedStoreExporter
 from searchtrace.traces.export.droplog import DropLog
-from searchtrace.traces.export.exporter import LossSinks, StoreSpanExporter
+from searchtrace.traces.export.exporter import FailureKind, LossSinks, StoreSpanExporter
 from searchtrace.traces.export.losses import LossLedger
 from searchtrace.traces.export.spill import SpillFile, spill_folder
 from searchtrace.traces.store.protocol import TraceStoreProtocol
@@ -110,10 +110,10 @@ class GroupWriter:
                 if not self._queue:
                     return
                 batch = self._take()
-            ok = self._write([s for spans, _ in batch for s in spans])
+            results = self._write_batch(batch)
             with self._cond:
                 self._pending -= sum(len(spans) for spans, _ in batch)
-            for _, ticket in batch:
+            for (_, ticket), ok in zip(batch, results):
                 ticket.set_result(ok)
 
     def _take(self) -> list[tuple[Sequence[ReadableSpan], Future[bool]]]:
@@ -124,6 +124,16 @@ class GroupWriter:
             size += len(self._queue[0][0])
             batch.append(self._queue.popleft())
         return batch
+
+    def _write_batch(self, batch: list[tuple[Sequence[ReadableSpan], Future[bool]]]) -> list[bool]:
+        """Each request's outcome. A batch the store refused for something in it (not for being out of
+        reach, locked or full) is written again request by request, so one request the store cannot take
+        fails alone instead of every request that shared its commit, again at each retry."""
+        if self._write([s for spans, _ in batch for s in spans]):
+            return [True] * len(batch)
+        if len(batch) == 1 or getattr(self.exporter, "last_failure", None) is not FailureKind.UNEXPECTED:
+            return [False] * len(batch)
+        return [self._write(list(spans)) for spans, _ in batch]
 
     def _write(self, spans: list[ReadableSpan]) -> bool:
         try:
