@@ -259,3 +259,71 @@ def test_into_the_shared_store(tmp_path, pg_db, pg_url):
         if collector.proc.poll() is None:
             collector.proc.kill()
             collector.proc.wait()
+
+
+STOPPED_S = 10
+
+
+def test_the_shared_store_stopped_for_10_s_loses_nothing_acknowledged(tmp_path, stoppable_postgres):
+    """Four exporters send while the team's store is stopped for 10 s: every request is answered (200, held in
+    the bounded buffer, or 503 to retry), and every span answered 200 is stored once the store is back, or
+    dropped and counted in the store's drop total."""
+    from searchtrace.cli import migrations
+    from searchtrace.database import Database, StoreUrl, migrate
+    from searchtrace.traces.store.postgres import PostgresTraceStore
+
+    url = stoppable_postgres.new_database()
+    db = Database(StoreUrl(url))
+    migrate(db, migrations())
+    collector = Collector(tmp_path / "outage-home", "--store", url)
+    acknowledged: list[str] = []
+    statuses: dict[int, int] = {}
+    lock, stop = threading.Lock(), threading.Event()
+
+    def exporter(thread: int) -> None:
+        with httpx.Client(timeout=30) as client:
+            for n in range(100_000):
+                if stop.is_set():
+                    return
+                body, ids = _batch(thread + 1, n)
+                r = client.post(collector.url, content=body, headers={"Content-Type": "application/x-protobuf"})
+                with lock:
+                    statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+                    if r.status_code == 200:
+                        acknowledged.extend(trace for trace, _ in ids)
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=exporter, args=(t,)) for t in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(1)
+        stoppable_postgres.stop()
+        stopped_at = len(acknowledged)
+        time.sleep(STOPPED_S)
+        during = len(acknowledged) - stopped_at
+        stoppable_postgres.start()
+        time.sleep(2)
+        stop.set()
+        for t in threads:
+            t.join(30)
+        deadline = time.monotonic() + 60  # the buffer is written once the store answers again
+        while httpx.get(f"http://127.0.0.1:{collector.port}/healthz").json()["held"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert collector.stop() == 0
+        assert set(statuses) <= {200, 503}, statuses
+        assert during > 0  # answered while the store was stopped: held, not refused
+        store = PostgresTraceStore(Database(StoreUrl(url)))
+        found = store.stored(sorted(set(acknowledged)))
+        missing = sum(1 for trace in acknowledged if found.get(trace, 0) < 1)
+        assert missing == store.dropped(), f"{missing} acknowledged spans missing, {store.dropped()} counted dropped"
+        print(f"\n{len(acknowledged)} spans acknowledged ({during} while the store was stopped for {STOPPED_S} s), "
+              f"answers {statuses}, {missing} missing, {store.dropped()} counted dropped")
+        store.close()
+    finally:
+        stop.set()
+        if collector.proc.poll() is None:
+            collector.proc.kill()
+            collector.proc.wait()
+        db.close()
+        stoppable_postgres.drop_database(url)

@@ -39,7 +39,8 @@ def collector_app(receiver: OtlpReceiver, host: str, *, api_key: str | None = No
     from starlette.routing import Route
 
     async def healthz(request: Any) -> JSONResponse:
-        return JSONResponse({"status": "ok", "pending": receiver.writer.pending})
+        writer = receiver.writer
+        return JSONResponse({"status": "ok", "pending": writer.pending, "held": writer.held})
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:

@@ -69,6 +69,9 @@ def cmd_collect(args: argparse.Namespace) -> int:
     home = Home.resolve(args.home)
     store = open_trace_store(home.traces, resolve_store_url(args.store)).open()
     receiver = receiver_for_store(store, home)
+    if recovered := receiver.writer.recover():
+        print(f"{recovered} spans a collect or serve of this home held for {store.location} when it stopped "
+              "are held again, written when the store answers", file=sys.stderr, flush=True)
     sock = _bind(args.host, args.port)
     app = collector_app(receiver, args.host, api_key=api_key, allowed_hosts=args.allowed_hosts)
     grpc_server, grpc_line = _start_grpc(receiver, args, api_key)

@@ -86,6 +86,17 @@ class GroupWriter:
             self._cond.notify()
         return ticket
 
+    @property
+    def held(self) -> int:
+        """Spans acknowledged but held for a shared store out of reach (0 for a local store)."""
+        return int(getattr(self.exporter, "held", 0))
+
+    def recover(self) -> int:
+        """Hold (and write when the store answers) what processes of this home killed or stopped while the
+        shared store was out of reach left in their spill files; how many spans (0 for a local store)."""
+        recover = getattr(self.exporter, "recover", None)
+        return int(recover()) if recover is not None else 0
+
     def close(self, timeout_s: float = 30.0) -> bool:
         """Take nothing more, write everything taken, then shut the exporter; True when all was written in
         time."""
