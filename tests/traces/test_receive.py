@@ -167,7 +167,8 @@ def test_other_types_and_encodings_are_415(client, headers):
 
 
 def test_get_is_405(client):
-    assert client.get(URL).status_code == 405
+    r = client.get(URL)
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
 
 
 def test_long_values_are_cut_and_counted(store):

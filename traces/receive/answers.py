@@ -27,6 +27,8 @@ class Answer:
         out = [(b"content-type", self.content_type.encode()), (b"content-length", str(len(self.body)).encode())]
         if self.retry_after_s is not None:
             out.append((b"retry-after", str(self.retry_after_s).encode()))
+        if self.status == 405:
+            out.append((b"allow", b"POST"))
         return out
 
 
