@@ -101,6 +101,17 @@ def test_json_values_of_every_kind(client, store):
                                      "mixed": '["x", 1]', "meta": '{"k": "v"}'}
 
 
+def test_base64_ids_of_protobuf_s_own_json_mapping_are_taken(client, store):
+    """Some exporters send protobuf's JSON mapping as is: ids in base64, where OTLP JSON says hex."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    spans = sdk_spans()
+    r = client.post(URL, content=dumps(json_format.MessageToDict(encode_spans(spans))), headers=JSON)
+    assert r.status_code == 200 and r.json() == {}
+    assert_stored_as_sent(store, spans)
+
+
 def test_a_span_without_valid_ids_is_rejected_alone(store):
     c, receiver = client_for(store)
     spans = sdk_spans()

@@ -3,8 +3,9 @@
 Both encodings end as the same protobuf message, so one conversion (``receive.spans``) reads both. OTLP JSON
 is protobuf's JSON mapping with two differences the specification makes: trace and span ids are hex, not
 base64, and field names are lowerCamelCase (the mapping's parser takes those, numbers or strings for int64,
-and integers for enums). The ids are rewritten to base64 before parsing; an id that is not hex becomes empty,
-so that span alone is rejected later, as a protobuf span with a bad id is.
+and integers for enums). The ids are rewritten to base64 before parsing (an id already in base64, as some
+exporters send protobuf's own mapping, is taken when it has the id's size); any other id becomes empty, so that
+span alone is rejected later, as a protobuf span with a bad id is.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def _from_json(body: bytes, message: ExportTraceServiceRequest) -> ExportTraceSe
     return message
 
 
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
+_ID_FIELDS = {"traceId": 16, "spanId": 8, "parentSpanId": 8, "trace_id": 16, "span_id": 8, "parent_span_id": 8}
 
 
 def _hex_ids_to_base64(document: dict[str, Any]) -> None:
@@ -125,17 +126,22 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 
 def _rewrite(record: dict[str, Any]) -> None:
-    for key in _ID_FIELDS:
+    for key, size in _ID_FIELDS.items():
         if key in record:
-            record[key] = _base64(record[key])
+            record[key] = _base64(record[key], size)
 
 
-def _base64(value: Any) -> str:
-    """Hex to base64; anything else (not hex, not a string) to empty, so its span is rejected by id."""
+def _base64(value: Any, size: int) -> str:
+    """Hex to base64. An id some exporters send in base64 (protobuf's own JSON mapping, not OTLP's) is taken
+    when it decodes to the id's size; anything else becomes empty, so its span is rejected by id."""
     if not isinstance(value, str):
         return ""
     try:
-        raw = binascii.unhexlify(value)
+        return base64.b64encode(binascii.unhexlify(value)).decode()
+    except (binascii.Error, ValueError):
+        pass
+    try:
+        raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         return ""
-    return base64.b64encode(raw).decode()
+    return value if len(raw) == size else ""
