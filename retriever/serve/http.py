@@ -255,7 +255,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(service.serve.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"], expose_headers=["mcp-session-id"],
                            allow_headers=["authorization", "content-type", "traceparent", "mcp-session-id"])
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, own_limits=frozenset({TRACES_PATH}), refused=lambda scope, status, exc: service.refused(
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, own_limits=frozenset({TRACES_PATH}),  # the receiver's own
+                       refused=lambda scope, status, exc: service.refused(
         f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:
         # nothing is read unauthorized
