@@ -1,17 +1,11 @@
 """An OTLP/HTTP request body to an ``ExportTraceServiceRequest``: decompressed within bounds, then decoded.
 
-Both encodings end as the same protobuf message, so one conversion (``receive.spans``) reads both. OTLP JSON
-is protobuf's JSON mapping with two differences the specification makes: trace and span ids are hex, not
-base64, and field names are lowerCamelCase (the mapping's parser takes those, numbers or strings for int64,
-and integers for enums). The ids are rewritten to base64 before parsing (an id already in base64, as some
-exporters send protobuf's own mapping, is taken when it has the id's size); any other id becomes empty, so that
-span alone is rejected later, as a protobuf span with a bad id is.
+Both encodings end as the same protobuf message, so one conversion (``receive.spans``) reads both; OTLP JSON
+is read by ``receive.otlp_json``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import enum
 import json
 import zlib
@@ -81,18 +75,18 @@ def _bounded(inflater: Any, body: bytes, limit: int) -> bytes:
 
 def decode(body: bytes, encoding: Encoding) -> ExportTraceServiceRequest:
     """The request a body holds; 400 naming what is wrong when it is not one."""
-    message = ExportTraceServiceRequest()
     if encoding is Encoding.PROTOBUF:
+        message = ExportTraceServiceRequest()
         try:
             message.ParseFromString(body)
         except Exception as exc:  # noqa: BLE001 - DecodeError, and RecursionError on deep nesting
             raise BadBody(400, f"the body is not an OTLP ExportTraceServiceRequest in protobuf: {exc}") from None
         return message
-    return _from_json(body, message)
+    return _from_json(body)
 
 
-def _from_json(body: bytes, message: ExportTraceServiceRequest) -> ExportTraceServiceRequest:
-    from google.protobuf import json_format
+def _from_json(body: bytes) -> ExportTraceServiceRequest:
+    from searchtrace.traces.receive.otlp_json import JsonShapeError, request_from_json
 
     try:
         document = json.loads(body)
@@ -101,47 +95,6 @@ def _from_json(body: bytes, message: ExportTraceServiceRequest) -> ExportTraceSe
     if not isinstance(document, dict):
         raise BadBody(400, "the body is not an OTLP JSON object (expected {\"resourceSpans\": [...]})")
     try:
-        _hex_ids_to_base64(document)
-        json_format.ParseDict(document, message, ignore_unknown_fields=True)
-    except (json_format.ParseError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+        return request_from_json(document)
+    except (JsonShapeError, RecursionError, TypeError, ValueError) as exc:
         raise BadBody(400, f"the body is not an OTLP ExportTraceServiceRequest in JSON: {str(exc)[:300]}") from None
-    return message
-
-
-_ID_FIELDS = {"traceId": 16, "spanId": 8, "parentSpanId": 8, "trace_id": 16, "span_id": 8, "parent_span_id": 8}
-
-
-def _hex_ids_to_base64(document: dict[str, Any]) -> None:
-    """Rewrite, in place, the hex ids of every span and link to the base64 the JSON mapping parses."""
-    for resource_spans in _dicts(document.get("resourceSpans", document.get("resource_spans"))):
-        for scope_spans in _dicts(resource_spans.get("scopeSpans", resource_spans.get("scope_spans"))):
-            for span in _dicts(scope_spans.get("spans")):
-                _rewrite(span)
-                for link in _dicts(span.get("links")):
-                    _rewrite(link)
-
-
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-def _rewrite(record: dict[str, Any]) -> None:
-    for key, size in _ID_FIELDS.items():
-        if key in record:
-            record[key] = _base64(record[key], size)
-
-
-def _base64(value: Any, size: int) -> str:
-    """Hex to base64. An id some exporters send in base64 (protobuf's own JSON mapping, not OTLP's) is taken
-    when it decodes to the id's size; anything else becomes empty, so its span is rejected by id."""
-    if not isinstance(value, str):
-        return ""
-    try:
-        return base64.b64encode(binascii.unhexlify(value)).decode()
-    except (binascii.Error, ValueError):
-        pass
-    try:
-        raw = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return ""
-    return value if len(raw) == size else ""
