@@ -68,10 +68,11 @@ def test_json_spans_are_stored_as_sent_and_answered_in_json(client, store):
 
 @pytest.mark.parametrize("coding, compress", [("gzip", gzip.compress), ("deflate", zlib.compress),
                                               ("deflate", lambda b: zlib.compress(b, wbits=-15))])
-def test_compressed_bodies(client, store, coding, compress):
+@pytest.mark.parametrize("encoding", ["protobuf", "json"])
+def test_compressed_bodies(client, store, coding, compress, encoding):
     spans = sdk_spans()
-    r = client.post(URL, content=compress(protobuf_body(spans)),
-                    headers={**PROTOBUF, "Content-Encoding": coding})
+    body, headers = (protobuf_body(spans), PROTOBUF) if encoding == "protobuf" else (dumps(json_body(spans)), JSON)
+    r = client.post(URL, content=compress(body), headers={**headers, "Content-Encoding": coding})
     assert r.status_code == 200
     assert_stored_as_sent(store, spans)
 
