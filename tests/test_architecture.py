@@ -359,8 +359,9 @@ def test_the_print_rule_sees_a_planted_print():
 #: The groups inside a package, in the order they stand: a module imports only from its own group or an
 #: earlier one (the package's ``__init__``, its API, imports them all). In traces/: the span vocabulary and
 #: its builders stand on nothing; the store reads their keys; the exporters write to the store; the views
-#: render the store's records; the CLI (at the root) assembles them all.
-GROUP_ORDER = {"traces": ("spans", "store", "export", "views", "cli")}
+#: render the store's records; the receiver decodes what others send and writes it through the exporters' store
+#: writers; the CLI (at the root) assembles them all.
+GROUP_ORDER = {"traces": ("spans", "store", "export", "views", "receive", "cli")}
 
 
 def _group(module: str) -> str:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from searchtrace.traces.export.deferred import DeferredAttributes
     from searchtrace.traces.export.exporter import FailureKind
     from searchtrace.traces.export.provider import TraceHandles, TraceSettings, make_tracer_provider
+    from searchtrace.traces.receive.app import receiver_for_store
+    from searchtrace.traces.receive.route import TRACES_PATH, OtlpReceiver
     from searchtrace.traces.spans import attributes, foreign, vocabulary
     from searchtrace.traces.spans.attributes import CaptureConfig
     from searchtrace.traces.spans.foreign import Document

@@ -18,6 +18,7 @@ from searchtrace.database import add_store_argument, resolve_store_url
 from searchtrace.errors import ExitCode
 from searchtrace.home import Home, add_home_argument
 from searchtrace.terminal import fit, width
+from searchtrace.traces.receive.cli import register as register_collect
 from searchtrace.traces.views.listing import SHORT_ID
 
 if TYPE_CHECKING:  # the store pulls in the OpenTelemetry SDK, rich is slow to import: imported where used (sqlite3
@@ -31,7 +32,8 @@ _TRACE_ID = re.compile(rf"[0-9a-f]{{{MIN_PREFIX},32}}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``traces`` command and its subcommands to a CLI's subparsers."""
+    """Add the ``traces`` command and its subcommands (and ``collect``, the receiver) to a CLI's subparsers."""
+    register_collect(subparsers)
     parser = subparsers.add_parser("traces", help="list, show, export and prune stored traces")
     sub = parser.add_subparsers(dest="traces_command", required=True)
 

@@ -40,6 +40,7 @@ from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AF
 from searchtrace.retriever.serve.limits import OPEN_PATHS, BodyLimit, TransportRefusals
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, TRACE_ID_SCHEMA, search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
+from searchtrace.traces import TRACES_PATH, receiver_for_store
 from searchtrace.traces import vocabulary as v
 
 log = logging.getLogger(__name__)
@@ -143,13 +144,21 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         manager = StreamableHTTPSessionManager(build_server(service), json_response=True, stateless=True,
                                                security_settings=security, max_request_body_size=MAX_BODY_BYTES)
 
+    # POST /v1/traces: the OTLP receiver of `searchtrace collect`, writing to this server's trace store
+    receiver = (receiver_for_store(service.store, service.config.home, close_store=False)
+                if service.store is not None else None)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if manager is None:
-            yield
-            return
-        async with manager.run():
-            yield
+        try:
+            if manager is None:
+                yield
+                return
+            async with manager.run():
+                yield
+        finally:
+            if receiver is not None:  # what the receiver acknowledged-pending is written before the store closes
+                await asyncio.to_thread(receiver.writer.close)
 
     from fastapi_offline import FastAPIOffline
 
@@ -237,6 +246,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         app.router.routes.append(Route("/mcp", endpoint=McpSessions(mcp_app, HANDSHAKE_PROTOCOL_VERSIONS),
                                        include_in_schema=False))
 
+    if receiver is not None:
+        app.router.routes.append(Route(TRACES_PATH, endpoint=receiver, include_in_schema=False))
     _error_handlers(app, service)
     if service.serve.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
@@ -244,7 +255,8 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(service.serve.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"], expose_headers=["mcp-session-id"],
                            allow_headers=["authorization", "content-type", "traceparent", "mcp-session-id"])
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refused=lambda scope, status, exc: service.refused(
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, own_limits=frozenset({TRACES_PATH}),  # the receiver's own
+                       refused=lambda scope, status, exc: service.refused(
         f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:
         # nothing is read unauthorized

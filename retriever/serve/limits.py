@@ -30,16 +30,19 @@ Refused = Callable[[Scope, int, SearchtraceError], Awaitable[str]]
 class BodyLimit:
     """Refuses a request body over ``limit`` bytes with 413, whether announced (Content-Length) or streamed.
 
-    The body is read here, up to the limit, and replayed to the app in one message.
+    The body is read here, up to the limit, and replayed to the app in one message. ``own_limits``: paths whose
+    app reads and bounds its body itself (the OTLP receiver's, whose batches are larger than a search's).
     """
 
-    def __init__(self, app: ASGIApp, limit: int, refused: Refused | None = None) -> None:
+    def __init__(self, app: ASGIApp, limit: int, refused: Refused | None = None,
+                 own_limits: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.limit = limit
         self.refused = refused
+        self.own_limits = own_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # every method: a GET's body is read, and bounded, too
+        if scope["type"] != "http" or scope["path"] in self.own_limits:  # every method: a GET's body is bounded too
             return await self.app(scope, receive, send)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
