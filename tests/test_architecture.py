@@ -468,7 +468,7 @@ def test_the_backend_rule_sees_a_backend_named():
 EVALS_ORDER = {
     "": ("scoring", "runs", "labels", "verdicts", "summary_text", "cli"),
     "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
-    "runs": ("trec", "runfolder", "naming", "target", "analysis", "execution", "external", "calibration", "store",
+    "runs": ("trec", "runfolder", "naming", "targets", "target", "analysis", "execution", "external", "calibration", "store",
              "runindex"),
     "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),

@@ -123,12 +123,17 @@ class HttpTarget:
 
 
 def resolve_target(spec: str) -> SearchFn:
-    """The search function ``spec`` names: an ``http(s)://`` URL or ``module:function``.
+    """The search function ``spec`` names: an ``http(s)://`` URL, ``module:function``, or a shaped target
+    (an MCP tool, a target file, a profile: :mod:`searchtrace.evals.runs.targets`).
 
     Raises:
         ValidationError: neither form, or a module or function that cannot be loaded.
         BackendUnavailable: nothing answers at the URL.
     """
+    from searchtrace.evals.runs.targets import is_shaped, open_shaped
+
+    if is_shaped(spec):
+        return open_shaped(spec)
     if spec.startswith(("http://", "https://")):
         target = HttpTarget(spec)
         target.check()
@@ -151,9 +156,13 @@ def depth_to_ask(search: SearchFn, depth: int) -> tuple[int, str | None]:
 
     A function is asked for ``depth``; a service for ``depth`` up to the maximum its
     ``GET /v1/stats`` states, or :data:`FORMER_MAX_TOP_K` (the limit before servers
-    stated theirs) when it states none.
+    stated theirs) when it states none; a shaped target up to its ``depth_limit`` (a cap it
+    cannot be paged past).
     """
     if not isinstance(search, HttpTarget):
+        cap = getattr(search, "depth_limit", None)  # a shaped target's service answering at most N, unpaged
+        if isinstance(cap, int) and depth > cap:
+            return cap, f"--depth {depth} is above the most the target answers ({cap}, no paging); asking for {cap}"
         return depth, None
     stated = search.max_top_k()
     limit = FORMER_MAX_TOP_K if stated is None else stated
