@@ -31,7 +31,24 @@ def _stdio(command: Sequence[str]) -> Any:
     return lambda: Client(params, mode="legacy")
 
 
-def _http(url: str, headers: dict[str, str], timeout_s: float) -> Any:
+class _Statuses:
+    """The last HTTP error status the MCP transport met, with its headers: the SDK answers every status but 404
+    as one "Server returned an error response", so a 429's Retry-After is read here (concurrent calls may share
+    it: a status is kept only for the call that fails next)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, dict[str, str]] | None = None
+
+    async def hook(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.last = response.status_code, {k.lower(): v for k, v in response.headers.items()}
+
+    def take(self) -> tuple[int, dict[str, str]] | None:
+        last, self.last = self.last, None
+        return last
+
+
+def _http(url: str, headers: dict[str, str], timeout_s: float, statuses: _Statuses) -> Any:
     from contextlib import asynccontextmanager
 
     import httpx2
@@ -40,7 +57,8 @@ def _http(url: str, headers: dict[str, str], timeout_s: float) -> Any:
 
     @asynccontextmanager
     async def connect() -> Any:
-        async with httpx2.AsyncClient(headers=headers, timeout=timeout_s) as http:
+        async with httpx2.AsyncClient(headers=headers, timeout=timeout_s,
+                                      event_hooks={"response": [statuses.hook]}) as http:
             async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
                 yield client
 
@@ -58,14 +76,16 @@ class McpShaped(ShapedSearch):
 
     def __init__(self, spec: TargetFile, endpoint: str | Sequence[str], origin: str) -> None:
         super().__init__(spec, origin)
+        self.statuses = _Statuses()
         if isinstance(endpoint, str):
-            connect = _http(endpoint, header_values(spec.headers, spec.origin), spec.target.timeout_s)
+            connect = _http(endpoint, header_values(spec.headers, spec.origin), spec.target.timeout_s, self.statuses)
         else:
             connect = _stdio(endpoint)
         self.session = LoopSession(connect)
 
     def _result(self, arguments: dict[str, Any], origin: str) -> Any:
         timeout = self.spec.target.timeout_s
+        self.statuses.take()  # a status an earlier call met is not this call's
         try:
             return self.session.call(self.spec.target.tool, arguments, trace_carrier(), timeout)
         except Exception as exc:
@@ -78,7 +98,7 @@ class McpShaped(ShapedSearch):
 
         if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT):
             return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
-        status = _status(exc)
+        status = _status(exc) or self.statuses.take()
         self.session.reset()
         exc = _leaf(exc)
         if status is not None:

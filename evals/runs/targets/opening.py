@@ -77,6 +77,9 @@ def _endpoint(spec: TargetFile, given: str) -> str | list[str]:
                                   "[target] command)", field="command")
         return words
     url = given or spec.target.url
+    if not url:
+        raise ValidationError(f"{spec.origin}: no URL (give it after the profile's name, or as [target] url)",
+                              field="url")
     if not url.startswith(("http://", "https://")):
         raise ValidationError(f"{spec.origin}: expected an http(s):// URL for the service, got {url!r}", field="url")
     if spec.target.path and urlsplit(url).path in ("", "/"):
