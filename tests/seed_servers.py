@@ -54,10 +54,10 @@ def huginn_app(seen: list[dict[str, Any]]) -> Starlette:
         q, limit = request.query_params["q"], int(request.query_params.get("limit", "10"))
         floor = float(request.query_params.get("min_relevance", "0"))
         seen.append({"q": q, "limit": limit, "traceparent": request.headers.get("traceparent")})
-        results = [{"id": d, "relevance": _score(i), "confidenceBand": "medium", "snippet": f"about {d}",
-                    "matchedChunks": [{"relevance": _score(i)}]} for i, d in enumerate(ranking(q)[:limit])]
-        kept = [r for r in results if r["relevance"] >= floor]
-        return JSONResponse({"results": kept, "bestScore": results[0]["relevance"] if results else 0.0})
+        top = ranking(q)[:limit]
+        kept = [{"id": d, "relevance": _score(i), "confidenceBand": "medium", "snippet": f"about {d}",
+                 "matchedChunks": [{"relevance": _score(i)}]} for i, d in enumerate(top) if _score(i) >= floor]
+        return JSONResponse({"results": kept, "bestScore": _score(0) if top else 0.0})
 
     return Starlette(routes=[Route("/api/search", search, methods=["GET"])])
 
