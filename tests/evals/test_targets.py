@@ -276,3 +276,19 @@ def test_an_mcp_target_on_the_command_line_reads_our_contract_from_the_tool_name
         assert search.origin == "MCP at http://127.0.0.1:9/mcp"
     finally:
         search.close()
+
+
+def test_the_command_line_lists_the_profiles_and_refuses_a_half_named_target(tmp_path, capsys):
+    from searchtrace.cli import main
+
+    assert main(["eval", "--target-profile", "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed[:5]] == profile_names() and all(len(line) <= 80 for line in listed)
+    assert main(["targets", "show", "proxysql"]) == 0
+    assert capsys.readouterr().out == (Path(__file__).resolve().parents[2] / "evals/runs/targets/profiles/"
+                                       "proxysql.toml").read_text(encoding="utf-8")
+    code = main(["eval", str(SAMPLE), "--target", "mcp+http://127.0.0.1:9/mcp", "--out", str(tmp_path / "r"),
+                 "--home", str(tmp_path / "home")])
+    err = capsys.readouterr().err
+    assert code == 2 and "an MCP target needs --tool NAME" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()

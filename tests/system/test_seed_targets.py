@@ -31,12 +31,10 @@ TESTS = Path(__file__).resolve().parents[1]
 CONCEPT_RAG = f"{sys.executable} {TESTS / 'concept_rag_server.py'}"
 
 
-def test_queries() -> dict[str, str]:
+def split_queries() -> dict[str, str]:
+    """The test split's queries: id to text (what each server ranks by)."""
     rows = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines() if line.strip()]
     return {r["_id"]: r["text"] for r in rows if r["metadata"].get("split") == "test"}
-
-
-test_queries.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
 def run_trec(folder: Path) -> dict[str, list[str]]:
@@ -59,7 +57,7 @@ def evaluate(tmp_path: Path, profile: str, endpoint: str, depth: int) -> Path:
 
 def check_ranking(out: Path, shown: int) -> None:
     got = run_trec(out)
-    queries = test_queries()
+    queries = split_queries()
     assert set(got) == set(queries)
     for qid, text in queries.items():
         assert got[qid] == ranking(text)[:shown], qid
@@ -72,7 +70,7 @@ def check_traceparents(seen: list[dict], home: Path) -> None:
     parents = [s["traceparent"] for s in seen]
     assert all(p and len(p.split("-")) == 4 for p in parents)
     trace_ids = {p.split("-")[1] for p in parents}
-    assert len(trace_ids) == len(test_queries())
+    assert len(trace_ids) == len(split_queries())
     store = TraceStore(home / "traces.sqlite")
     try:
         for trace_id in list(trace_ids)[:5]:
