@@ -268,14 +268,29 @@ def test_the_five_profiles_load_and_a_shaped_cap_bounds_the_depth_asked(monkeypa
 def test_an_mcp_target_on_the_command_line_reads_our_contract_from_the_tool_named():
     """``--target mcp+http://... --tool NAME``: the tool gets ``query`` and ``top_k``; its structured ``results``
     are read as our response's (id, score, content). Nothing is connected until the first query."""
-    search = open_shaped(target_spec("mcp+http://127.0.0.1:9/mcp", "search", None, None))
+    server, url, seen = serve(hits)
+    search = open_shaped(target_spec(f"mcp+{url}/mcp", "search", None, None))
     try:
         assert (search.spec.target.transport, search.spec.target.tool) == ("mcp-http", "search")
         assert search.body("q", 0, 7) == {"query": "q", "top_k": 7}
         assert (search.spec.answer.results, search.spec.answer.id, search.spec.answer.score) == ("results", "id", "score")
-        assert search.origin == "MCP at http://127.0.0.1:9/mcp"
+        assert search.origin == f"MCP at {url}/mcp" and not seen
     finally:
         search.close()
+        server.shutdown()
+
+
+def test_a_target_nothing_answers_at_or_a_command_not_found_stops_before_the_run(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on: bound, then released
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(BackendUnavailable, match=rf"profile huginn at http://127.0.0.1:{port}/api/search: nothing "
+                                                 "answers"):
+        open_shaped(f"target-profile:huginn http://127.0.0.1:{port}")
+    with pytest.raises(ValidationError, match="command 'no-such-mcp-server-here' not found"):
+        open_shaped("target-profile:concept-rag no-such-mcp-server-here --stdio")
 
 
 def test_the_command_line_lists_the_profiles_and_refuses_a_half_named_target(tmp_path, capsys):

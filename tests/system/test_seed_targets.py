@@ -142,6 +142,26 @@ def test_concept_rag_over_stdio_ranks_each_source_once(tmp_path, monkeypatch):
     check_traceparents([{"traceparent": c["meta"].get("traceparent")} for c in calls], tmp_path / "home")
 
 
+def test_a_child_dying_mid_run_is_that_querys_error_and_the_eval_finishes(tmp_path, monkeypatch):
+    """The stdio child exits while answering one query: that query is recorded as failed with its error (never
+    an empty ranking), a new child answers every later query, and the run says how many failed."""
+    from searchtrace.evals import RunFolder
+
+    queries = split_queries()
+    doomed = sorted(queries)[len(queries) // 2]
+    monkeypatch.setenv("CONCEPT_RAG_DIE_ON", queries[doomed])
+    out = tmp_path / "run"
+    code = main(["eval", str(SAMPLE), "--target-profile", "concept-rag", CONCEPT_RAG, "--out", str(out),
+                 "--home", str(tmp_path / "home"), "--no-progress"])
+    assert code == 1
+    outcomes = {o.query_id: o for o in RunFolder(out).outcomes()}
+    assert set(outcomes) == set(queries)
+    assert outcomes[doomed].error == "BACKEND_UNAVAILABLE" and not outcomes[doomed].ranking
+    assert all(not o.error and [d for d, _ in o.ranking] == ranking(queries[q])[:12]
+               for q, o in outcomes.items() if q != doomed)
+    assert json.loads((out / "run.json").read_text())["errors"] == 1
+
+
 def test_a_killed_stdio_child_is_the_querys_error_and_the_next_query_starts_a_new_one(tmp_path, monkeypatch):
     from searchtrace.evals.runs.targets import open_shaped
 

@@ -14,10 +14,11 @@ import json
 import shlex
 from urllib.parse import urlsplit
 
-from searchtrace.errors import ValidationError
+from searchtrace.errors import BackendUnavailable, ValidationError
 from searchtrace.evals.runs.targets.config import TargetFile, load_target_file
 from searchtrace.evals.runs.targets.profiles import load_profile
 from searchtrace.evals.runs.targets.shaped import ShapedSearch
+from searchtrace.evals.runs.targets.wire import header_values
 
 __all__ = ["FILE_PREFIX", "MCP_PREFIXES", "PROFILE_PREFIX", "is_shaped", "open_shaped", "target_spec"]
 
@@ -87,8 +88,37 @@ def _endpoint(spec: TargetFile, given: str) -> str | list[str]:
     return url
 
 
+def check_reachable(endpoint: str | list[str], origin: str) -> None:
+    """Fail before the run when nothing listens at the URL or the command does not exist, rather than scoring
+    every query as an error (a TCP connection only: nothing is asked of the service).
+
+    Raises:
+        BackendUnavailable: no connection to the URL's host and port.
+        ValidationError: the stdio command is not found.
+    """
+    import shutil
+    import socket
+
+    if isinstance(endpoint, list):
+        if shutil.which(endpoint[0]) is None:
+            raise ValidationError(f"{origin}: command {endpoint[0]!r} not found", field="command")
+        return
+    parts = urlsplit(endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=10).close()
+    except OSError as exc:
+        raise BackendUnavailable(f"{origin}: nothing answers ({exc.strerror or exc}); start the service or fix "
+                                 "the URL") from None
+
+
 def open_shaped(spec: str) -> ShapedSearch:
-    """The search function ``spec`` names (see :func:`target_spec`). Raises ValidationError or ConfigError."""
+    """The search function ``spec`` names (see :func:`target_spec`), its service checked to be there.
+
+    Raises:
+        ValidationError, ConfigError: a spec, file or profile that cannot be used.
+        BackendUnavailable: nothing listens at its URL.
+    """
     given = ""
     if spec.startswith(MCP_PREFIXES):
         file, given = _adhoc(spec)
@@ -100,6 +130,8 @@ def open_shaped(spec: str) -> ShapedSearch:
     endpoint = _endpoint(file, given)
     origin = f"{file.origin if not spec.startswith(MCP_PREFIXES) else 'MCP'} at " \
              f"{endpoint if isinstance(endpoint, str) else shlex.join(endpoint)}"
+    header_values(file.headers, file.origin)  # an unset variable is named before anything is reached
+    check_reachable(endpoint, origin)
     if file.target.transport == "http":
         from searchtrace.evals.runs.targets.http import HttpShaped
 
