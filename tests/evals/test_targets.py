@@ -307,3 +307,30 @@ def test_the_command_line_lists_the_profiles_and_refuses_a_half_named_target(tmp
     err = capsys.readouterr().err
     assert code == 2 and "an MCP target needs --tool NAME" in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_service_scoring_outside_0_to_1_is_evaluated_by_its_order(target_file, tmp_path):
+    """BM25-like scores (12.5, -3) are not relevances: the run finishes, ranked by the service's order, and the
+    analysis that reads relevance as a probability is given 0 for them."""
+    from searchtrace.cli import main
+
+    def bm25(body, headers=None):
+        start, size = body["params"]["from"], body["params"]["size"]
+        everything = [{"doc": f"d{i}", "part": 0, "relevance": 12.5 - 3 * i, "body": ""} for i in range(10)]
+        return 200, {"Content-Type": "application/json"}, json.dumps(
+            {"data": {"hits": everything[start:start + size]}}).encode()
+
+    server, url, _ = serve(bm25)
+    try:
+        code = main(["eval", str(SAMPLE), "--target-file", str(target_file(url)), "--depth", "8", "--out",
+                     str(tmp_path / "run"), "--home", str(tmp_path / "home"), "--no-progress"])
+    finally:
+        server.shutdown()
+    assert code in (0, 1)  # 1: a made-up ranking may fail the run's own checks; 2 would be the analysis refusing
+    lines = (tmp_path / "run" / "run.trec").read_text().splitlines()
+    first = [line.split()[2] for line in lines if line.split()[0] == lines[0].split()[0]]
+    assert first == [f"d{i}#0" for i in range(8)]
+    answer = response_json(map_results([{"doc": "a", "part": 0, "relevance": 12.5}, {"doc": "b", "part": 0,
+                                                                                   "relevance": 0.25}],
+                                       Answer("json", "", "{doc}#{part}", "relevance"), "", "svc"), 5)
+    assert [r["score"] for r in answer["results"]] == [0.0, 0.25]

@@ -139,6 +139,12 @@ def text_answer(blocks: Sequence[Any], origin: str) -> Any:
     raise SearchFailed(f"{origin}: the tool's answer has no text block", field="content")
 
 
+def _relevance(score: float | None) -> float:
+    """The service's score as our response's relevance (a probability the analysis calibrates) when it is one,
+    in 0-1; otherwise (none, or a BM25 score of 12.5) 0: the order alone is the ranking."""
+    return score if score is not None and 0.0 <= score <= 1.0 else 0.0
+
+
 def response_json(mapped: Sequence[Mapped], depth: int) -> dict[str, Any]:
     """Our response's JSON from mapped results: the first of each id (a service answering chunks, a document known
     by several, is scored once per document, at its best place), at most ``depth``; the order is the ranking."""
@@ -148,8 +154,8 @@ def response_json(mapped: Sequence[Mapped], depth: int) -> dict[str, Any]:
         if m.id in seen:
             continue
         seen.add(m.id)
-        results.append({"id": m.id, "content": m.text, "score": m.score if m.score is not None else 0.0,
-                        "confidenceBand": "low", "component_type": "chunk"})
+        results.append({"id": m.id, "content": m.text, "score": _relevance(m.score), "confidenceBand": "low",
+                        "component_type": "chunk"})
         if len(results) == depth:
             break
     return {"results": results}
