@@ -1,7 +1,7 @@
 """A Concept-RAG stand-in over MCP stdio (run as a child): ``broad_chunks_search {text}`` answers a JSON array in a
 text block, ``score`` a string, no chunk id (a document is its ``source``), two chunks per document.
 
-The query ``fail please`` answers a tool error (``isError``); the query ``$CONCEPT_RAG_DIE_ON`` makes the child
+The query ``fail please`` answers a tool error (``isError``), ``slow please`` after 5 s; the query ``$CONCEPT_RAG_DIE_ON`` makes the child
 exit mid-call. When ``CONCEPT_RAG_PIDFILE`` is set the child
 writes its pid there, so a test can kill it; ``CONCEPT_RAG_LOG`` appends each call's arguments and ``_meta``.
 """
@@ -38,6 +38,8 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
             f.write(json.dumps({"args": args, "meta": dict(ctx.meta or {})}) + "\n")
     if args.get("text") and args.get("text") == os.environ.get("CONCEPT_RAG_DIE_ON"):
         os._exit(1)  # the child dies mid-call, as a crashed server does
+    if args.get("text") == "slow please":
+        await anyio.sleep(5)
     if params.name != "broad_chunks_search" or args.get("text") == "fail please":
         return types.CallToolResult(content=[types.TextContent(text='{"error": {"code": "SEARCH_FAILED"}}')],
                                     is_error=True)

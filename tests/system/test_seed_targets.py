@@ -207,3 +207,21 @@ def test_an_mcp_service_answering_an_http_error_is_the_error_it_stands_for(statu
     assert words in caught.value.message
     if status == 429:
         assert caught.value.retry_after_s == 4.0
+
+
+def test_a_stdio_tool_that_does_not_answer_in_time_is_a_timeout_and_the_session_goes_on(tmp_path):
+    """A target file naming its own command (``[target] command``) and a short ``timeout_s``."""
+    from searchtrace.errors import SearchTimeout
+    from searchtrace.evals.runs.targets import open_shaped, profile_text
+
+    text = profile_text("concept-rag").replace("timeout_s = 60", "timeout_s = 1.5").replace(
+        'tool = "broad_chunks_search"', f'tool = "broad_chunks_search"\ncommand = {json.dumps(CONCEPT_RAG.split())}')
+    path = tmp_path / "concept.toml"
+    path.write_text(text, encoding="utf-8")
+    search = open_shaped(f"target-file:{path}")
+    try:
+        with pytest.raises(SearchTimeout, match="no answer within 1.5 s"):
+            search({"query": "slow please", "top_k": 5})
+        assert [r["id"] for r in search({"query": "ferry", "top_k": 5})["results"]] == ranking("ferry")[:5]
+    finally:
+        search.close()
