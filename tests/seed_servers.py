@@ -126,6 +126,8 @@ def hawki_app(seen: list[dict[str, Any]], path: str = "/mcp/hawki") -> Starlette
     scores: a chunk's page is its ``metadata.url``."""
 
     def query_search(args: dict[str, Any]) -> dict[str, Any]:
+        if args["query"] == "crash please":
+            raise RuntimeError("index offline")  # the handler raises: a JSON-RPC error, not a tool result
         top_k = int(args.get("top_k", 5))
         if not 1 <= top_k <= 50:
             raise ValueError("top_k must be in [1, 50]")

@@ -225,3 +225,19 @@ def test_a_stdio_tool_that_does_not_answer_in_time_is_a_timeout_and_the_session_
         assert [r["id"] for r in search({"query": "ferry", "top_k": 5})["results"]] == ranking("ferry")[:5]
     finally:
         search.close()
+
+
+def test_an_mcp_server_refusing_a_call_is_that_querys_failure_and_the_session_goes_on():
+    """The server's handler raised (a JSON-RPC error in place of a result): SearchFailed naming the tool and the
+    message, not a lost connection; the next query is answered on the same session."""
+    from searchtrace.evals.runs.targets import open_shaped
+
+    seen: list[dict] = []
+    with running(hawki_app(seen)) as url:
+        search = open_shaped(f"target-profile:hawki {url}/mcp/hawki")
+        try:
+            with pytest.raises(SearchFailed, match="tool query-search: index offline"):
+                search({"query": "crash please", "top_k": 5})
+            assert [r["id"] for r in search({"query": "ferry", "top_k": 5})["results"]] == ranking("ferry")[:5]
+        finally:
+            search.close()

@@ -94,13 +94,17 @@ class McpShaped(ShapedSearch):
     def _error(self, exc: Exception, origin: str) -> SearchtraceError:
         """The SDK's exception as the seam's error; a broken session is dropped so the next call reconnects."""
         from mcp.shared.exceptions import MCPError
-        from mcp_types import REQUEST_TIMEOUT
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT):
             return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
         status = _status(exc) or self.statuses.take()
-        self.session.reset()
         exc = _leaf(exc)
+        if status is None and isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
+            # the server refused the call itself (an unknown tool, bad arguments): the session is sound
+            return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
+                                field=self.spec.target.tool)
+        self.session.reset()
         if status is not None:
             return status_error(origin, status[0], status[1])
         if isinstance(exc, MCPError):
