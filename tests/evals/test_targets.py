@@ -266,13 +266,14 @@ def test_the_five_profiles_load_and_a_shaped_cap_bounds_the_depth_asked(monkeypa
 
 
 def test_an_mcp_target_on_the_command_line_reads_our_contract_from_the_tool_named():
-    """``--target mcp+http://... --tool NAME``: the tool gets ``query`` and ``top_k``; its structured ``results``
-    are read as our response's (id, score, content). Nothing is connected until the first query."""
+    """``--target mcp+http://... --tool NAME``: the tool gets our request, ``top_k`` the depth; its structured
+    ``results`` are read as our response's (id, score, content). Nothing is connected until the first query."""
     server, url, seen = serve(hits)
     search = open_shaped(target_spec(f"mcp+{url}/mcp", "search", None, None))
     try:
         assert (search.spec.target.transport, search.spec.target.tool) == ("mcp-http", "search")
-        assert search.body("q", 0, 7) == {"query": "q", "top_k": 7}
+        ours = {"query": "q", "top_k": 5, "candidates": 100, "mode": "fast"}
+        assert search.body("q", 0, 7, ours) == {"query": "q", "top_k": 7, "candidates": 100, "mode": "fast"}
         assert (search.spec.answer.results, search.spec.answer.id, search.spec.answer.score) == ("results", "id", "score")
         assert search.origin == f"MCP at {url}/mcp" and not seen
     finally:

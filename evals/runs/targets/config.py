@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from searchtrace.errors import ConfigError
-from searchtrace.typedreads import INTEGER, NUMBER, OBJECT, STRING, STRINGS, Kind, read
+from searchtrace.typedreads import FLAG, INTEGER, NUMBER, OBJECT, STRING, STRINGS, Kind, read
 
 __all__ = ["ANSWER_SOURCES", "TRANSPORTS", "Answer", "Header", "Request", "Target", "TargetFile", "load_target_file",
            "parse_target_file"]
@@ -52,6 +52,9 @@ class Request:
     max_depth: int | None = None
     offset: str = ""
     static: Mapping[str, Any] = field(default_factory=dict)
+    forward: bool = False
+    """Our whole request (``query``, ``top_k``, ``candidates``, ``mode``) as the base of the service's: a tool
+    speaking our own contract (``searchtrace serve``'s ``search``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +150,10 @@ def _target(r: _Reader) -> Target:
 
 
 def _request(r: _Reader) -> Request:
-    r.unknown(("query", "depth", "max_depth", "offset", "static"))
+    r.unknown(("query", "depth", "max_depth", "offset", "static", "forward"))
     return Request(r.get("query", STRING, required=True), r.get("depth", STRING, ""),
-                   r.get("max_depth", _POSITIVE), r.get("offset", STRING, ""), dict(r.get("static", OBJECT, {})))
+                   r.get("max_depth", _POSITIVE), r.get("offset", STRING, ""), dict(r.get("static", OBJECT, {})),
+                   bool(r.get("forward", FLAG, False)))
 
 
 def _headers(r: _Reader) -> tuple[Header, ...]:

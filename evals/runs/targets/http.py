@@ -64,8 +64,8 @@ class HttpShaped(ShapedSearch):
         except httpx.HTTPError as exc:
             raise BackendUnavailable(f"{self.origin}: {type(exc).__name__}: {exc}") from None
 
-    def fetch(self, query: str, offset: int, size: int) -> list[Mapped]:
-        reply = self._send(self.body(query, offset, size))
+    def fetch(self, body: dict[str, Any], offset: int, size: int) -> list[Mapped]:
+        reply = self._send(body)
         origin = self.where(offset)
         try:
             answer = reply.json()

@@ -112,9 +112,9 @@ class McpShaped(ShapedSearch):
         return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
                                   "(the session is reopened on the next query)")
 
-    def fetch(self, query: str, offset: int, size: int) -> list[Mapped]:
+    def fetch(self, body: dict[str, Any], offset: int, size: int) -> list[Mapped]:
         origin = self.where(offset)
-        result = self._result(self.body(query, offset, size), origin)
+        result = self._result(body, origin)
         if result.is_error:
             text = " ".join(getattr(b, "text", "") for b in result.content)[:300]
             raise SearchFailed(f"{origin}: tool {self.spec.target.tool} answered an error: {text or 'no message'}",

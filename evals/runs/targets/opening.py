@@ -57,15 +57,18 @@ def is_shaped(spec: str) -> bool:
 
 
 def _adhoc(spec: str) -> tuple[TargetFile, str]:
-    """``mcp+...`` with ``--tool``: the tool called with ``query``/``top_k``, its structured ``results`` read."""
+    """``mcp+...`` with ``--tool``: a tool speaking our contract, called with our request (``top_k`` the depth),
+    its structured ``results`` read as ours (relation hits, facts, left out as ``eval --target URL`` does)."""
     from searchtrace.evals.runs.targets.config import parse_target_file
 
     where, _, tool = spec.rpartition(_TOOL)
     stdio = where.startswith("mcp+stdio:")
     transport = "mcp-stdio" if stdio else "mcp-http"
     endpoint = where[len("mcp+stdio:"):] if stdio else where[len("mcp+"):]
-    text = (f'[target]\ntransport = "{transport}"\ntool = {json.dumps(tool)}\n[request]\nquery = "query"\ndepth = "top_k"\n'
-            '[answer]\nresults = "results"\nid = "id"\nscore = "score"\ntext = "content"\n')
+    text = (f'[target]\ntransport = "{transport}"\ntool = {json.dumps(tool)}\n'
+            '[request]\nquery = "query"\ndepth = "top_k"\nforward = true\n'
+            '[answer]\nresults = "results"\nid = "id"\nscore = "score"\ntext = "content"\n'
+            'exclude = { component_type = "relation" }\n')
     return parse_target_file(text, f"--target {where}"), endpoint
 
 

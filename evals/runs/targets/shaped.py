@@ -51,10 +51,11 @@ class ShapedSearch:
         """The most results one query can get: the cap when the service takes no offset, else no limit."""
         return None if self.spec.request.offset else self.spec.request.max_depth
 
-    def body(self, query: str, offset: int, size: int) -> dict[str, Any]:
-        """The service's request for one page: the static fields, then the query, the size and the offset."""
+    def body(self, query: str, offset: int, size: int, ours: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The service's request for one page: our request when the file forwards it, the static fields, then
+        the query, the size and the offset."""
         req = self.spec.request
-        body = copy.deepcopy(dict(req.static))
+        body = {**(dict(ours) if req.forward and ours else {}), **copy.deepcopy(dict(req.static))}
         put(body, req.query, query)
         if req.depth:
             put(body, req.depth, size)
@@ -62,7 +63,8 @@ class ShapedSearch:
             put(body, req.offset, offset)
         return body
 
-    def fetch(self, query: str, offset: int, size: int) -> list[Mapped]:  # pragma: no cover - abstract
+    def fetch(self, body: dict[str, Any], offset: int, size: int) -> list[Mapped]:  # pragma: no cover - abstract
+        """One page: ``body`` sent, the answer mapped (fewer than ``size``: the service has no more)."""
         raise NotImplementedError
 
     def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -71,7 +73,7 @@ class ShapedSearch:
             raise ValidationError(f"{self.origin}: a request needs a query string and an integer top_k")
         found: list[Mapped] = []
         for offset, size in pages(depth, self.spec.request.max_depth, bool(self.spec.request.offset)):
-            page = self.fetch(query, offset, size)
+            page = self.fetch(self.body(query, offset, size, request), offset, size)
             found.extend(page)
             if len(page) < size:
                 break  # the service has no more
