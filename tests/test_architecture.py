@@ -473,6 +473,7 @@ EVALS_ORDER = {
     "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),
     "runs.execution": ("loop", "corrective", "orchestrate"),
+    "runs.targets": ("config", "profiles", "mapping", "wire", "shaped", "session", "http", "mcp", "opening", "cli"),
     "labels": ("judgments", "querysets", "implicit", "cli"),
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
                          "session", "grading", "pool", "qrels_import", "qrels_export", "text"),
