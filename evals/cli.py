@@ -15,6 +15,8 @@ from searchtrace.errors import ExitCode
 from searchtrace.evals.labels.cli import register as register_judge
 from searchtrace.evals.labels.querysets.cli import register as register_queries
 from searchtrace.evals.runs.runindex.cli import register as register_runs
+from searchtrace.evals.runs.targets import cli as targets_cli
+from searchtrace.evals.runs.targets.cli import add_target_arguments, spec_from_arguments
 from searchtrace.home import add_home_argument
 from searchtrace.names import Band
 from searchtrace.retriever import (
@@ -50,8 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together (default: 32)")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
-    p.add_argument("--target", metavar="URL|MODULE:FUNCTION",
-                   help="search this service (POST URL/v1/search) or Python function instead of the local retriever")
+    add_target_arguments(p)
     c = p.add_argument_group("a target as a client (README: Evaluate your own retriever)")
     c.add_argument("--concurrency", type=int, metavar="N",
                    help="target searches in flight at once, 1-64 (default: 1)")
@@ -124,6 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     register_judge(sub)
     register_queries(sub)
     register_runs(sub)
+    targets_cli.register(sub)
 
 
 _FROM = " (from the store when given, else the home's runs)"
@@ -183,6 +185,9 @@ def _warnings_printed() -> Iterator[None]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.target_profile == ["list"]:
+        return targets_cli.cmd_list(args)
+    args.target = spec_from_arguments(args)  # one string: the run's target label and resume key
     if args.run and args.target:
         print("error: give --run (a run file) or --target (a service to search), not both", file=sys.stderr)
         return ExitCode.INVALID

@@ -469,11 +469,12 @@ def test_the_backend_rule_sees_a_backend_named():
 EVALS_ORDER = {
     "": ("scoring", "runs", "labels", "verdicts", "summary_text", "cli"),
     "scoring": ("interning", "rankings", "metrics", "stats", "overlap", "attribution", "latency", "fingerprints"),
-    "runs": ("trec", "runfolder", "naming", "masking", "client", "target", "analysis", "execution", "external", "calibration", "store",
+    "runs": ("trec", "runfolder", "naming", "masking", "client", "targets", "target", "analysis", "execution", "external", "calibration", "store",
              "runindex"),
     "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),
     "runs.execution": ("loop", "corrective", "orchestrate"),
+    "runs.targets": ("config", "profiles", "mapping", "wire", "shaped", "session", "http", "mcp", "opening", "cli"),
     "labels": ("judgments", "querysets", "implicit", "cli"),
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",
                          "session", "grading", "pool", "qrels_import", "qrels_export", "text"),

@@ -76,7 +76,8 @@ class ClientPolicy:
 
     Attributes:
         concurrency: searches in flight at once (1-64).
-        timeout_s: each request's time limit, in seconds (> 0; the transport enforces it).
+        timeout_s: each request's time limit, in seconds (> 0; the transport enforces it); None: the target
+            file's own ``timeout_s``, else 60.
         retries: times a query is asked again after a retryable error (0-10).
         backoff_s: the first retry's backoff; each next one doubles it.
         backoff_cap_s: the longest backoff.
@@ -84,7 +85,7 @@ class ClientPolicy:
     """
 
     concurrency: int = 1
-    timeout_s: float = 60.0
+    timeout_s: float | None = None
     retries: int = 3
     backoff_s: float = 0.5
     backoff_cap_s: float = 30.0
@@ -96,7 +97,7 @@ class ClientPolicy:
                                   field="concurrency")
         if not 0 <= self.retries <= MAX_RETRIES:
             raise ValidationError(f"--retries must be 0-{MAX_RETRIES}, got {self.retries}", field="retries")
-        if not self.timeout_s > 0 or self.timeout_s != self.timeout_s:
+        if self.timeout_s is not None and (not self.timeout_s > 0 or self.timeout_s != self.timeout_s):
             raise ValidationError(f"--target-timeout must be a number of seconds > 0, got {self.timeout_s}",
                                   field="target_timeout")
 

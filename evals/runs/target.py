@@ -155,17 +155,23 @@ class HttpTarget:
             self._client.close()
 
 
-def resolve_target(spec: str, timeout_s: float = 60.0) -> SearchFn:
-    """The search function ``spec`` names: an ``http(s)://`` URL or ``module:function``.
+def resolve_target(spec: str, timeout_s: float | None = None) -> SearchFn:
+    """The search function ``spec`` names: an ``http(s)://`` URL, ``module:function``, or a shaped target
+    (an MCP tool, a target file, a profile: :mod:`searchtrace.evals.runs.targets`).
 
-    ``timeout_s`` is each HTTP request's limit; a Python function is called as it is (it keeps its own).
+    ``timeout_s`` is each request's limit (None: a target file's own, else 60 s); a Python function is called as
+    it is (it keeps its own).
 
     Raises:
         ValidationError: neither form, or a module or function that cannot be loaded.
         BackendUnavailable: nothing answers at the URL.
     """
+    from searchtrace.evals.runs.targets import is_shaped, open_shaped
+
+    if is_shaped(spec):
+        return open_shaped(spec, timeout_s)
     if spec.startswith(("http://", "https://")):
-        target = HttpTarget(spec, timeout_s)
+        target = HttpTarget(spec, 60.0 if timeout_s is None else timeout_s)
         target.check()
         return target
     module_name, _, name = spec.partition(":")
@@ -186,9 +192,13 @@ def depth_to_ask(search: SearchFn, depth: int) -> tuple[int, str | None]:
 
     A function is asked for ``depth``; a service for ``depth`` up to the maximum its
     ``GET /v1/stats`` states, or :data:`FORMER_MAX_TOP_K` (the limit before servers
-    stated theirs) when it states none.
+    stated theirs) when it states none; a shaped target up to its ``depth_limit`` (a cap it
+    cannot be paged past).
     """
     if not isinstance(search, HttpTarget):
+        cap = getattr(search, "depth_limit", None)  # a shaped target's service answering at most N, unpaged
+        if isinstance(cap, int) and depth > cap:
+            return cap, f"--depth {depth} is above the most the target answers ({cap}, no paging); asking for {cap}"
         return depth, None
     stated = search.max_top_k()
     limit = FORMER_MAX_TOP_K if stated is None else stated

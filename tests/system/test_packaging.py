@@ -16,11 +16,12 @@ FOLDERS = ("retriever", "evals", "traces", "dashboard")
 
 
 def _sources() -> set[str]:
-    """Every file the package should carry, as a wheel names it (searchtrace/...)."""
+    """Every file the package should carry, as a wheel names it (searchtrace/...): modules, py.typed, and the
+    package data (the built-in target profiles, TOML)."""
     out = {f"searchtrace/{p.name}" for p in (ROOT / "searchtrace").iterdir() if p.is_file()}
     for folder in FOLDERS:
         for path in (ROOT / folder).rglob("*"):
-            if path.is_file() and path.suffix in (".py", ".typed") and "__pycache__" not in path.parts:
+            if path.is_file() and path.suffix in (".py", ".typed", ".toml") and "__pycache__" not in path.parts:
                 out.add(f"searchtrace/{folder}/{path.relative_to(ROOT / folder).as_posix()}")
     return out
 

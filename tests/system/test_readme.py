@@ -231,6 +231,44 @@ def python_run_folder(block: Block, place: Place) -> None:
     run_command(place, block, f"python -c {shlex.quote(chr(10).join(script))}")
 
 
+def own_retriever(block: Block, place: Place) -> None:
+    """Run: the made-up service's target file as written (its URL pointed at a loopback stand-in answering
+    that shape, 25 hits a call, paged by ``from``): ``run.trec`` holds the ranking it gave, composed ids and all,
+    and every request carried the token from ``$FIND_TOKEN``."""
+    from seed_servers import ranking
+    from serve_helpers import running
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    seen: list[tuple[str | None, int, int]] = []
+
+    async def find(request: Request) -> JSONResponse:
+        body = await request.json()
+        start, size = body["from"], min(body["size"], 25)
+        seen.append((request.headers.get("authorization"), start, size))
+        page = ranking(body["q"]["text"])[start:start + size]
+        return JSONResponse({"data": {"hits": [{"doc": d, "part": 0, "relevance": f"{1 - (start + i) / 1000:.3f}",
+                                                 "body": d} for i, d in enumerate(page)]}})
+
+    with running(Starlette(routes=[Route("/v2/find", find, methods=["POST"])])) as url:
+        text = block.text.replace("http://search.internal:7000", url)
+        assert text != block.text, f"README.md:{block.line}: the target file names no url to point at the stand-in"
+        (place.cwd / "my-service.toml").write_text(text, encoding="utf-8")
+        place.env["FIND_TOKEN"] = "find-token-for-the-readme"
+        run_command(place, block, "searchtrace eval datasets/sample --target-file my-service.toml --depth 60 "
+                                  "--out runs/mine --no-progress", codes=(0, 1))
+    assert {auth for auth, _, _ in seen} == {"Bearer find-token-for-the-readme"}
+    assert {(start, size) for _, start, size in seen} == {(0, 25), (25, 25), (50, 10)}
+    texts = {json.loads(line)["_id"]: json.loads(line)["text"]
+             for line in (REPO / "datasets/sample/queries.jsonl").read_text().splitlines() if line.strip()}
+    trec: dict[str, list[str]] = {}
+    for line in (place.cwd / "runs/mine/run.trec").read_text().splitlines():
+        trec.setdefault(line.split()[0], []).append(line.split()[2])
+    assert trec and all(docs == [f"{d}#0" for d in ranking(texts[q])[:60]] for q, docs in trec.items())
+
+
 def gate_rules(block: Block, place: Place) -> None:
     """The gate's rules, as gate.toml, gating the committed baseline against itself: pass."""
     (place.cwd / "gate.toml").write_text(block.text, encoding="utf-8")
@@ -434,6 +472,8 @@ MANIFEST: dict[str, How] = {
         How("checked", synopsis),
     "Evaluation | from searchtrace.evals import RunFolder": How("run", python_run_folder),
     "Evaluation | alpha = 0.05": How("run", gate_rules),
+    "Evaluate your own retriever | # my-service.toml: searchtrace eval DATASET --target-file my-service.tom":
+        How("run", own_retriever),
     "Comparing runs without labels | searchtrace eval mine-q --out runs/a": How("run", compare_unlabelled),
     "Comparing runs without labels | [overlap]": How("checked", settings_text),
     "Comparing runs without labels | jobs:": How("checked", github_actions),

@@ -1,0 +1,161 @@
+"""A foreign answer read through a target file's ``[answer]`` table into our response's JSON.
+
+The service's result list is found at a dotted path; each result's id is one
+field or a template composing several (``{doc_id}#{chunk_id}``), its score a
+number or a numeric string (missing: None), its text a field. Everything a
+service answers that does not fit is refused as :class:`SearchFailed` naming
+where in the answer (``results[3].doc_id``), so a wrong mapping is one clear
+line per query, never a silent empty ranking.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from searchtrace.errors import SearchFailed
+from searchtrace.evals.runs.targets.config import Answer
+
+__all__ = ["Mapped", "map_results", "response_json", "results_of", "text_answer"]
+
+_FIELD = re.compile(r"\{([^{}]+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    """One result, read: the id the qrels know, the score the service gave (None: it gave none), the text."""
+
+    id: str
+    score: float | None
+    text: str
+
+
+def _walk(data: Any, path: str, where: str) -> tuple[Any, str]:
+    """The value at dotted ``path`` inside ``data``, and its place in the answer; refused naming the place."""
+    here = where
+    for part in [p for p in path.split(".") if p]:
+        if not isinstance(data, Mapping) or part not in data:
+            at = f"{here}.{part}" if here else part
+            raise SearchFailed(f"the answer has no {at}", field=at)
+        data, here = data[part], f"{here}.{part}" if here else part
+    return data, here
+
+
+def results_of(answer: Any, spec: Answer, origin: str) -> tuple[list[Any], str]:
+    """The result list at ``spec.results`` in ``answer``, and where it is; refused if it is not a list."""
+    try:
+        found, where = _walk(answer, spec.results, "")
+    except SearchFailed as exc:
+        raise SearchFailed(f"{origin}: {exc.message} ([answer] results = {spec.results!r})", field=exc.field) from None
+    if not isinstance(found, list):
+        raise SearchFailed(f"{origin}: {where or 'the answer'} is {type(found).__name__}, not a list of results "
+                           f"([answer] results = {spec.results!r})", field=where or "results")
+    return found, where
+
+
+def _scalar(item: Any, path: str, where: str) -> Any:
+    value, at = _walk(item, path, where)
+    if isinstance(value, (Mapping, list)) or value is None:
+        raise SearchFailed(f"{at} is {type(value).__name__}, not a value", field=at)
+    return value
+
+
+def _id(item: Any, template: str, where: str) -> str:
+    """One field (``id``) or a template of several (``{doc_id}#{chunk_id}``), as a non-empty string."""
+    if "{" not in template:
+        value = str(_scalar(item, template, where))
+    else:
+        fields = [name for _, name, _, _ in string.Formatter().parse(template) if name]
+        values = {name: _scalar(item, name, where) for name in fields}
+        value = _FIELD.sub(lambda m: str(values[m.group(1)]), template)
+    if not value:
+        raise SearchFailed(f"{where}: the id ({template}) is empty", field=where)
+    return value
+
+
+def _score(item: Any, path: str, where: str) -> float | None:
+    """A number or a numeric string (Concept-RAG's ``"0.873"``); None where the service gives none."""
+    if not path:
+        return None
+    value, at = _walk(item, path, where) if isinstance(item, Mapping) and _has(item, path) else (None, "")
+    if value is None:
+        return None
+    try:
+        score = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        score = math.nan
+    if math.isnan(score):
+        raise SearchFailed(f"{at}: expected a number or a numeric string, got {str(value)[:40]!r}", field=at)
+    return score
+
+
+def _has(item: Mapping[str, Any], path: str) -> bool:
+    data: Any = item
+    for part in [p for p in path.split(".") if p]:
+        if not isinstance(data, Mapping) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _text(item: Any, path: str, where: str) -> str:
+    if not path or not isinstance(item, Mapping) or not _has(item, path):
+        return ""
+    value, _ = _walk(item, path, where)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def map_results(items: Sequence[Any], spec: Answer, where: str, origin: str) -> list[Mapped]:
+    """Each result read through ``spec``; a refusal names the result's place in the answer."""
+    out = []
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]" if where else f"[{i}]"
+        try:
+            if not isinstance(item, Mapping):
+                raise SearchFailed(f"{at} is {type(item).__name__}, not an object", field=at)
+            if spec.exclude and all(item.get(k) == x for k, x in spec.exclude.items()):
+                continue
+            out.append(Mapped(_id(item, spec.id, at), _score(item, spec.score, at), _text(item, spec.text, at)))
+        except SearchFailed as exc:
+            raise SearchFailed(f"{origin}: {exc.message}", field=exc.field) from None
+    return out
+
+
+def text_answer(blocks: Sequence[Any], origin: str) -> Any:
+    """The JSON inside an MCP result's first text block (Concept-RAG answers a JSON array there)."""
+    for i, block in enumerate(blocks):
+        text = getattr(block, "text", None)
+        if isinstance(text, str):
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise SearchFailed(f"{origin}: content[{i}].text is not JSON ({exc.msg} at {exc.pos})",
+                                   field=f"content[{i}].text") from None
+    raise SearchFailed(f"{origin}: the tool's answer has no text block", field="content")
+
+
+def _relevance(score: float | None) -> float:
+    """The service's score as our response's relevance (a probability the analysis calibrates) when it is one,
+    in 0-1; otherwise (none, or a BM25 score of 12.5) 0: the order alone is the ranking."""
+    return score if score is not None and 0.0 <= score <= 1.0 else 0.0
+
+
+def response_json(mapped: Sequence[Mapped], depth: int) -> dict[str, Any]:
+    """Our response's JSON from mapped results: the first of each id (a service answering chunks, a document known
+    by several, is scored once per document, at its best place), at most ``depth``; the order is the ranking."""
+    seen: set[str] = set()
+    results = []
+    for m in mapped:
+        if m.id in seen:
+            continue
+        seen.add(m.id)
+        results.append({"id": m.id, "content": m.text, "score": _relevance(m.score), "confidenceBand": "low",
+                        "component_type": "chunk"})
+        if len(results) == depth:
+            break
+    return {"results": results}

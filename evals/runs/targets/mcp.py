@@ -1,0 +1,155 @@
+"""A target that is an MCP tool, over stdio (a child process) or streamable HTTP, through the ``mcp`` SDK's client.
+
+Each call passes the eval's ``traceparent`` in the request's ``_meta``; the
+answer is read from the result's ``structuredContent`` or its first JSON text
+block. A tool error (``isError``) is the query's failure; a closed connection
+(the child died) is :class:`BackendUnavailable` and the next call starts a new
+session, over stdio a new child.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from searchtrace.errors import BackendUnavailable, SearchFailed, SearchTimeout, SearchtraceError
+from searchtrace.evals.runs.targets.config import TargetFile
+from searchtrace.evals.runs.targets.mapping import Mapped, map_results, results_of, text_answer
+from searchtrace.evals.runs.targets.session import LoopSession
+from searchtrace.evals.runs.targets.shaped import ShapedSearch
+from searchtrace.evals.runs.targets.wire import header_values, status_error, trace_carrier
+
+__all__ = ["McpShaped"]
+
+
+def _stdio(command: Sequence[str]) -> Any:
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(os.environ))
+    return lambda: Client(params, mode="legacy")
+
+
+class _Statuses:
+    """The last HTTP error status the MCP transport met, with its headers: the SDK answers every status but 404
+    as one "Server returned an error response", so a 429's Retry-After is read here (concurrent calls may share
+    it: a status is kept only for the call that fails next)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, dict[str, str]] | None = None
+
+    async def hook(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.last = response.status_code, {k.lower(): v for k, v in response.headers.items()}
+
+    def take(self) -> tuple[int, dict[str, str]] | None:
+        last, self.last = self.last, None
+        return last
+
+
+def _http(url: str, headers: dict[str, str], timeout_s: float, statuses: _Statuses) -> Any:
+    from contextlib import asynccontextmanager
+
+    import httpx2
+    from mcp.client.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    @asynccontextmanager
+    async def connect() -> Any:
+        async with httpx2.AsyncClient(headers=headers, timeout=timeout_s,
+                                      event_hooks={"response": [statuses.hook]}) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                yield client
+
+    return connect
+
+
+class McpShaped(ShapedSearch):
+    """Call the file's tool for each page.
+
+    Args:
+        spec: the target file (transport ``mcp-stdio`` or ``mcp-http``).
+        endpoint: the URL (``mcp-http``) or the command, its words (``mcp-stdio``).
+        origin: how errors name the target.
+    """
+
+    def __init__(self, spec: TargetFile, endpoint: str | Sequence[str], origin: str) -> None:
+        super().__init__(spec, origin)
+        self.statuses = _Statuses()
+        if isinstance(endpoint, str):
+            connect = _http(endpoint, header_values(spec.headers, spec.origin), spec.target.timeout_s, self.statuses)
+        else:
+            connect = _stdio(endpoint)
+        self.session = LoopSession(connect)
+
+    def _result(self, arguments: dict[str, Any], origin: str) -> Any:
+        timeout = self.spec.target.timeout_s
+        self.statuses.take()  # a status an earlier call met is not this call's
+        try:
+            return self.session.call(self.spec.target.tool, arguments, trace_carrier(), timeout)
+        except Exception as exc:
+            raise self._error(exc, origin) from None
+
+    def _error(self, exc: Exception, origin: str) -> SearchtraceError:
+        """The SDK's exception as the seam's error; a broken session is dropped so the next call reconnects."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT):
+            return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
+        status = _status(exc) or self.statuses.take()
+        exc = _leaf(exc)
+        if status is None and isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
+            # the server refused the call itself (an unknown tool, bad arguments): the session is sound
+            return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
+                                field=self.spec.target.tool)
+        self.session.reset()
+        if status is not None:
+            return status_error(origin, status[0], status[1])
+        if isinstance(exc, MCPError):
+            return BackendUnavailable(f"{origin}: {exc.message} (the session is reopened on the next query)")
+        return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
+                                  "(the session is reopened on the next query)")
+
+    def fetch(self, body: dict[str, Any], offset: int, size: int) -> list[Mapped]:
+        origin = self.where(offset)
+        result = self._result(body, origin)
+        if result.is_error:
+            text = " ".join(getattr(b, "text", "") for b in result.content)[:300]
+            raise SearchFailed(f"{origin}: tool {self.spec.target.tool} answered an error: {text or 'no message'}",
+                               field=self.spec.target.tool)
+        if self.spec.answer.source == "text":
+            answer = text_answer(result.content, origin)
+        else:
+            answer = result.structured_content
+            if answer is None:
+                raise SearchFailed(f"{origin}: tool {self.spec.target.tool} answered no structuredContent "
+                                   "([answer] source = \"text\" reads a JSON text block)", field="structuredContent")
+        items, where = results_of(answer, self.spec.answer, origin)
+        return map_results(items, self.spec.answer, where, origin)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def _leaf(exc: Exception) -> Exception:
+    """The first exception inside task groups' exception groups: the one that says what happened."""
+    while isinstance(exc, ExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _status(exc: BaseException) -> tuple[int, dict[str, str]] | None:
+    """The HTTP status (and headers) inside an exception the HTTP transport raised, wrapped or not."""
+    seen: list[BaseException] = [exc]
+    while seen:
+        e = seen.pop()
+        response = getattr(e, "response", None)
+        code = getattr(response, "status_code", None)
+        if isinstance(code, int):
+            return code, {k.lower(): v for k, v in dict(getattr(response, "headers", {})).items()}
+        seen.extend(getattr(e, "exceptions", ()))
+        if e.__cause__ is not None:
+            seen.append(e.__cause__)
+    return None

@@ -1,0 +1,75 @@
+"""What every transport shares: headers from the environment, the eval's ``traceparent``, and errors by kind.
+
+The error seam the eval's client discipline reads (retry or not, and how long
+to wait): 429 and 503 are :class:`Overloaded` with the ``Retry-After`` the
+service asked for (seconds or an HTTP date); a timeout is :class:`SearchTimeout`;
+no connection is :class:`BackendUnavailable`; anything else the service got
+wrong (a 500, JSON that is not JSON, a tool error) is :class:`SearchFailed`.
+A header's value never appears in a message: only its name and its variable.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from opentelemetry import propagate
+
+from searchtrace.errors import ConfigError, Overloaded, SearchFailed, SearchtraceError
+from searchtrace.evals.runs.targets.config import Header
+
+__all__ = ["header_values", "retry_after_s", "status_error", "trace_carrier"]
+
+_OVERLOADED = (429, 503)
+
+
+def header_values(headers: Sequence[Header], origin: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each header's value from its environment variable. Raises ConfigError naming the header and variable (only)."""
+    env = os.environ if environ is None else environ
+    out = {}
+    for h in headers:
+        value = env.get(h.env)
+        if not value:
+            raise ConfigError(f"{origin}: [headers] {h.name} reads ${h.env}, which is not set", field=h.env)
+        out[h.name] = h.prefix + value
+    return out
+
+
+def trace_carrier() -> dict[str, str]:
+    """The current span's W3C ``traceparent`` (and ``tracestate``), for an HTTP header or an MCP ``_meta``."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds to wait: a number of seconds, or an HTTP date (in the past: 0); None if absent
+    or unreadable."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def status_error(origin: str, status: int, headers: Mapping[str, str], body: Any = None) -> SearchtraceError:
+    """The error an HTTP error status stands for (the body's error object, when it carries ours, is read first)."""
+    from searchtrace.errors import error_from_object
+
+    ours = error_from_object(body)
+    if status in _OVERLOADED:
+        wait = retry_after_s(headers.get("retry-after"))
+        said = f", Retry-After {wait:g} s" if wait is not None else ""
+        return Overloaded(f"{origin}: HTTP {status} (overloaded{said})", retry_after_s=wait)
+    if ours is not None:
+        ours.message = f"{origin}: HTTP {status}: {ours.message}"
+        return ours
+    return SearchFailed(f"{origin}: HTTP {status}")
