@@ -60,6 +60,8 @@ RELATION = RelationHit("r1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.M
 def test_result_lines():
     assert render.result_line(1, RESULT) == "1. Dorian Fleet [d1] — 72% relevant · high — A physician who settled in Emberly."
     assert render.result_line(2, RELATION) == "2. Dorian Fleet —wrote→ The Waters (51% relevant · medium)"
+    sourced = RelationHit("r1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM, Metadata("Fleet"), ("d1", "d4"))
+    assert render.result_line(2, sourced) == "2. Dorian Fleet —wrote→ The Waters [d1, d4] (51% relevant · medium)"
 
 
 def test_snippet_is_one_line_cut_at_a_word():
