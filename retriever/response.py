@@ -51,6 +51,7 @@ class ResultJson(TypedDict):
     subject: NotRequired[str]
     relation: NotRequired[str]
     object: NotRequired[str]
+    doc_ids: NotRequired[list[str]]
     score_components: NotRequired[ScoreComponentsJson]
     ranks: NotRequired[dict[str, int | None]]
 
@@ -103,10 +104,10 @@ def response_schema() -> dict[str, Any]:
         "confidenceBand": {"type": "string", "enum": [b.value for b in Band]},
         "component_type": {"type": "string", "enum": [c.value for c in ComponentType]},
         "metadata": metadata, "subject": {"type": "string"}, "relation": {"type": "string"},
-        "object": {"type": "string"},
+        "object": {"type": "string"}, "doc_ids": _STRINGS,
         "score_components": _object({k: _NUMBER_OR_NULL for k in ("dense", "keyword", "graph", "fused")}),
         "ranks": _object({"dense": _RANK, "keyword": _RANK, "graph": _RANK, "fused": {"type": "integer", "minimum": 1}}),
-    }, optional=("subject", "relation", "object", "score_components", "ranks"))
+    }, optional=("subject", "relation", "object", "doc_ids", "score_components", "ranks"))
     triple = _object({k: {"type": "string"} for k in ("subject", "relation", "object", "doc_id")})
     hints = _object({"detectedEntities": _STRINGS, "relatedTerms": _STRINGS, "narrowerQuery": {"type": "string"},
                      "broaderQuery": {"type": "string"}})
@@ -282,7 +283,12 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class RelationHit:
-    """A knowledge-graph fact found: subject, relation, object, scored no higher than the best passage shown."""
+    """A knowledge-graph fact found: subject, relation, object, scored no higher than the best passage shown.
+
+    ``doc_ids`` names every document (within the request's scope) the fact was extracted from, one hit for
+    the fact however many say it; ``metadata`` is the first one's, so a reader sees where a fact came from as
+    it sees a passage's source.
+    """
 
     id: str
     subject: str
@@ -290,6 +296,8 @@ class RelationHit:
     object: str
     score: float
     band: Band
+    metadata: Metadata = EMPTY_METADATA
+    doc_ids: tuple[str, ...] = ()
 
     component_type: ClassVar[ComponentType] = ComponentType.RELATION
 
@@ -299,13 +307,16 @@ class RelationHit:
 
     def to_json(self) -> ResultJson:
         return {"id": self.id, "content": self.content, "score": self.score, "confidenceBand": self.band.value,
-                "component_type": "relation", "metadata": EMPTY_METADATA.to_json(), "subject": self.subject,
-                "relation": self.relation, "object": self.object}
+                "component_type": "relation", "metadata": self.metadata.to_json(), "subject": self.subject,
+                "relation": self.relation, "object": self.object, "doc_ids": list(self.doc_ids)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> RelationHit:
+        metadata = data.get("metadata")
         return cls(_id(data, where), _str(data, "subject", where), _str(data, "relation", where),
-                   _str(data, "object", where), _number(data, "score", where), _band(data, where))
+                   _str(data, "object", where), _number(data, "score", where), _band(data, where),
+                   Metadata.from_json(metadata, f"{where}metadata.") if metadata is not None else EMPTY_METADATA,
+                   _strings(data, "doc_ids", where) if "doc_ids" in data else ())
 
 
 Hit = Result | RelationHit
@@ -358,10 +369,13 @@ class SearchResponse:
     """One search's answer.
 
     Attributes:
-        results: passages best first, then (graph mode) facts, each with a relevance and a band.
-        kg: the triples behind the passages returned and the facts.
+        results: at most ``top_k`` passages and (graph mode) facts in one order, relevance never increasing,
+            each with a band (a fact competes for a place by its relevance, after a passage of the same).
+        kg: the triples behind the results shown: the facts shown, and the triples of the passages shown
+            that the graph stage reached; empty when ``results`` is.
         rewrite_terms: the terms the rewrite stage added (graph mode).
-        best_score: the best relevance of any passage kept (possibly beyond those shown).
+        best_score: the best relevance a passage within the request's scope (collection, tags, ids, dates) could
+            show, before ``min_relevance``, ``gap_cutoff`` and ``top_k`` cut the list; 0.0 when none is in scope.
         no_confident_results: nothing reached the low band's threshold.
         retry_hints: what to search next, when the best score is under the high threshold.
         trace_id: the search's trace (32 hex digits; empty when untraced).

@@ -177,7 +177,7 @@ class GraphConfig:
             name (no capitalized word past the first, no digit: "country",
             "author") seeds PPR with this factor of its weight.
         hop_decay: expand: a triple ``h`` hops away weighs ``hop_decay ** (h - 1)``.
-        max_relation_hits: relation results appended after the chunk results.
+        max_relation_hits: most facts a response shows; they take top_k places by relevance.
         timeout_s: a graph call slower than this degrades the search.
         seed_docs: ppr: the entities of this many best passages of a first pass
             (the dense and keyword lists fused) seed the walk beside the query's

@@ -72,27 +72,30 @@ def filter_stage(spans: StageSpans, model: conf.RelevanceModel, req: SearchReque
 def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, g: GraphResult,
                 reranked: Fused, lists: list[Candidates], kept: Filtered, payloads: Payloads,
                 confidence: ConfidenceConfig, trace_id: str) -> SearchResponse:
-    """The response: top_k results with bands, relations, hints (``detail`` builds what an eval needs)."""
+    """The response: top_k results (passages and facts in one order) with bands, the triples behind them,
+    hints (``detail`` builds what an eval needs)."""
     with spans.stage(Stage.SHAPE):
-        best = best_relevance(kept.relevance)
+        best = round(kept.outcome.best, 3)  # as a result would show it
         rows = kept.outcome.keep[: req.top_k]
         shown = np.round(kept.outcome.shown[: req.top_k], 3)  # as the response writes it: the band follows it
         ids = [str(reranked.ids[r]) for r in rows]
-        found = payloads(ids)
+        graph_mode = mode is Mode.GRAPH
+        relations = kept.relations if graph_mode and ids else ()
+        found = payloads(list(dict.fromkeys(ids + [h.triple.doc_id for h in relations])))
         band_of = conf.bands(shown, confidence, kept.rank_only)
         results: list[Hit] = [
             chunk_result(i, found.get(i, {"id": i}), s, b, reranked, int(r), req.debug)
             for i, r, s, b in zip(ids, rows, shown, band_of)]
-        relations = kept.relations
-        graph_mode = mode is Mode.GRAPH
-        if graph_mode and relations and results:
-            # capped at the best chunk returned (bestScore may come from one outside top_k or filtered out)
-            results = merged(results, _relations(relations, results[0].score, confidence, kept.rank_only))
+        if relations:
+            # capped at the best chunk returned; facts then compete with the passages for the top_k places
+            facts = _relations(relations, results[0].score, confidence, kept.rank_only, found)
+            results = merged(results, facts)[: req.top_k]
         weak = not results or best < confidence.high
+        shown_ids = {r.id for r in results if isinstance(r, Result)}
         top_title = found.get(ids[0], {}).get("title") if ids else None
         return SearchResponse(
             results=tuple(results),
-            kg=kg_triples(g.hits, set(ids), relations) if graph_mode else (),
+            kg=kg_triples(g.hits, shown_ids, [r for r in results if isinstance(r, RelationHit)]) if graph_mode else (),
             rewrite_terms=tuple(rw.rewrite_terms) if graph_mode else (),
             best_score=best,
             no_confident_results=bool(not results or best < confidence.low),
@@ -106,23 +109,25 @@ def shape_stage(spans: StageSpans, req: SearchRequest, mode: Mode, rw: Rewrite, 
 
 def _allowed_relations(relations: tuple[RelationMatch, ...], req: SearchRequest,
                        payloads: Payloads) -> tuple[RelationMatch, ...]:
-    """The relation hits whose source document passes the request's document constraints."""
+    """The relation hits with a source document that passes the request's document constraints, each naming
+    only such documents."""
     if not relations or not (req.doc_ids or any(getattr(req, n) for n in filtering.PAYLOAD_FIELDS)):
         return relations
-    allowed = filtering.passing_documents([h.triple.doc_id for h in relations], req, payloads)
-    return tuple(h for h in relations if h.triple.doc_id in allowed)
+    allowed = filtering.passing_documents([d for h in relations for d in h.sources], req, payloads)
+    return tuple(m for m in (h.within(allowed) for h in relations) if m is not None)
 
 
 def _relations(relations: tuple[RelationMatch, ...], cap: float, confidence: ConfidenceConfig,
-               rank_only: bool) -> list[RelationHit]:
+               rank_only: bool, found: Mapping[str, Mapping[str, Any]]) -> list[RelationHit]:
     """Relation hits, best first, the best scored ``cap`` (the best returned chunk's score, as shown), banded
-    as a chunk of the same score is."""
+    as a chunk of the same score is, each with its first document's metadata."""
     top = max(h.score for h in relations)
     rel = np.array([h.score for h in relations]) / top if top > 0 else np.zeros(len(relations))
     rel_scores = np.minimum(np.floor(rel * cap * 1000 + 1e-6) / 1000, cap)  # never above the best chunk, rounded
     order = np.argsort(-rel_scores, kind="stable")
     rel_bands = conf.bands(rel_scores[order], confidence, rank_only)
-    return [relation_result(relations[i], rel_scores[i], b) for i, b in zip(order, rel_bands)]
+    return [relation_result(relations[i], rel_scores[i], b, found.get(relations[i].triple.doc_id, {}))
+            for i, b in zip(order, rel_bands)]
 
 
 def merged(chunks: list[Hit], relations: list[RelationHit]) -> list[Hit]:
@@ -166,26 +171,27 @@ def chunk_result(doc_id: str, payload: Mapping[str, Any], relevance: float, band
                   Metadata.of(payload), score_detail(fused, row) if debug and fused is not None else None)
 
 
-def relation_result(hit: RelationMatch, relevance: float, band: Band) -> RelationHit:
+def relation_result(hit: RelationMatch, relevance: float, band: Band,
+                    payload: Mapping[str, Any] | None = None) -> RelationHit:
+    """A fact shown: ``payload`` is its first document's (``hit.triple.doc_id``)."""
     t = hit.triple
-    return RelationHit(hit.id, t.subject, t.relation, t.object, round(float(relevance), 3), band)
+    return RelationHit(hit.id, t.subject, t.relation, t.object, round(float(relevance), 3), band,
+                       Metadata.of(payload or {}), hit.sources)
 
 
-def kg_triples(hits: Sequence[GraphHit], result_ids: set[str], relations: Sequence[RelationMatch]) -> tuple[Triple, ...]:
-    """Deduplicated triples behind the results: from result documents, and relation hits."""
+def kg_triples(hits: Sequence[GraphHit], result_ids: set[str], relations: Sequence[RelationHit]) -> tuple[Triple, ...]:
+    """Deduplicated triples behind the results shown: those the graph stage reached in a passage shown, then the
+    facts shown (each as its first document's triple)."""
     seen: set[tuple[str, str, str]] = set()
     out: list[Triple] = []
-    picked = [h.triple for h in hits if h.triple.doc_id in result_ids] + [r.triple for r in relations]
+    picked = [h.triple for h in hits if h.triple.doc_id in result_ids] + [
+        Triple(r.subject, r.relation, r.object, r.doc_ids[0] if r.doc_ids else "") for r in relations]
     for t in picked:
         key = (t.subject, t.relation, t.object)
         if key not in seen:
             seen.add(key)
             out.append(t)
     return tuple(out)
-
-
-def best_relevance(relevance: np.ndarray) -> float:
-    return round(float(np.max(relevance)), 3) if len(relevance) else 0.0
 
 
 def detail(lists: list[Candidates], reranked: Fused, kept: Filtered,

@@ -23,10 +23,12 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def result_line(rank: int, result: Hit) -> str:
-    """``1. Title — 87% relevant · high — snippet`` or, for a relation, ``subject —relation→ object``."""
+    """``1. Title — 87% relevant · high — snippet`` or, for a relation, ``subject —relation→ object [doc]``
+    (the documents the fact came from, so a reader can fetch its source)."""
     share = f"{round(100 * float(result.score))}% relevant · {result.band.value}"
     if isinstance(result, RelationHit):
-        return f"{rank}. {result.subject} —{result.relation}→ {result.object} ({share})"
+        sources = f" [{', '.join(result.doc_ids)}]" if result.doc_ids else ""
+        return f"{rank}. {result.subject} —{result.relation}→ {result.object}{sources} ({share})"
     title = result.title or result.id
     content = result.content
     if title and content.startswith(title):

@@ -16,8 +16,13 @@ def _dataset(names: Sequence[str]) -> dict[str, Any]:
 
 def search_schema(datasets: Sequence[str], *, with_fusion: bool,
                   fusion_default: FusionMethod = FusionMethod.DBSF) -> dict[str, Any]:
-    """The search request's schema (top_k <= 50, candidates <= 500, query <= 8192 bytes, ...) plus ``dataset``,
-    and for the hybrid search ``fusion`` (the method names the CLI's ``--fusion`` takes)."""
+    """The search request's schema plus ``dataset``, and for the hybrid search ``fusion`` (the method names the
+    CLI's ``--fusion`` takes).
+
+    Its limits are ``retriever.request``'s: top_k <= 500 (``MAX_TOP_K``, passages and facts together),
+    candidates <= 500 (``MAX_CANDIDATES``), query <= 8192 characters (``MAX_QUERY_CHARS``, code points as
+    JSON Schema counts them, not bytes), lists <= 1000 items (``MAX_LIST``), depth <= 3 (``MAX_DEPTH``).
+    """
     schema = request_schema()
     props = schema["properties"]
     props["dataset"] = _dataset(datasets)

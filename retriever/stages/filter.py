@@ -27,6 +27,7 @@ class FilterOutcome:
     shown: np.ndarray  # the relevance each of ``keep`` shows: non-increasing (see ShownOrder)
     dropped: tuple[str, ...]
     applied: tuple[str, ...]
+    best: float = 0.0  # the first shown relevance within scope, before min_relevance and gap_cutoff (bestScore)
 
 
 def payload_filter(req: SearchRequest) -> PayloadFilter:
@@ -121,13 +122,15 @@ def apply_filters(
     order: ShownOrder = ShownOrder.FUSED,
 ) -> FilterOutcome:
     """The candidates that pass, in the order shown with the relevance each shows; ``payloads`` is called
-    only if needed. The document constraints go first, then the order; ``min_relevance`` and ``gap_cutoff``
-    apply to the shown relevance (so each cuts the list where it first applies)."""
+    only if needed. The document constraints (the request's scope) go first, then the order; ``min_relevance``
+    and ``gap_cutoff`` apply to the shown relevance (so each cuts the list where it first applies). ``best``
+    is taken between the two, so a response tells "found, below your bar" from "nothing in scope"."""
     keep = np.ones(len(ids), dtype=bool)
     applied = _document_mask(ids, keep, req, payloads)
     index = np.flatnonzero(keep)
     at, shown = shown_order(relevance[index], order)
     index = index[at]
+    best = float(shown[0]) if len(shown) else 0.0  # the most any result in scope could show
     if req.min_relevance is not None:
         cut = int(np.count_nonzero(shown >= req.min_relevance))  # shown is non-increasing: a prefix passes
         index, shown = index[:cut], shown[:cut]
@@ -138,7 +141,7 @@ def apply_filters(
         applied.append("gap_cutoff")
     kept = set(index.tolist())
     dropped = tuple(str(ids[i]) for i in range(len(ids)) if i not in kept)
-    return FilterOutcome(index, shown, dropped, tuple(applied))
+    return FilterOutcome(index, shown, dropped, tuple(applied), best)
 
 
 def passing_documents(doc_ids: Sequence[str], req: SearchRequest,

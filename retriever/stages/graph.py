@@ -11,7 +11,9 @@ Two ways to score them (``GraphConfig.method``):
   triples reached from a hub entity count less. A document scores the sum of
   the weights of the triples it contributed.
 
-A relation hit scores its triple's weight (its endpoints' mass under ``ppr``).
+A relation hit scores its triple's weight (its endpoints' mass under ``ppr``). A fact
+(subject, relation, object) extracted from several documents is one relation hit
+naming each of them, scored its best triple's weight.
 """
 
 from __future__ import annotations
@@ -33,9 +35,29 @@ from searchtrace.retriever.types import Candidates, GraphHit, GraphMethod, Tripl
 
 @dataclass(frozen=True)
 class RelationMatch:
+    """One fact reached: its best triple, its weight, and every document the fact was reached in.
+
+    ``doc_ids`` starts with ``triple.doc_id``; the rest follow by their triple's weight, so a
+    response can name every source of the fact in one hit.
+    """
+
     id: str
     triple: Triple
     score: float
+    doc_ids: tuple[str, ...] = ()
+
+    def within(self, allowed: set[str]) -> RelationMatch | None:
+        """The same fact named by only its documents in ``allowed`` (None when none is)."""
+        docs = tuple(d for d in self.sources if d in allowed)
+        if not docs:
+            return None
+        t = self.triple
+        return RelationMatch(self.id, Triple(t.subject, t.relation, t.object, docs[0]), self.score, docs)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The documents the fact came from (its triple's alone when none were listed)."""
+        return self.doc_ids or (self.triple.doc_id,)
 
 
 @dataclass(frozen=True)
@@ -50,7 +72,8 @@ class GraphResult:
 
 
 def relation_id(t: Triple) -> str:
-    digest = hashlib.sha1("\x1f".join(t.key()).encode("utf-8")).hexdigest()[:16]
+    """The fact's id: its subject, relation and object, whichever documents it came from."""
+    digest = hashlib.sha1("\x1f".join(t.key()[:3]).encode("utf-8")).hexdigest()[:16]
     return f"rel:{digest}"
 
 
@@ -65,17 +88,20 @@ def ranked_documents(found: Reach, docs: np.ndarray, scores: np.ndarray, limit: 
 
 
 def best_relations(found: Reach, weights: np.ndarray, n: int) -> tuple[RelationMatch, ...]:
-    """The ``n`` distinct triples of highest weight (a triple's best), ties by triple."""
-    out: list[RelationMatch] = []
-    seen: set[int] = set()
-    order = found.order.tolist()
+    """The ``n`` distinct facts of highest weight (a fact's best triple), ties by triple; each names every
+    document its fact was reached in, best triple first."""
+    chosen: dict[tuple[str, str, str], list[int]] = {}
     for i in np.lexsort((found.order, -weights)).tolist():
-        if len(out) == n:
-            break
-        if order[i] not in seen:
-            seen.add(order[i])
-            t = found.hits[i].triple
-            out.append(RelationMatch(relation_id(t), t, float(weights[i])))
+        fact = found.hits[i].triple.key()[:3]
+        if fact in chosen:
+            chosen[fact].append(i)
+        elif len(chosen) < n:
+            chosen[fact] = [i]
+    out: list[RelationMatch] = []
+    for rows in chosen.values():
+        t = found.hits[rows[0]].triple
+        docs = tuple(dict.fromkeys(found.hits[i].triple.doc_id for i in rows))
+        out.append(RelationMatch(relation_id(t), t, float(weights[rows[0]]), docs))
     return tuple(out)
 
 

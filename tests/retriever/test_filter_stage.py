@@ -97,3 +97,24 @@ def test_the_order_is_a_setting_checked_by_name(tmp_path):
     bad.write_text('[confidence]\norder = "random"\n')
     with pytest.raises(ValidationError, match="confidence order must be one of fused, relevance"):
         resolve_config(home=tmp_path, settings_file=bad, environ={})
+
+
+@pytest.mark.parametrize("req, best", [
+    ({}, 0.9),
+    ({"min_relevance": 0.95}, 0.9),  # below the bar, still found: bestScore says so
+    ({"gap_cutoff": 0.05}, 0.9),
+    ({"collection": "chronicles"}, 0.8),  # the scope decides: "a" is out of it
+    ({"tags_any": ["south"], "min_relevance": 0.5}, 0.3),
+    ({"collection": "nowhere"}, 0.0),  # nothing in scope
+])
+def test_best_is_within_scope_and_before_min_relevance_and_gap(req, best):
+    _, out, _ = run(**req)
+    assert out.best == best
+
+
+def test_best_is_what_the_first_result_would_show_in_fused_order():
+    """A candidate ranked below a weaker one shows the weaker one's relevance (the running minimum), so the
+    best any result can show is the first's, not the list's maximum (issue 39)."""
+    rel = np.array([0.4, 0.9, 0.2, 0.1])
+    out = apply_filters(IDS, rel, validate_request({"query": "q"}), lambda ids: {i: PAYLOADS[i] for i in ids})
+    assert out.best == out.shown[0] == 0.4

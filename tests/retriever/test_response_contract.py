@@ -121,17 +121,19 @@ def check_response(raw: dict, response: dict, corpus: dict) -> None:
                    for a, b in zip(results, results[1:]))  # a chunk before a fact of the same score
     for r in results:  # the band follows the relevance shown, for facts as for passages
         assert r["confidenceBand"] == band_of(r["score"], ConfidenceConfig()).value, r
-    assert len(chunks) <= req.top_k and len({r["id"] for r in chunks}) == len(chunks)
+    assert len(results) <= req.top_k and len({r["id"] for r in results}) == len(results)  # facts count (issue 39)
     assert all(0.0 <= r["score"] <= 1.0 for r in results)
     if relations:
         assert response["mode"] == "graph" and chunks
         assert max(r["score"] for r in relations) <= max(r["score"] for r in chunks)
-    if response["mode"] == "fast":
+    if response["mode"] == "fast" or not results:
         assert not relations and response["kg"] == []
+    check_facts(response, chunks, relations, corpus)
     for r in chunks:
-        doc = corpus[r["id"]]
         if req.min_relevance is not None:
             assert r["score"] >= round(req.min_relevance, 3) - 0.0005
+    for doc_id in [r["id"] for r in chunks] + [d for r in relations for d in r["doc_ids"]]:
+        doc = corpus[doc_id]
         if req.collection is not None:
             assert doc.collection == req.collection
         if req.tags_any:
@@ -147,6 +149,20 @@ def check_response(raw: dict, response: dict, corpus: dict) -> None:
                 assert ts >= req.created_after, (doc.id, doc.timestamp, raw["created_after"])
             if req.created_before:
                 assert ts < req.created_before, (doc.id, doc.timestamp, raw["created_before"])
+
+
+def check_facts(response: dict, chunks: list[dict], relations: list[dict], corpus: dict) -> None:
+    """One hit per fact, naming its documents (the first one's metadata); ``kg`` holds the facts shown and
+    triples of the documents shown, nothing else."""
+    facts = [(r["subject"], r["relation"], r["object"]) for r in relations]
+    assert len(set(facts)) == len(facts), facts
+    for r in relations:
+        first = corpus[r["doc_ids"][0]]
+        assert (r["metadata"]["title"], r["metadata"]["collection"]) == (first.title, first.collection), r
+    kg = response["kg"]
+    named = {r["id"] for r in chunks} | {d for r in relations for d in r["doc_ids"]}
+    assert {t["doc_id"] for t in kg} <= named, (kg, named)
+    assert set(facts) <= {(t["subject"], t["relation"], t["object"]) for t in kg}
 
 
 def test_contract_holds_on_every_response(retriever, corpus, sample_dataset):
@@ -174,10 +190,11 @@ def test_a_document_dated_exactly_created_before_is_never_returned(retriever, co
 
 
 def test_relation_hits_are_capped_by_the_best_returned_chunk(retriever, corpus, sample_dataset):
-    """top_k 1 with a low-ranked document forced in: the cap is that chunk's score, not bestScore."""
+    """top_k 3 with low-ranked documents forced in: the cap is the first chunk's score, not bestScore (facts
+    compete for the top_k places, so top_k 1 never shows one: a passage goes before a fact of equal score)."""
     seen = 0
     for query in sample_dataset.queries[:30]:
-        raw = {"query": query.text, "mode": "graph", "top_k": 1, "min_relevance": 0.0}
+        raw = {"query": query.text, "mode": "graph", "top_k": 3, "min_relevance": 0.0}
         response = wire(retriever, raw)
         check_response(raw, response, corpus)
         relations = [r for r in response["results"] if r["component_type"] == "relation"]
@@ -185,3 +202,41 @@ def test_relation_hits_are_capped_by_the_best_returned_chunk(retriever, corpus, 
             seen += 1
             assert max(r["score"] for r in relations) <= response["results"][0]["score"]
     assert seen  # the sample's graph mode does return relation hits
+
+
+SCOPES: tuple[dict[str, object], ...] = (
+    {}, {"collection": "biographies"}, {"tags_any": ["bees", "guild"]}, {"collection": "nowhere"},
+    {"doc_ids": ["bio-orsolya-venn", "gaz-port-vell"], "created_after": "2000-01-01"})
+
+
+@pytest.mark.parametrize("mode", ["fast", "graph"])
+def test_best_score_is_what_the_first_result_in_scope_would_show(retriever, sample_dataset, mode):
+    """bestScore is taken within the request's scope, before min_relevance and gap_cutoff: the score the
+    same search's first result shows without them, 0.0 when nothing is in scope (issue 39: a collection
+    nothing passes answered 0.5 in graph mode; a bestScore above every result shown said little)."""
+    for query in sample_dataset.queries[:12]:
+        for scope in SCOPES:
+            plain = retriever.search({"query": query.text, "mode": mode, "top_k": 1, **scope})
+            barred = retriever.search({"query": query.text, "mode": mode, "top_k": 3, "min_relevance": 0.99,
+                                       "gap_cutoff": 0.001, **scope})
+            expected = plain.results[0].score if plain.results else 0.0
+            assert plain.best_score == barred.best_score == expected, (query.id, scope)
+            assert not barred.results or barred.results[0].score >= 0.99
+            assert (barred.kg == ()) == (barred.results == ()), (query.id, scope)  # kg only behind results
+
+
+def test_top_k_counts_facts_and_one_fact_is_one_hit(retriever, sample_dataset):
+    """Issue 39: top_k=1 answered 4 results, and "Sorrel Point —located on→ Quillon", said by two
+    documents, came twice. Facts now take top_k places by relevance and name every document."""
+    named_twice = 0
+    for query in sample_dataset.queries:
+        for top_k in (1, 2, 5):
+            response = retriever.search({"query": query.text, "mode": "graph", "top_k": top_k})
+            assert len(response.results) == top_k  # the sample has more passages than any top_k here
+            assert top_k > 1 or not response.relations  # a fact never goes before a passage of its score
+            named_twice += any(len(r.doc_ids) > 1 for r in response.relations)
+            for r in response.relations:
+                sources = {t.doc_id for t in sample_dataset.triples
+                           if (t.subject, t.relation, t.object) == (r.subject, r.relation, r.object)}
+                assert set(r.doc_ids) <= sources and r.doc_ids, (query.id, r)
+    assert named_twice  # the sample has facts said by several documents, and some are shown

@@ -32,7 +32,8 @@ RESPONSE = SearchResponse(
                Metadata("Dorian Fleet", "https://x", "en", "2020-01-02", ("people", "ember"), "gazetteer"),
                ScoreDetail(0.61, None, 0.2, 0.9, 1, None, 3, 1)),
         Result("d2", "text only", 0.3, Band.LOW, Metadata()),
-        RelationHit("rel:1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM),
+        RelationHit("rel:1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM,
+                    Metadata("Dorian Fleet", "https://x", "en", "2020-01-02", ("people",), "gazetteer"), ("d1", "d3")),
     ),
     kg=(Triple("Dorian Fleet", "wrote", "The Waters", "d1"),),
     rewrite_terms=("Emberly",),
@@ -56,8 +57,10 @@ def test_to_json_writes_the_contract_in_its_key_order():
     assert chunk["ranks"] == {"dense": 1, "keyword": None, "graph": 3, "fused": 1}
     assert "score_components" not in plain and plain["metadata"]["tags"] == []
     assert list(relation) == ["id", "content", "score", "confidenceBand", "component_type", "metadata", "subject",
-                              "relation", "object"]
-    assert relation["content"] == "Dorian Fleet wrote The Waters" and relation["metadata"]["title"] == ""
+                              "relation", "object", "doc_ids"]
+    assert relation["content"] == "Dorian Fleet wrote The Waters"
+    assert (relation["metadata"]["title"], relation["metadata"]["collection"]) == ("Dorian Fleet", "gazetteer")
+    assert relation["doc_ids"] == ["d1", "d3"]
     assert wire["retryHints"] == {"detectedEntities": ["Emberly"], "relatedTerms": ["springs"],
                                   "narrowerQuery": "Emberly springs", "broaderQuery": "Emberly"}
     assert wire["kg"] == [{"subject": "Dorian Fleet", "relation": "wrote", "object": "The Waters", "doc_id": "d1"}]
@@ -76,6 +79,9 @@ def test_from_json_accepts_what_another_retriever_leaves_out():
     minimal = SearchResponse.from_json({"results": [{"id": "x", "score": 1}]})
     assert minimal.results == (Result("x", "", 1.0, Band.LOW, Metadata()),)
     assert (minimal.mode, minimal.kg, minimal.retry_hints, minimal.best_score) == (Mode.FAST, (), None, 0.0)
+    fact = SearchResponse.from_json({"results": [{"id": "r", "score": 1, "component_type": "relation",
+                                                  "subject": "A", "relation": "r", "object": "B"}]}).results[0]
+    assert fact == RelationHit("r", "A", "r", "B", 1.0, Band.LOW, Metadata(), ())
 
 
 @pytest.mark.parametrize("payload,field", [
@@ -90,6 +96,8 @@ def test_from_json_accepts_what_another_retriever_leaves_out():
     ({"results": [{"id": "x", "score": 1, "metadata": {"tags": "a"}}]}, "results[0].metadata.tags"),
     ({"results": [{"id": "r", "score": 1, "component_type": "relation", "subject": "A"}]}, "results[0].relation"),
     ({"results": [], "kg": [{"subject": "A", "relation": 1, "object": "B"}]}, "kg[0].relation"),
+    ({"results": [{"id": "r", "score": 1, "component_type": "relation", "subject": "A", "relation": "r",
+                   "object": "B", "doc_ids": "d1"}]}, "results[0].doc_ids"),
     ({"results": [], "mode": "turbo"}, "mode"),
     ({"results": [], "retryHints": {"detectedEntities": []}}, "retryHints.relatedTerms"),
 ])

@@ -60,6 +60,8 @@ RELATION = RelationHit("r1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.M
 def test_result_lines():
     assert render.result_line(1, RESULT) == "1. Dorian Fleet [d1] — 72% relevant · high — A physician who settled in Emberly."
     assert render.result_line(2, RELATION) == "2. Dorian Fleet —wrote→ The Waters (51% relevant · medium)"
+    sourced = RelationHit("r1", "Dorian Fleet", "wrote", "The Waters", 0.51, Band.MEDIUM, Metadata("Fleet"), ("d1", "d4"))
+    assert render.result_line(2, sourced) == "2. Dorian Fleet —wrote→ The Waters [d1, d4] (51% relevant · medium)"
 
 
 def test_snippet_is_one_line_cut_at_a_word():
@@ -150,3 +152,15 @@ def test_a_worker_killed_by_a_signal_is_named_by_it_and_a_bus_error_by_its_likel
     assert ended(1) == "exited with code 1"
     assert ended(-signal.SIGKILL) == "was killed by SIGKILL"
     assert ended(-signal.SIGBUS) == "was killed by SIGBUS (a memory-mapped file on a full disk, most likely)"
+
+
+def test_search_schema_docstring_states_the_limits_the_schema_enforces():
+    """Issue 39: the docstring said top_k <= 50 and 8192 bytes while the code allowed 500 and counted characters."""
+    from searchtrace.retriever.serve.schemas import search_schema
+
+    props = search_schema(["sample"], with_fusion=True)["properties"]
+    doc = " ".join((search_schema.__doc__ or "").split())
+    assert f"top_k <= {props['top_k']['maximum']}" in doc and props["top_k"]["maximum"] == 500
+    assert f"candidates <= {props['candidates']['maximum']}" in doc
+    assert f"query <= {props['query']['maxLength']} characters" in doc and "bytes" not in doc.replace("not bytes", "")
+    assert f"lists <= {props['doc_ids']['maxItems']} items" in doc and f"depth <= {props['depth']['maximum']}" in doc
