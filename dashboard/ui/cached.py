@@ -7,7 +7,7 @@ import streamlit as st
 from searchtrace.dashboard import data
 
 __all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "dataset_folders", "latency_by_run", "list_runs", "list_traces",
-           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "traffic", "trend",
+           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "run_deltas", "query_run", "settings_table", "side_by_side", "stage_latency", "traffic", "trend",
            "waterfall"]
 
 TTL_S = 30  # runs and traces keep arriving; a table is at most this stale
@@ -20,6 +20,7 @@ dataset_folders = _cached(data.dataset_folders)
 latency_by_run = _cached(data.latency_by_run)
 gold_ranks_across = _cached(data.gold_ranks_across)
 list_runs = _cached(data.list_runs)
+run_deltas = _cached(data.run_deltas)
 list_traces = _cached(data.list_traces)
 per_query = _cached(data.per_query)
 query_across_runs = _cached(data.query_across_runs)
