@@ -38,7 +38,7 @@ def baselines(runs: pd.DataFrame) -> pd.DataFrame:
         One row per run, in the table's order: run_id, baseline (None for a dataset's first run with no
         tagged run before it) and baseline_kind (``tagged``, ``previous`` or None).
     """
-    rows = []
+    rows: list[tuple[str, str | None, str | None]] = []
     oldest_first = runs.iloc[::-1]
     for _, group in oldest_first.groupby("dataset", sort=False):
         tagged: str | None = None
@@ -116,5 +116,6 @@ def run_deltas(home: str | Path, runs: pd.DataFrame, metric: str, *, n_resamples
 def run_order(points: pd.DataFrame) -> pd.DataFrame:
     """A trend's points (oldest first, see :func:`~searchtrace.dashboard.data.runs.trend`) with ``order``:
     1 for the dataset's oldest run, then 2, 3…, so runs seconds apart stand one step apart like any others."""
-    ordered = points.sort_values(["created_at", "run_id"], ignore_index=True) if len(points) else points.copy()
+    keys = ["created_at", "run_id"] if "run_id" in points else ["created_at"]
+    ordered = points.sort_values(keys, ignore_index=True, kind="stable")
     return ordered.assign(order=range(1, len(ordered) + 1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -55,17 +56,19 @@ def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
     if "order" not in frame:
         frame = run_order(frame)
     count = max(int(frame["order"].max()) if len(frame) else 1, 1)
+    ticks = alt.Axis(tickMinStep=1, format="d", values=list(range(1, count + 1))) if count <= 30 else alt.Axis(
+        tickMinStep=1, format="d")
+    tooltip: list[Any] = [alt.Tooltip("order:Q", title="run #"), alt.Tooltip("name:N", title="run"),
+                          alt.Tooltip(f"{color}:N", title="settings"),
+                          alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M:%S", title="date (UTC)"),
+                          alt.Tooltip("value:Q", format=".3f")]
     return alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(size=60, filled=True)).encode(
         x=alt.X("order:Q", title="run (1 = oldest on this dataset)",
-                scale=alt.Scale(domain=[0.5, count + 0.5], nice=False),
-                axis=alt.Axis(tickMinStep=1, format="d", values=list(range(1, count + 1)) if count <= 30 else None)),
+                scale=alt.Scale(domain=[0.5, count + 0.5], nice=False), axis=ticks),
         y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False, padding=14, nice=True)),
         color=alt.Color(f"{color}:N", title="settings", scale=alt.Scale(range=GROUP_COLORS),
                         legend=alt.Legend(labelLimit=400, orient="bottom", columns=2)),
-        tooltip=[alt.Tooltip("order:Q", title="run #"), alt.Tooltip("name:N", title="run"),
-                 alt.Tooltip(f"{color}:N", title="settings"),
-                 alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M:%S", title="date (UTC)"),
-                 alt.Tooltip("value:Q", format=".3f")]).properties(height=300)
+        tooltip=tooltip).properties(height=300)
 
 
 def forest(rows: pd.DataFrame) -> alt.LayerChart:
@@ -75,7 +78,7 @@ def forest(rows: pd.DataFrame) -> alt.LayerChart:
     y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=260))
     colour = alt.Color("verdict:N", scale=VERDICT_COLORS, title="verdict", legend=alt.Legend(orient="bottom"))
     tips = [alt.Tooltip("metric:N"), alt.Tooltip("delta:Q", format="+.3f"), alt.Tooltip("ci_low:Q", format="+.3f"),
-            alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("p_text:N", title="p (Holm)"), "verdict:N"]
+            alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("p_text:N", title="p (Holm)"), alt.Tooltip("verdict:N")]
     base = alt.Chart(data).encode(y=y, color=colour, tooltip=tips)
     bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("ci_low:Q", title="delta (candidate - baseline), 95% CI"),
                                                x2="ci_high:Q")

@@ -79,10 +79,11 @@ def explain(name: str) -> str | None:
     if key in FIGURES:
         return FIGURES[key]
     found = _METRIC.match(key)
-    if found is None or found.group(1) not in METRICS:
+    family = found.group(1) if found else None
+    if found is None or family not in METRICS:
         return None
     k = found.group(2)
-    return METRICS[found.group(1)].format(k=k or "", at=f"in the top {k}" if k else "over the whole ranking")
+    return METRICS[family].format(k=k or "", at=f"in the top {k}" if k else "over the whole ranking")
 
 
 def legend(names: list[str] | tuple[str, ...]) -> str:

@@ -15,7 +15,9 @@ So a sidebar move added two entries: the new path with the old page's
 parameters, then the new page filling in its own. The best available is a
 small script, run once per browser tab, that turns a ``pushState`` keeping the
 path into a ``replaceState``: a page that fills in or changes its own URL no
-longer adds an entry, and a move to another page still adds exactly one.
+longer adds an entry, and a move to another page still adds exactly one. A push
+leaving the app's root (only page paths lack a trailing slash) replaces it too:
+the root only redirects to /runs, and Back onto it would redirect again.
 (``st.switch_page`` first writes the new page's parameters under the old
 path: that now replaces the old page's entry, and Back to it reopens the view
 that page showed last, which ``ui.context.restore`` keeps for exactly this.)
@@ -34,7 +36,10 @@ SCRIPT = """<script>
   const push = w.history.pushState.bind(w.history);
   w.history.pushState = (state, title, url) => {
     const next = new URL(url ?? w.location.href, w.location.href);
-    if (next.pathname === w.location.pathname) return w.history.replaceState(state, title, url);
+    // the same page's URL filled in, or the app's root (a redirect to /runs) left: nothing to go back to
+    if (next.pathname === w.location.pathname || w.location.pathname.endsWith("/")) {
+      return w.history.replaceState(state, title, url);
+    }
     return push(state, title, url);
   };
 })();

@@ -49,9 +49,10 @@ def flag_regressions(deltas: pd.DataFrame, names: dict[str, str], metric: str, s
     caption saying none is), and the colours' legend."""
     worse = deltas[(deltas["verdict"] == WORSE) & deltas["run_id"].isin(shown)]
     if len(worse):
-        listed = "; ".join(f"{md(names.get(r.run_id, r.run_id))} {r.delta:+.3f} against "
-                           f"{md(names.get(str(r.baseline), r.baseline))} (p {md(p_text(r.p))})"
-                           for r in worse.itertuples(index=False))
+        listed = "; ".join(f"{md(names.get(run, run))} {delta:+.3f} against {md(names.get(base, base))} "
+                           f"(p {md(p_text(p))})" for run, base, delta, p in
+                           zip(worse["run_id"].astype(str), worse["baseline"].astype(str), worse["delta"].astype(float),
+                               worse["p"].astype(float)))
         noun = "run is" if len(worse) == 1 else "runs are"
         st.warning(f"▼ {len(worse)} {noun} significantly worse than the baseline on {md(metric)}: {listed}.",
                    icon=":material/trending_down:")

@@ -3,8 +3,8 @@ labels, how their rankings differ."""
 
 import streamlit as st
 
-from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.data import baselines
+from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.compare_parts import (
     METRIC_COLUMNS,
     category_table,

@@ -86,18 +86,18 @@ if picked_id is not None:
     picked = shown.set_index("run_id", drop=False).loc[picked_id]
     st.markdown(f"**{md(picked['name'])}**" + (f": {md(picked['note'])}" if picked["note"] else ""))
     buttons = st.columns(3)
-    baseline = baseline_of.get(picked["run_id"])
+    run_id, baseline = str(picked["run_id"]), baseline_of.get(picked["run_id"])
     if buttons[0].button("Compare with its baseline", key="runs-open-compare", disabled=baseline is None,
                          type="primary", help=FIGURES["baseline"]):
-        st.switch_page(context.COMPARE, query_params={"base": baseline, "cand": picked["run_id"]})
+        st.switch_page(context.COMPARE, query_params={"base": str(baseline), "cand": run_id})
     if buttons[1].button("Its queries", key="runs-open-query"):
-        params = {"run": picked["run_id"]} | ({"base": baseline} if baseline else {})
+        params = {"run": run_id} | ({"base": str(baseline)} if baseline else {})
         st.switch_page(context.QUERY, query_params=params)
     if buttons[2].button("Its traces", key="runs-open-traces"):
-        st.switch_page(context.TRACES, query_params={"run": picked["run_id"]})
+        st.switch_page(context.TRACES, query_params={"run": run_id})
 
 st.header("Trend")
-left, _ = st.columns(2)
+left, _right = st.columns(2)
 trend_dataset = url_selectbox(left, "Dataset", datasets, key="trend-dataset", param="trend",
                               default=dataset if dataset in datasets else None)
 context.remember("runs", VIEW)
