@@ -79,12 +79,15 @@ def forest(rows: pd.DataFrame) -> alt.LayerChart:
     colour = alt.Color("verdict:N", scale=VERDICT_COLORS, title="verdict", legend=alt.Legend(orient="bottom"))
     tips = [alt.Tooltip("metric:N"), alt.Tooltip("delta:Q", format="+.3f"), alt.Tooltip("ci_low:Q", format="+.3f"),
             alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("p_text:N", title="p (Holm)"), alt.Tooltip("verdict:N")]
+    lo, hi = min(float(data["ci_low"].min()), 0.0), max(float(data["ci_high"].max()), 0.0)
+    pad = 0.06 * ((hi - lo) or 1.0)  # room either side: neither an interval nor the 0 line on the frame
+    x = alt.X("ci_low:Q", title="delta (candidate - baseline), 95% CI",
+              scale=alt.Scale(domain=[lo - pad, hi + pad], nice=False))
     base = alt.Chart(data).encode(y=y, color=colour, tooltip=tips)
-    bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("ci_low:Q", title="delta (candidate - baseline), 95% CI"),
-                                               x2="ci_high:Q")
+    bars = base.mark_rule(strokeWidth=3).encode(x=x, x2="ci_high:Q")
     dots = base.mark_circle(size=90, opacity=1).encode(x="delta:Q")
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 4], color="#616161").encode(x="x:Q")
-    return (zero + bars + dots).properties(height=max(120, 34 * len(data)))
+    return (zero + bars + dots).properties(height=alt.Step(34))  # one 34 px row per metric, every label shown
 
 
 def gold_ranks(frame: pd.DataFrame) -> alt.Chart:

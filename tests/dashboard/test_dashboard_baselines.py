@@ -238,3 +238,16 @@ def test_compare_opens_on_the_newest_run_against_its_baseline_not_the_run_before
     colour = next(layer["encoding"]["color"] for layer in forest[0]["layer"] if "color" in layer.get("encoding", {}))
     assert colour["field"] == "verdict" and colour["scale"]["domain"] == [BETTER, WORSE, NOT_SIGNIFICANT]
     assert any("green = better and significant" in c.value for c in at.caption)
+
+
+def test_the_forest_plot_keeps_every_interval_and_the_zero_line_off_the_frame():
+    from searchtrace.dashboard.ui import charts
+
+    rows = pd.DataFrame({"metric": ["a", "b"], "delta": [-0.1, -0.02], "ci_low": [-0.2, -0.03],
+                         "ci_high": [-0.05, -0.01], "p": [0.0001, 0.2], "p_text": ["< 0.001", "0.200"],
+                         "verdict": [WORSE, NOT_SIGNIFICANT]})
+    spec = charts.forest(rows).to_dict()
+    x = next(layer["encoding"]["x"] for layer in spec["layer"] if "x2" in layer.get("encoding", {}))
+    lo, hi = x["scale"]["domain"]
+    assert lo < -0.2 and hi > 0.0  # the widest interval and 0 (no change) both inside, with room
+    assert spec["height"] == {"step": 34}  # one row per metric: no label dropped for lack of room
