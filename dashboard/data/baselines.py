@@ -11,6 +11,7 @@ which are :func:`searchtrace.evals.compare`'s own.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -88,19 +89,20 @@ def forest_rows(metrics: pd.DataFrame) -> pd.DataFrame:
     }).reset_index(drop=True)
 
 
-def run_deltas(home: str | Path, runs: pd.DataFrame, metric: str, *, n_resamples: int = 10_000,
-               seed: int = 0) -> pd.DataFrame:
+def run_deltas(home: str | Path, runs: pd.DataFrame, metric: str, *, n_resamples: int = 10_000, seed: int = 0,
+               compared: Callable[..., pd.DataFrame] = compare_metrics) -> pd.DataFrame:
     """Each run's ``metric`` against its baseline (see :func:`baselines`), with the evals comparison's
     interval and Holm-corrected randomization p-value: run_id, baseline, baseline_kind, metric, delta,
     ci_low, ci_high, p, verdict. A run without a baseline, or a pair that does not share ``metric``, gets
-    NaN numbers and no verdict."""
+    NaN numbers and no verdict. ``compared`` is :func:`compare_metrics`, or a cached copy of it: a completed
+    run does not change, so a page need not test each pair again."""
     rows = []
     for pair in baselines(runs).itertuples(index=False):
         row: dict[str, object] = {"run_id": pair.run_id, "baseline": pair.baseline,
                                   "baseline_kind": pair.baseline_kind, "metric": metric, "delta": math.nan,
                                   "ci_low": math.nan, "ci_high": math.nan, "p": math.nan, "verdict": None}
         if pair.baseline is not None:
-            table = compare_metrics(home, str(pair.baseline), str(pair.run_id), n_resamples=n_resamples, seed=seed)
+            table = compared(home, str(pair.baseline), str(pair.run_id), n_resamples=n_resamples, seed=seed)
             found = table[table["metric"] == metric]
             if not found.empty:
                 one = found.iloc[0]

@@ -251,3 +251,15 @@ def test_the_forest_plot_keeps_every_interval_and_the_zero_line_off_the_frame():
     lo, hi = x["scale"]["domain"]
     assert lo < -0.2 and hi > 0.0  # the widest interval and 0 (no change) both inside, with room
     assert spec["height"] == {"step": 34}  # one row per metric: no label dropped for lack of room
+
+
+def test_run_deltas_asks_each_pair_once_through_the_comparison_it_is_given(runs_home):
+    asked = []
+
+    def recording(home, base, cand, **options):
+        asked.append((base, cand, options["n_resamples"], options["seed"]))
+        return compare_metrics(home, base, cand, **options)
+
+    run_deltas(runs_home, list_runs(runs_home), "mrr@10", compared=recording)
+    assert asked == [("r1-good", "r5-slightly", 10_000, 0), ("r1-good", "r3-same", 10_000, 0),
+                     ("r1-good", "r2-worse", 10_000, 0)]  # the page passes its cache here; no baseline, no call
