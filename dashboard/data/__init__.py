@@ -4,8 +4,9 @@ Each takes the home folder first and returns DataFrames or frozen records, so
 pages only lay out and tests need no browser.
 """
 
+from searchtrace.dashboard.data.baselines import baselines, forest_rows, p_text, run_deltas, run_order, verdict
 from searchtrace.dashboard.data.calibration import Calibration, calibration
-from searchtrace.dashboard.data.compare import RunComparison, compare_runs
+from searchtrace.dashboard.data.compare import RunComparison, compare_metrics, compare_runs
 from searchtrace.dashboard.data.documents import documents, find_queries, query_texts
 from searchtrace.dashboard.data.judging import (
     PairView,
@@ -69,7 +70,9 @@ __all__ = [
     "SideBySide",
     "Traffic",
     "Waterfall",
+    "baselines",
     "calibration",
+    "compare_metrics",
     "compare_runs",
     "count_traces",
     "damaged_runs",
@@ -79,6 +82,7 @@ __all__ = [
     "disagreements",
     "documents",
     "find_queries",
+    "forest_rows",
     "gold_ranks_across",
     "highlight",
     "latency_by_run",
@@ -87,6 +91,7 @@ __all__ = [
     "load_run",
     "metric_names",
     "overlap_runs",
+    "p_text",
     "pair_view",
     "per_query",
     "progress",
@@ -94,6 +99,8 @@ __all__ = [
     "query_run",
     "query_texts",
     "queue",
+    "run_deltas",
+    "run_order",
     "scans_whole_store",
     "settings_table",
     "shared_store",
@@ -106,5 +113,6 @@ __all__ = [
     "store_problem",
     "traffic",
     "trend",
+    "verdict",
     "waterfall",
 ]

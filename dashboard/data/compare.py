@@ -13,9 +13,9 @@ from searchtrace.dashboard.data.query_context import query_text
 from searchtrace.dashboard.data.runs import load_run, per_query, run_folder
 
 if TYPE_CHECKING:
-    from searchtrace.evals import Evaluation
+    from searchtrace.evals import Comparison, Evaluation, MetricComparison, RunSummary
 
-__all__ = ["SIGNIFICANCE", "RunComparison", "compare_runs", "evaluation_of", "gold_ranks"]
+__all__ = ["SIGNIFICANCE", "RunComparison", "compare_metrics", "compare_runs", "evaluation_of", "gold_ranks"]
 
 SIGNIFICANCE = 0.05  # a delta whose Holm-corrected randomization p-value is below this is marked significant
 
@@ -103,6 +103,39 @@ def _with_context(pairs: pd.DataFrame, texts: Mapping[str, str | None],
     return out
 
 
+def _metric_row(item: MetricComparison) -> dict[str, object]:
+    """One row of the metric table: the evals comparison's own numbers, renamed for the page."""
+    return {"metric": str(item.metric), "base": item.base_mean, "candidate": item.candidate_mean,
+            "delta": item.delta, "ci_low": item.ci.low, "ci_high": item.ci.high, "p_t_test": item.p_t_test_holm,
+            "p_randomization": item.p_randomization_holm,
+            "significant": bool(item.p_randomization_holm < SIGNIFICANCE), "wins": item.wins,
+            "ties": item.ties, "losses": item.losses}
+
+
+def _compared(home: str | Path, base_id: str, cand_id: str, n_regressed: int, n_resamples: int,
+              seed: int) -> tuple[RunSummary, RunSummary, list[pd.DataFrame], list[Evaluation], Comparison]:
+    from searchtrace.evals import compare, is_coverage  # scipy: imported when a comparison is asked for
+
+    base_run, cand_run = load_run(home, base_id), load_run(home, cand_id)
+    metrics = [m for m in base_run.metrics if m in cand_run.metrics and not is_coverage(m)]
+    frames = [per_query(home, r, ["query_id", "category", *metrics]) for r in (base_id, cand_id)]
+    evals = [evaluation_of(f, metrics) for f in frames]
+    result = compare(evals[0], evals[1], metrics, n_regressed=n_regressed, n_resamples=n_resamples, seed=seed)
+    return base_run, cand_run, frames, evals, result
+
+
+def compare_metrics(home: str | Path, base_id: str, cand_id: str, *, n_resamples: int = 10_000,
+                    seed: int = 0) -> pd.DataFrame:
+    """The metric table of :func:`compare_runs` alone (``RunComparison.metrics``, the same numbers for the
+    same seed), without the per-query context: what the Runs page needs for every run and its baseline.
+
+    Raises:
+        ValidationError, NotFoundError: an unknown run id.
+    """
+    result = _compared(home, base_id, cand_id, 0, n_resamples, seed)[-1]
+    return pd.DataFrame([_metric_row(item) for item in result.metrics])
+
+
 def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: int = 10,
                  n_resamples: int = 10_000, seed: int = 0) -> RunComparison:
     """Compare ``cand_id`` to ``base_id`` on the metrics both runs have (see :func:`searchtrace.evals.compare`).
@@ -110,19 +143,9 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
     Raises:
         ValidationError, NotFoundError: an unknown run id.
     """
-    from searchtrace.evals import (
-        compare,  # scipy: imported when a comparison is asked for
-        default_run_name,
-        is_coverage,
-        run_settings,
-        settings_diff,
-    )
+    from searchtrace.evals import default_run_name, run_settings, settings_diff
 
-    base_run, cand_run = load_run(home, base_id), load_run(home, cand_id)
-    metrics = [m for m in base_run.metrics if m in cand_run.metrics and not is_coverage(m)]
-    frames = [per_query(home, r, ["query_id", "category", *metrics]) for r in (base_id, cand_id)]
-    evals = [evaluation_of(f, metrics) for f in frames]
-    result = compare(evals[0], evals[1], metrics, n_regressed=n_regressed, n_resamples=n_resamples, seed=seed)
+    base_run, cand_run, frames, evals, result = _compared(home, base_id, cand_id, n_regressed, n_resamples, seed)
     categories = dict(zip(frames[0]["query_id"], frames[0]["category"])) | dict(
         zip(frames[1]["query_id"], frames[1]["category"]))
     ids = list(dict.fromkeys([*evals[0].query_ids.tolist(), *evals[1].query_ids.tolist()]))
@@ -138,11 +161,7 @@ def compare_runs(home: str | Path, base_id: str, cand_id: str, *, n_regressed: i
         per_category.append(_by_category(m, pairs))
         worst = [q.query_id for q in item.most_regressed]
         regressed[m] = pairs.set_index("query_id").loc[worst].reset_index() if worst else pairs.iloc[:0]
-        rows.append({"metric": m, "base": item.base_mean, "candidate": item.candidate_mean, "delta": item.delta,
-                     "ci_low": item.ci.low, "ci_high": item.ci.high, "p_t_test": item.p_t_test_holm,
-                     "p_randomization": item.p_randomization_holm,
-                     "significant": bool(item.p_randomization_holm < SIGNIFICANCE), "wins": item.wins,
-                     "ties": item.ties, "losses": item.losses})
+        rows.append(_metric_row(item))
     same = base_run.dataset.fingerprint == cand_run.dataset.fingerprint
     diff = tuple(settings_diff(run_settings(base_run), run_settings(cand_run)))
     names = (base_run.name or default_run_name(base_run), cand_run.name or default_run_name(cand_run))

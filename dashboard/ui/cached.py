@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
 
 from searchtrace.dashboard import data
 
-__all__ = ["TTL_S", "calibration", "compare_runs", "count_traces", "dataset_folders", "latency_by_run", "list_runs", "list_traces",
-           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "query_run", "settings_table", "side_by_side", "stage_latency", "traffic", "trend",
+__all__ = ["TTL_S", "calibration", "compare_metrics", "compare_runs", "count_traces", "dataset_folders", "latency_by_run", "list_runs", "list_traces",
+           "load_run", "overlap_runs", "per_query", "query_texts", "query_across_runs", "run_deltas", "query_run", "settings_table", "side_by_side", "stage_latency", "traffic", "trend",
            "waterfall"]
 
 TTL_S = 30  # runs and traces keep arriving; a table is at most this stale
@@ -20,6 +23,13 @@ dataset_folders = _cached(data.dataset_folders)
 latency_by_run = _cached(data.latency_by_run)
 gold_ranks_across = _cached(data.gold_ranks_across)
 list_runs = _cached(data.list_runs)
+#: A pair of completed runs compares the same until one is deleted: kept an hour, not :data:`TTL_S`.
+compare_metrics = st.cache_data(ttl=3600, show_spinner=False, max_entries=1024)(data.compare_metrics)
+
+
+def run_deltas(home: Path, runs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """:func:`dashboard.data.run_deltas` with each pair's comparison cached (:data:`compare_metrics`)."""
+    return data.run_deltas(home, runs, metric, compared=compare_metrics)
 list_traces = _cached(data.list_traces)
 per_query = _cached(data.per_query)
 query_across_runs = _cached(data.query_across_runs)

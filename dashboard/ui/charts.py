@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import altair as alt
 import pandas as pd
 
+from searchtrace.dashboard.data.baselines import BETTER, NOT_SIGNIFICANT, VERDICTS, WORSE, run_order
 from searchtrace.names import Band
 
-__all__ = ["PICK", "band_precision", "best_vs_ndcg", "ctr_by_position", "funnel", "gold_ranks", "latency_boxes",
+__all__ = ["GROUP_COLORS", "PICK", "VERDICT_BACKGROUND", "VERDICT_COLORS", "VERDICT_LEGEND", "band_precision", "forest", "best_vs_ndcg", "ctr_by_position", "funnel", "gold_ranks", "latency_boxes",
            "latency_trend", "pair_scatter", "rbo_histogram", "reliability", "requests_per_minute", "risk_coverage",
            "span_state", "trend", "waterfall"]
 
 BAND_ORDER = [b.value for b in Band]  # best first
 BAND_COLORS = alt.Scale(domain=BAND_ORDER, range=["#2e7d32", "#f9a825", "#c62828"])
-OUTCOME_COLORS = alt.Scale(domain=["win", "tie", "loss"], range=["#2e7d32", "#9e9e9e", "#c62828"])
+#: One meaning per colour on Runs and Compare: green better and significant, red worse and significant, grey
+#: not significant. Nothing else on those pages is green, red or grey.
+VERDICT_HEX = {BETTER: "#2e7d32", WORSE: "#c62828", NOT_SIGNIFICANT: "#9e9e9e"}
+#: The same verdicts as table cell backgrounds (lighter, so the numbers stay readable).
+VERDICT_BACKGROUND = {BETTER: "#c8e6c9", WORSE: "#ffcdd2", NOT_SIGNIFICANT: "#eeeeee"}
+VERDICT_COLORS = alt.Scale(domain=list(VERDICTS), range=[VERDICT_HEX[v] for v in VERDICTS])
+VERDICT_LEGEND = ("Colours: green = better and significant, red = worse and significant, grey = not "
+                  "significant (p \u2265 0.05, randomization test, Holm-corrected across metrics).")
+#: Per-query wins and losses are not significance: blue and orange, so green and red keep their one meaning.
+OUTCOME_COLORS = alt.Scale(domain=["win", "tie", "loss"], range=["#1e88e5", "#bdbdbd", "#ef6c00"])
+#: Settings groups on the trend: hues that are none of the verdict colours.
+GROUP_COLORS = ["#1e88e5", "#ef6c00", "#8e24aa", "#6d4c41", "#00acc1", "#d81b60", "#3949ab", "#c0ca33"]
 MAX_POINTS = 20_000  # larger tables are sampled: the browser draws every mark
 
 
@@ -36,14 +49,45 @@ STATUS_COLORS = alt.Scale(domain=["ran", "skipped", "error"], range=["#1e88e5", 
 
 
 def trend(frame: pd.DataFrame, metric: str, color: str = "group") -> alt.Chart:
-    """A metric over time, one point per run, one line per group of identical settings."""
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("created_at:T", title="run date (UTC)", axis=TIME_AXIS),
-        y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False)),
-        color=alt.Color(f"{color}:N", title="settings", legend=alt.Legend(labelLimit=400, orient="bottom",
-                                                                            columns=2)),
-        tooltip=[alt.Tooltip("name:N", title="run"), alt.Tooltip(f"{color}:N", title="settings"),
-                 alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M:%S"), alt.Tooltip("value:Q", format=".3f")])
+    """A metric on run order (``dashboard.data.baselines.run_order``: 1 the dataset's oldest run), one point
+    per run, one line per group of identical settings. Run order, not the clock: runs seconds apart stand one
+    step apart; both axes are padded so no point sits on an axis or the frame. A frame without ``order``
+    is numbered here, oldest first."""
+    if "order" not in frame:
+        frame = run_order(frame)
+    count = max(int(frame["order"].max()) if len(frame) else 1, 1)
+    ticks = alt.Axis(tickMinStep=1, format="d", values=list(range(1, count + 1))) if count <= 30 else alt.Axis(
+        tickMinStep=1, format="d")
+    tooltip: list[Any] = [alt.Tooltip("order:Q", title="run #"), alt.Tooltip("name:N", title="run"),
+                          alt.Tooltip(f"{color}:N", title="settings"),
+                          alt.Tooltip("created_at:T", format="%Y-%m-%d %H:%M:%S", title="date (UTC)"),
+                          alt.Tooltip("value:Q", format=".3f")]
+    return alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(size=60, filled=True)).encode(
+        x=alt.X("order:Q", title="run (1 = oldest on this dataset)",
+                scale=alt.Scale(domain=[0.5, count + 0.5], nice=False), axis=ticks),
+        y=alt.Y("value:Q", title=metric, scale=alt.Scale(zero=False, padding=14, nice=True)),
+        color=alt.Color(f"{color}:N", title="settings", scale=alt.Scale(range=GROUP_COLORS),
+                        legend=alt.Legend(labelLimit=400, orient="bottom", columns=2)),
+        tooltip=tooltip).properties(height=300)
+
+
+def forest(rows: pd.DataFrame) -> alt.LayerChart:
+    """Per-metric deltas with their 95% intervals (``dashboard.data.baselines.forest_rows``): a dot at the
+    delta, a bar across the interval, coloured by verdict, and the no-change line at 0."""
+    data = rows.assign(label=[f"{m}  (p {p})" for m, p in zip(rows["metric"], rows["p_text"])])
+    y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=260))
+    colour = alt.Color("verdict:N", scale=VERDICT_COLORS, title="verdict", legend=alt.Legend(orient="bottom"))
+    tips = [alt.Tooltip("metric:N"), alt.Tooltip("delta:Q", format="+.3f"), alt.Tooltip("ci_low:Q", format="+.3f"),
+            alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("p_text:N", title="p (Holm)"), alt.Tooltip("verdict:N")]
+    lo, hi = min(float(data["ci_low"].min()), 0.0), max(float(data["ci_high"].max()), 0.0)
+    pad = 0.06 * ((hi - lo) or 1.0)  # room either side: neither an interval nor the 0 line on the frame
+    x = alt.X("ci_low:Q", title="delta (candidate - baseline), 95% CI",
+              scale=alt.Scale(domain=[lo - pad, hi + pad], nice=False))
+    base = alt.Chart(data).encode(y=y, color=colour, tooltip=tips)
+    bars = base.mark_rule(strokeWidth=3).encode(x=x, x2="ci_high:Q")
+    dots = base.mark_circle(size=90, opacity=1).encode(x="delta:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 4], color="#616161").encode(x="x:Q")
+    return (zero + bars + dots).properties(height=alt.Step(34))  # one 34 px row per metric, every label shown
 
 
 def gold_ranks(frame: pd.DataFrame) -> alt.Chart:

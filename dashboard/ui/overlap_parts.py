@@ -6,6 +6,7 @@ import streamlit as st
 
 from searchtrace.dashboard.data import OverlapView
 from searchtrace.dashboard.ui import charts, context
+from searchtrace.dashboard.ui.explain import explain, legend
 from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
 
 __all__ = ["label_free"]
@@ -23,7 +24,8 @@ def _head(view: OverlapView) -> None:
                f"{up} up, {down} down, {same} unchanged. RBO: rank-biased overlap (Webber, Moffat and Zobel 2010), "
                f"extrapolated, within [lower bound, lower bound + residual]; p={view.ps[0]:g} weighs the top 10 "
                f"ranks 86%" + (f", p={view.ps[1]:g} the top 50 85%" if len(view.ps) > 1 else "")
-               + ". Traffic-weighted: each query counts count / inclusion probability times (Horvitz-Thompson).")
+               + ". Traffic-weighted: each query counts count / inclusion probability times (Horvitz-Thompson).",
+               help=legend(["rbo", "jaccard"]))
     for note in view.notes:
         st.caption(f"Note: {md(note)}")
 
@@ -38,9 +40,11 @@ def _changed(view: OverlapView) -> None:
     number = st.column_config.NumberColumn
     show_table(st, changed[COLUMNS], hide_index=True, key="overlap-changed", height=min(38 + 35 * len(changed), 420),
                  column_config={"text": st.column_config.TextColumn("query", width="large"),
-                                "rbo": number(f"RBO p={view.ps[0]:g}", format=METRIC_FORMAT),
-                                "rbo_deep": number(f"RBO p={view.ps[-1]:g}", format=METRIC_FORMAT),
-                                "jaccard": number(f"Jaccard@{view.k}", format=METRIC_FORMAT),
+                                "rbo": number(f"RBO p={view.ps[0]:g}", format=METRIC_FORMAT, help=explain("rbo")),
+                                "rbo_deep": number(f"RBO p={view.ps[-1]:g}", format=METRIC_FORMAT,
+                                                   help=explain("rbo")),
+                                "jaccard": number(f"Jaccard@{view.k}", format=METRIC_FORMAT,
+                                                  help=explain("jaccard")),
                                 "new_in_top": number(f"new in top {view.k}"),
                                 "latency_delta_ms": number("latency change (ms)", format="%+.1f")})
     rbo = dict(zip(changed["query_id"].astype(str), changed["rbo"].astype(float)))

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.explain import explain
 from searchtrace.dashboard.ui.text import band_style, md, show_table
 
 home, runs = context.runs_page("Calibration")
@@ -16,7 +17,7 @@ summary = view.summary
 cells = st.columns(4)
 for cell, (label, value) in zip(cells, (("ECE", summary.ece), ("Brier", summary.brier),
                                         ("AUROC", summary.auroc), ("AURC", view.aurc))):
-    cell.metric(label, "n/a" if value is None else f"{value:.3f}")
+    cell.metric(label, "n/a" if value is None else f"{value:.3f}", help=explain(label))
 st.caption("Over the top 10 results of each query; a result is relevant when its grade is above 0.")
 if view.rank_only:
     why = ("; ".join(f"{md(k)}: {md(v)}" for k, v in view.skipped.items()) or "no similarity score reached the "
@@ -48,5 +49,6 @@ with left:
 with right:
     st.subheader("bestScore against nDCG@10")
     tau = summary.best_score_kendall_tau_ndcg10
-    st.caption(f"Kendall tau: {'n/a' if tau is None else f'{tau:.3f}'} over {len(view.best_vs_ndcg)} queries.")
+    st.caption(f"Kendall tau: {'n/a' if tau is None else f'{tau:.3f}'} over {len(view.best_vs_ndcg)} queries.",
+               help=explain("kendall tau"))
     st.altair_chart(charts.best_vs_ndcg(view.best_vs_ndcg), width="stretch")

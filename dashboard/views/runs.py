@@ -1,10 +1,13 @@
-"""Runs: every run by name with the settings that differ between them, filters, and trends per settings group."""
+"""Runs: every run by name with the settings that differ between them, its delta against its baseline (a
+regression flagged in words), filters, and trends per settings group on run order."""
 
 import streamlit as st
 
-from searchtrace.dashboard.data import damaged_runs, differing_settings, gone_runs, metric_names
+from searchtrace.dashboard.data import damaged_runs, differing_settings, gone_runs, metric_names, run_order
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.explain import FIGURES, explain, legend
 from searchtrace.dashboard.ui.picks import pick_row
+from searchtrace.dashboard.ui.runs_parts import delta_columns, flag_regressions, styled_runs
 from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
 from searchtrace.dashboard.ui.url_state import url_multiselect, url_selectbox
 from searchtrace.home import Home
@@ -30,11 +33,13 @@ datasets = sorted(runs["dataset"].dropna().unique())
 tags = sorted({t.strip() for value in runs["tags"] for t in str(value).split(",") if t.strip()})
 varying = differing_settings(settings, runs["run_id"].tolist())
 choices = [f"{c}={v}" for c in varying for v in sorted(settings[c].dropna().unique())]
-left, middle, right = st.columns([1, 1, 2])
+left, middle, right, last = st.columns([1, 1, 2, 1])
 dataset = url_selectbox(left, "Dataset", ["all", *datasets], key="runs-dataset", param="dataset")
 tag = url_selectbox(middle, "Tag", ["all", *tags], key="runs-tag", param="tag")
 wanted = url_multiselect(right, "Settings", choices, key="runs-settings", param="settings",
                          placeholder="any settings")
+metric = url_selectbox(last, "Metric", metrics, key="trend-metric", param="metric", default="ndcg@10",
+                       help="The delta against the baseline and the trend show this metric.\n\n" + legend(metrics))
 
 shown = runs
 if dataset != "all":
@@ -50,20 +55,30 @@ for column in columns:
     table[column] = shown["run_id"].map(settings[column])
 for column in [*metrics, "queries", "errors", "wall_s", "tags", "note", "run_id"]:
     table[column] = shown[column]
-table["compare"] = [app_url("compare", base=p, cand=r) if p else None for r, p in zip(shown["run_id"], shown["previous"])]
-table["queries view"] = [app_url("query", run=r, base=p) for r, p in zip(shown["run_id"], shown["previous"])]
-table = table.reset_index(drop=True)
-st.caption(f"{len(shown)} of {len(runs)} runs, newest first. Columns after the date: the settings that differ "
-           "between these runs. Select a row to open its comparison with the previous run of its dataset.")
+deltas = context.load(cached.run_deltas, home, runs, metric)
+baseline_of = dict(zip(deltas["run_id"], deltas["baseline"]))
+names = context.run_names(runs)
+pairs = [(r, baseline_of.get(r)) for r in shown["run_id"]]
+table["compare"] = [app_url("compare", base=b, cand=r) if b else None for r, b in pairs]
+table["queries view"] = [app_url("query", run=r, base=b) for r, b in pairs]
+table = delta_columns(table.reset_index(drop=True), deltas, names)
+flag_regressions(deltas, names, metric, shown["run_id"].tolist())
+st.caption(f"{len(shown)} of {len(runs)} runs, newest first. After the date: the baseline, the delta of "
+           f"{md(metric)} against it and its verdict, then the settings that differ between these runs. Select "
+           "a row to open its comparison with its baseline.")
 number = st.column_config.NumberColumn
 picked_id = pick_row(
-    table, shown["run_id"].tolist(), key="runs-table", param="pick", what="run", hide_index=True,
+    styled_runs(table), shown["run_id"].tolist(), key="runs-table", param="pick", what="run", hide_index=True,
     height=min(50 + 35 * len(table), 560),
     column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
                    "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
-                   **{m: number(m, format=METRIC_FORMAT) for m in metrics},
-                   "wall_s": number("wall s", format="%.1f"),
-                   "compare": st.column_config.LinkColumn("compare", display_text="vs previous"),
+                   "baseline": st.column_config.TextColumn("baseline", help=FIGURES["baseline"]),
+                   "delta": number(f"Δ {metric}", format="%+.3f", help=FIGURES["delta"]),
+                   "vs baseline": st.column_config.TextColumn("vs baseline", help=FIGURES["verdict"]),
+                   "p": st.column_config.TextColumn("p", help=FIGURES["p-value"]),
+                   **{m: number(m, format=METRIC_FORMAT, help=explain(m)) for m in metrics},
+                   "wall_s": number("wall s", format="%.1f", help="Wall-clock seconds the whole eval took."),
+                   "compare": st.column_config.LinkColumn("compare", display_text="vs baseline"),
                    "queries view": st.column_config.LinkColumn("queries", display_text="queries")})
 
 context.remember("runs", VIEW)
@@ -71,23 +86,23 @@ if picked_id is not None:
     picked = shown.set_index("run_id", drop=False).loc[picked_id]
     st.markdown(f"**{md(picked['name'])}**" + (f": {md(picked['note'])}" if picked["note"] else ""))
     buttons = st.columns(3)
-    previous = picked["previous"]
-    if buttons[0].button("Compare with the previous run", key="runs-open-compare", disabled=previous is None,
-                         type="primary"):
-        st.switch_page(context.COMPARE, query_params={"base": previous, "cand": picked["run_id"]})
+    run_id, baseline = str(picked["run_id"]), baseline_of.get(picked["run_id"])
+    if buttons[0].button("Compare with its baseline", key="runs-open-compare", disabled=baseline is None,
+                         type="primary", help=FIGURES["baseline"]):
+        st.switch_page(context.COMPARE, query_params={"base": str(baseline), "cand": run_id})
     if buttons[1].button("Its queries", key="runs-open-query"):
-        params = {"run": picked["run_id"]} | ({"base": previous} if previous else {})
+        params = {"run": run_id} | ({"base": str(baseline)} if baseline else {})
         st.switch_page(context.QUERY, query_params=params)
     if buttons[2].button("Its traces", key="runs-open-traces"):
-        st.switch_page(context.TRACES, query_params={"run": picked["run_id"]})
+        st.switch_page(context.TRACES, query_params={"run": run_id})
 
 st.header("Trend")
-left, right = st.columns(2)
+left, _right = st.columns(2)
 trend_dataset = url_selectbox(left, "Dataset", datasets, key="trend-dataset", param="trend",
                               default=dataset if dataset in datasets else None)
-metric = url_selectbox(right, "Metric", metrics, key="trend-metric", param="metric", default="ndcg@10")
 context.remember("runs", VIEW)
-points = cached.trend(home, trend_dataset, metric)
-st.caption("One line per group of runs with identical settings (mode and the settings that differ from the "
-           "defaults), so a change of settings is not read as a change over time.")
+points = run_order(cached.trend(home, trend_dataset, metric))
+st.caption(f"{md(metric)} of each run of the dataset in run order (1 = its oldest run; runs seconds apart stand "
+           "one step apart). One line per group of runs with identical settings (mode and the settings that "
+           "differ from the defaults), so a change of settings is not read as a change over time.")
 st.altair_chart(charts.trend(points, metric), width="stretch")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from searchtrace.dashboard.data import SEARCHES, calibration, compare_runs, count_traces, stage_latency
+from searchtrace.dashboard.ui.explain import explain
 
 pytestmark = pytest.mark.slow
 
@@ -117,17 +118,22 @@ def test_compare_without_runs_in_the_url_reopens_the_pair_compared_last(app, run
     assert any("compared last in this session" in c.value for c in at.caption)
 
 
-def test_metric_table_leaves_a_delta_that_shows_as_zero_uncoloured():
+def test_metric_table_colours_by_verdict_and_a_delta_that_shows_as_zero_is_not_significant():
+    from searchtrace.dashboard.ui.charts import VERDICT_BACKGROUND
     from searchtrace.dashboard.ui.compare_parts import styled_metrics
 
-    frame = pd.DataFrame({"metric": ["a", "b", "c"], "delta": [0.0002, -0.004, 0.0], "significant": [True] * 3})
+    frame = pd.DataFrame({"metric": ["a", "b", "c", "d"], "delta": [0.0002, -0.004, 0.0, 0.02],
+                          "significant": [True, True, True, False], "p_randomization": [0.01, 0.0002, 0.5, 0.2]})
     styled = styled_metrics(frame)
+    assert styled.data["verdict"].tolist() == ["not significant", "worse", "not significant", "not significant"]
+    assert styled.data["p_randomization"].tolist() == ["0.010", "< 0.001", "0.500", "0.200"]
     html = styled.to_html()
     shown = {row: html.split(f">{row}<")[1].split("</tr>")[0] for row in ("a", "b", "c")}
     assert "0.000<" in shown["a"] and "+0.000" not in shown["a"] and "-0.004" in shown["b"]
-    styled._compute()  # the cells' CSS, by (row, column)
-    colours = {r: dict(styled.ctx.get((r, 1), [])).get("background-color") for r in range(3)}
-    assert colours == {0: None, 1: "#ffcdd2", 2: None}  # only the drop that shows is coloured (red)
+    styled._compute()  # the cells' CSS, by (row, column): column 1 is the delta
+    colours = {r: dict(styled.ctx.get((r, 1), [])).get("background-color") for r in range(4)}
+    grey, red = VERDICT_BACKGROUND["not significant"], VERDICT_BACKGROUND["worse"]
+    assert colours == {0: grey, 1: red, 2: grey, 3: grey}  # one meaning per colour: only the real drop is red
 
 
 def test_query_page_side_by_side(app, run_ids, sample_dataset):
@@ -239,6 +245,7 @@ def test_calibration_page(app, dashboard_home, run_ids):
     assert [s.value for s in at.subheader] == ["Reliability diagram", "Band precision", "Risk-coverage",
                                                 "bestScore against nDCG@10"]
     assert [m.label for m in at.metric] == ["ECE", "Brier", "AUROC", "AURC"]
+    assert all(m.help and m.help == explain(m.label) for m in at.metric)  # each explained in one sentence
     assert not at.info
     page(at, "views/latency.py")  # leaving the page drops its run picker's state
     at = page(at, "views/calibration.py", run=run_ids["nodense"])

@@ -16,8 +16,9 @@ def _axis(chart) -> dict:
 def test_time_axes_resolve_seconds_for_runs_seconds_apart():
     runs = pd.DataFrame({"created_at": pd.to_datetime(["2026-01-01 09:00:05", "2026-01-01 09:00:25",
                                                        "2026-01-01 09:00:50"]),
-                         "value": [0.5, 0.6, 0.55], "group": ["g"] * 3, "name": ["a", "b", "c"]})
-    axis = _axis(charts.trend(runs, "ndcg@10"))
+                         "value": [0.5, 0.6, 0.55], "group": ["g"] * 3, "name": ["a", "b", "c"],
+                         "stage": ["dense"] * 3, "p50": [1.0, 2.0, 1.5], "skipped": [False] * 3})
+    axis = _axis(charts.latency_trend(runs, "p50"))  # the metric trend plots run order (test_dashboard_baselines)
     # Vega's multi-format labels each tick at its own unit: 20 s apart reads 09:00:05, 09:00:25, not 09:00 thrice
     assert axis["formatType"] == "time" and axis["format"]["seconds"] == "%H:%M:%S"
     assert axis["format"]["minutes"] == "%H:%M" and "%p" not in "".join(axis["format"].values())  # 24 h clock

@@ -3,11 +3,13 @@ queries, and a button to each side's trace."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from searchtrace.dashboard.data import overlap_runs
+from searchtrace.dashboard.ui.explain import explain
 from searchtrace.evals import compare_overlap
 
 pytestmark = pytest.mark.slow
@@ -52,6 +54,8 @@ def test_the_compare_page_without_labels_compares_the_rankings_and_opens_both_tr
     assert list(summary.columns) == ["measure", "mean", "traffic-weighted"]
     assert changed["query_id"].tolist() == expected.most_changed["query_id"].tolist()
     assert changed["rbo"].is_monotonic_increasing and (changed["rbo"] < 1).all()
+    helps = {n: c.get("help") for n, c in json.loads(at.dataframe[1].proto.columns).items()}
+    assert helps["rbo"] == explain("rbo") and helps["jaccard"] == explain("jaccard")  # the help marks
     second = expected.most_changed.iloc[1]
     at.selectbox(key="overlap-query").set_value(second["query_id"]).run()
     at.button(key="overlap-open-candidate").click().run()

@@ -296,3 +296,57 @@ def test_traces_pick_then_filter_never_shows_another_trace(server, browser, run_
     assert state["exceptions"] == 0, state["text"][:2000]
     assert f"trace={picked}" not in browser.evaluate("location.search")
     assert "No trace picked: the newest listed is shown" in state["text"]
+
+
+SIDEBAR_LINK = "[data-testid=stSidebarNav] a[href$='/%s']"
+
+
+def test_runs_has_its_own_address_and_one_back_press_returns_to_the_page_before(server, browser):
+    """/runs opens Runs (the sidebar's link goes there); a sidebar move adds one history entry, not two: the
+    page filling in its own parameters replaces it (``dashboard.ui.history``), so Back returns at once."""
+    import json
+
+    browser.open(f"{server}/runs")
+    state = settle(browser, "Runs", "Trend")
+    assert state["dialogs"] == 0 and "Page not found" not in state["text"], state["text"][:500]
+    assert browser.evaluate(f"document.querySelector({json.dumps(SIDEBAR_LINK % 'runs')}) !== null")
+    length = browser.evaluate("history.length")
+    for page, heading, text in (("compare", "Compare", "Most regressed queries"),  # fills in base and cand
+                                ("calibration", "Calibration", "Reliability diagram"),  # fills in run
+                                ("runs", "Runs", "Trend")):
+        browser.click(SIDEBAR_LINK % page)
+        settle(browser, heading, text)
+        assert browser.evaluate("location.pathname").endswith(f"/{page}")
+        length += 1
+        assert browser.evaluate("history.length") == length, page  # one entry per move
+    compare_search = None
+    for heading, path in (("Calibration", "/calibration"), ("Compare", "/compare"), ("Runs", "/runs")):
+        browser.evaluate("history.back()")
+        state = settle(browser, heading)  # one press: the page before, never the same page again
+        assert state["exceptions"] == 0 and browser.evaluate("location.pathname").endswith(path)
+        if heading == "Compare":
+            compare_search = browser.evaluate("location.search")
+    assert compare_search and "base=" in compare_search and "cand=" in compare_search
+
+
+def test_triage_from_runs_to_the_query_page_in_at_most_four_clicks(server, browser, run_ids, dashboard_home):
+    from searchtrace.dashboard.data import compare_runs, list_runs
+
+    base, fast = run_ids["base"], run_ids["fast"]
+    browser.open(f"{server}/runs")
+    settle(browser, "Runs", "Trend")
+    clicks = 0
+    browser.click_row(RUNS_TABLE, list_runs(dashboard_home)["run_id"].tolist().index(fast))
+    clicks += 1
+    browser.wait_for("document.querySelector('.st-key-runs-open-compare button') !== null")
+    browser.click(".st-key-runs-open-compare button")  # "Compare with its baseline"
+    clicks += 1
+    state = settle(browser, "Compare", "Most regressed queries")
+    assert "sample · fast against baseline sample · graph" in state["text"]
+    worst = compare_runs(dashboard_home, base, fast, n_resamples=100).regressed["ndcg@10"].iloc[0]
+    browser.click_row(".st-key-compare-queries-regressed", 0)
+    clicks += 1
+    settle(browser, "Query", worst["text"])
+    search = browser.evaluate("location.search")
+    assert all(p in search for p in (f"query={worst['query_id']}", f"run={fast}", f"base={base}")), search
+    assert clicks <= 4
