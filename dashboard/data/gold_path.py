@@ -110,7 +110,8 @@ def _row(gold: GoldTrace, trace: TraceContext | None, k: int, depth: int) -> dic
     if trace is not None:
         cells |= {s: _cell(trace, s, gold) for s in RANKING_STAGES if s in trace.ranked}
         cells[Stage.SHAPE.value] = str(_rank(trace.shown, gold.doc_id) or "—") if trace.shown else None
-        cells[Stage.FILTER.value] = "dropped" if gold.filtered else _at(gold.final_rank, depth)
+        cells[Stage.FILTER.value] = ("dropped" if gold.filtered else "—" if gold.fused_rank is None
+                                     else _at(gold.final_rank, depth))
     stage, where = lost_words(gold, trace, k, depth)
     return {"doc_id": gold.doc_id, "grade": gold.grade, **cells, "final_rank": gold.final_rank,
             "lost_stage": stage, "where": where}
@@ -121,7 +122,8 @@ def gold_paths(attribution: Sequence[GoldTrace], trace: TraceContext | None, k: 
     empty where the trace recorded no ranking), its final rank, the stage that lost it and the sentence.
 
     Stage cells are text: a rank, ``—`` when the stage did not have the document, ``> N`` when the stage had it
-    beyond the N candidates the trace recorded, ``dropped`` at the filter.
+    beyond the N candidates the trace recorded, ``dropped`` at the filter (``not in the first <depth>`` when it
+    kept the document below the run's depth).
     """
     rows = [_row(t, trace, k, depth) for t in sorted(attribution, key=lambda t: (-t.grade, t.doc_id))]
     frame = pd.DataFrame(rows, columns=list(GOLD_PATH_COLUMNS))

@@ -55,7 +55,7 @@ def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
                      "relevance": st.column_config.NumberColumn("relevance", width=70, help=help_for("relevance")),
                      "band": st.column_config.TextColumn("band", width=60, help=help_for("band")),
                      "moved": st.column_config.TextColumn(
-                         "in candidate" if side == "baseline" else "vs baseline", width=80,
+                         "in candidate" if side == "baseline" else "vs baseline", width=95,
                          help=help_for("moved"))})
 
 

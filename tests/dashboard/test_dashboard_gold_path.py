@@ -6,6 +6,8 @@ so the sentence is checked word for word, and the ranks shown are the trace's.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from searchtrace.dashboard.data.gold_path import gold_paths, lost_words
 from searchtrace.dashboard.data.query_context import TraceContext
 from searchtrace.evals import GoldTrace, LostAt
@@ -80,3 +82,7 @@ def test_the_table_shows_each_stage_rank_as_recorded():
     # dense had it (the attribution says so) beyond the 41 ids the trace recorded of its 500
     row = gold_paths([gold(LostAt.RANKED_OUT, ("dense",), 31, 31)], beyond, K, DEPTH).iloc[0]
     assert row["dense"] == "> 41" and row["keyword"] == "—"
+    # a document no stage returned has no rank after the fusion either, not "below the depth"
+    missing = trace(dense=ids(), keyword=ids(), fuse=ids(), rerank=ids())
+    row = gold_paths([gold(LostAt.NOT_RETRIEVED, ())], missing, K, DEPTH).iloc[0]
+    assert (row["fuse"], row["rerank"], row["filter"], row["final_rank"] is pd.NA) == ("—", "—", "—", True)
