@@ -35,7 +35,7 @@ class TraceContext:
         skipped: why each skipped stage did not run (``fusion weight 0``), by span name.
         ranked: the ids each ranking stage recorded, best first, by span name (the retrieval stages' and the
             fusion's candidates, the reranker's output; at most the store's ``max_candidates`` each).
-        dropped: the ids the filter stage dropped; shown: the ids the search returned, in order.
+        shown: the ids the search returned, in order.
     """
 
     trace_id: str
@@ -48,7 +48,6 @@ class TraceContext:
     durations_ms: Mapping[str, float]
     skipped: Mapping[str, str] = field(default_factory=dict)
     ranked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    dropped: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
 
 
@@ -68,8 +67,7 @@ def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
                           if v.CANDIDATE_COUNT in s.attributes},
         durations_ms={s.name: s.duration_ms for s in detail.spans},
         skipped={s.name: str(s.attributes[v.SKIPPED]) for s in detail.spans if v.SKIPPED in s.attributes},
-        ranked=_ranked(detail.spans), dropped=tuple(by_name.get(Stage.FILTER.value, {}).get(v.FILTER_DROPPED_IDS, ())),
-        shown=tuple(root.get(v.RESULT_IDS, ())))
+        ranked=_ranked(detail.spans), shown=tuple(root.get(v.RESULT_IDS, ())))
 
 
 def _ranked(spans: Iterable[SpanRecord]) -> dict[str, tuple[str, ...]]:

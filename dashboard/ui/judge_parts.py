@@ -29,8 +29,8 @@ Pair = tuple[str, str]
 SHORTCUTS = {"skip": "S", "undo": "U", "next": "N"}  # grades are their digits
 _BLANK = re.compile(r"\n\s*\n")
 DATASET = "dataset"  # the URL parameter of the dataset folder judged
-#: Grade buttons' colours, worst grade first (a scale of n grades takes n of them, spread): text is white on each.
-GRADE_COLOURS = ("#c62828", "#e65100", "#8d6e00", "#558b2f", "#1b5e20")
+#: Grade buttons' hues: the worst grade red, the best green, those between spread evenly (any scale's size).
+WORST_HUE, BEST_HUE = 0, 120
 
 
 def pick_dataset(home: Path, page: str = "judge", hint: str = "its pool.jsonl is the queue") -> str:
@@ -105,9 +105,12 @@ def _progress(p: Progress, judge: str) -> None:
 
 
 def grade_colours(values: list[int]) -> dict[int, str]:
-    """A distinct colour per grade, worst red to best green, spread over :data:`GRADE_COLOURS`."""
-    n, last = len(values), len(GRADE_COLOURS) - 1
-    return {v: GRADE_COLOURS[round(i * last / (n - 1)) if n > 1 else last] for i, v in enumerate(sorted(values))}
+    """A distinct colour per grade, the worst red to the best green (dark enough for white text); a scale's
+    grades can be any number of integers, so the hues are spread over them rather than taken from a list."""
+    n = len(values)
+    step = (BEST_HUE - WORST_HUE) / (n - 1) if n > 1 else 0
+    return {v: f"hsl({round(WORST_HUE + i * step if n > 1 else BEST_HUE)}, 70%, 34%)"
+            for i, v in enumerate(sorted(values))}
 
 
 def _grade_style(values: list[int], prefix: str) -> None:

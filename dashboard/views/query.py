@@ -87,8 +87,12 @@ with right:
     show_run(pair.candidate, pair.candidate_results, "candidate", names, ndcg.get(cand))
 show_gold_moves(pair)
 st.subheader("Gold documents, stage by stage", help=help_for("stage_rank"))
-for side, view in (("candidate", pair.candidate), ("baseline", pair.base if base != cand else None)):
+sides = [(s, v) for s, v in (("candidate", pair.candidate), ("baseline", pair.base if base != cand else None))
+         if v is not None and not v.gold_path.empty]
+for side, view in sides:
     show_gold_paths(view, side, names)
+if not sides:
+    st.caption("No gold document is judged for this query.")
 show_context(either)
 
 st.header("Across runs")

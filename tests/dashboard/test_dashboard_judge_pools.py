@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_dashboard_judge import APP, JUDGE_PAGE, POOL, SAMPLE, ok, open_judge, shown_pair, stored, write_pool
 
-from searchtrace.dashboard.ui.judge_parts import GRADE_COLOURS
+from searchtrace.dashboard.ui.judge_parts import BEST_HUE, WORST_HUE, grade_colours
 
 
 @pytest.fixture
@@ -130,7 +130,12 @@ def test_the_grade_buttons_sit_under_the_passage_each_in_its_own_colour(home, da
     assert len(grades) == 3 and min(grades) > document
     assert all(at.button(key=f"judge-grade-{g}").proto.type != "primary" for g in range(3))
     style = "".join(h.proto.body for h in at.get("html"))
-    colours = {g: re.search(rf"\.st-key-judge-grade-{g} button {{background-color: (#[0-9a-f]{{6}})", style)[1]
-               for g in range(3)}
-    assert len(set(colours.values())) == 3 and set(colours.values()) <= set(GRADE_COLOURS)
-    assert (colours[0], colours[2]) == (GRADE_COLOURS[0], GRADE_COLOURS[-1])  # worst red, best green
+    hues = {g: int(re.search(rf"\.st-key-judge-grade-{g} button {{background-color: hsl\((\d+),", style)[1])
+            for g in range(3)}
+    assert hues == {0: WORST_HUE, 1: (WORST_HUE + BEST_HUE) // 2, 2: BEST_HUE}  # worst red, best green
+
+
+def test_any_scale_gets_a_distinct_colour_per_grade():
+    for n in (1, 2, 5, 11):
+        colours = grade_colours(list(range(n)))
+        assert len(set(colours.values())) == n
