@@ -34,6 +34,7 @@ HELP: dict[str, str] = {
     "where": "Where the gold document went, in words: found, or the stage that lost it and its ranks before "
              "and after.",
     "gold_moves": "Each gold document's final rank in the baseline and the candidate, and how far it moved.",
+    "across": "The query's figures in every run that has it, newest first, with its nDCG@10 run by run below.",
     "gold_across": "Each gold document's final rank in each run picked; empty when the run did not rank it.",
     # the Judge page
     "pairs_done": "Pairs done in the pool: a pair is done when you judged it or enough judges did.",

@@ -95,7 +95,7 @@ if not sides:
     st.caption("No gold document is judged for this query.")
 show_context(either)
 
-st.header("Across runs")
+st.header("Across runs", help=help_for("across"))
 across = across.assign(name=across["run_id"].map(names))
 if "bands" in across:
     across = across.assign(bands=across["bands"].map(band_list))
