@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from searchtrace.evals.runs.store.opening import open_store_index
     from searchtrace.evals.runs.store.schema import RUNS_MIGRATION
     from searchtrace.evals.runs.trec import read_qrels, read_run, write_run
+    from searchtrace.evals.scoring.attribution import GoldTrace, LostAt
     from searchtrace.evals.scoring.metrics import (
         DEFAULT_METRICS,
         Evaluation,

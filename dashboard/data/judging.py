@@ -20,10 +20,11 @@ import pandas as pd
 from searchtrace.dashboard.data.documents import documents, metadata, query_texts
 from searchtrace.dashboard.data.runs import all_runs
 from searchtrace.errors import SearchtraceError
-from searchtrace.evals import JudgingFolder, PairLabels, Tally, adjudicates, read_pool
+from searchtrace.evals import JudgingFolder, PairLabels, Tally, adjudicates, read_info, read_pool
+from searchtrace.home import Home
 
-__all__ = ["DISAGREEMENT_COLUMNS", "PairView", "Progress", "Queue", "dataset_folders", "disagreements", "highlight",
-           "pair_view", "progress", "queue"]
+__all__ = ["DISAGREEMENT_COLUMNS", "PairView", "Progress", "Queue", "dataset_folders", "dataset_label", "disagreements",
+           "highlight", "pair_view", "progress", "queue"]
 
 Pair = tuple[str, str]
 DISAGREEMENT_COLUMNS = ("query_id", "query", "doc_id", "title", "grades", "notes", "adjudicated")
@@ -34,16 +35,47 @@ that the their there these this those to was were what when where which who whom
 
 
 def dataset_folders(home: str | Path) -> list[str]:
-    """The dataset folders the home's runs scored that still exist, sorted."""
-    found = set()
+    """The dataset folders to judge, sorted: those the home's runs scored that still exist, and every folder
+    with a pool found in the home or beside one of them.
+
+    Runs alone miss a query set made from traffic (``queries from-traces``): its folder is wherever it was
+    written, and no run of this home need have scored it (its runs may live in another home, or its pool
+    came from elsewhere). Such a set is usually written in the home or beside the dataset it was drawn from,
+    so those folders' subfolders holding a ``pool.jsonl`` are listed too.
+    """
+    scored = set()
     for folder in all_runs(home):
         try:
             path = folder.summary().dataset.path
         except (SearchtraceError, OSError):
             continue
         if path and Path(path).is_dir():
-            found.add(str(Path(path).resolve()))
-    return sorted(found)
+            scored.add(Path(path).resolve())
+    places = {Home.resolve(home).root, *(p.parent for p in scored)}
+    pooled = {c.resolve() for place in places for c in _subfolders(place) if JudgingFolder(c).pool.is_file()}
+    return sorted(str(p) for p in scored | pooled)
+
+
+def _subfolders(place: Path) -> list[Path]:
+    try:
+        return [c for c in place.iterdir() if c.is_dir()]
+    except OSError:  # a folder gone or unreadable: nothing found in it
+        return []
+
+
+def dataset_label(folder: str) -> str:
+    """A dataset folder as the picker lists it: its path, marked when it is a query set from traffic and
+    when it has no pool yet."""
+    path = Path(folder)
+    marks = []
+    try:
+        read_info(path)
+        marks.append("queries from traffic")
+    except (SearchtraceError, OSError, ValueError, KeyError, TypeError):  # no query set, or not one read
+        pass
+    if not JudgingFolder(path).pool.is_file():
+        marks.append("no pool yet")
+    return f"{folder}  ({', '.join(marks)})" if marks else folder
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from searchtrace.dashboard.data.documents import documents, snippet
+from searchtrace.dashboard.data.gold_path import gold_paths
 from searchtrace.dashboard.data.query_context import TraceContext, dataset_triples, query_text, trace_context
 from searchtrace.dashboard.data.runs import list_runs, per_query_rows, run_folder
 from searchtrace.evals import BEST_SCORE, NO_CONFIDENT, QueryOutcome
@@ -34,6 +35,8 @@ class QueryRun:
             the cutoff the run's attribution used.
         kg: subject, relation, object, doc_id of the graph context (see :func:`query_run`).
         trace: what the run's trace recorded (None when the store lacks it).
+        gold_path: each gold document's rank at every stage and the stage that lost it, in words
+            (:func:`dashboard.data.gold_path.gold_paths`).
     """
 
     run_id: str
@@ -53,6 +56,7 @@ class QueryRun:
     error: str | None = field(default=None)
     ranking: tuple[str, ...] = ()
     dataset_path: str | None = None
+    gold_path: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def query_across_runs(home: str | Path, query_id: str, metrics: tuple[str, ...] = ("ndcg@10",)) -> pd.DataFrame:
@@ -129,7 +133,7 @@ def query_run(home: str | Path, run_id: str, query_id: str) -> QueryRun | None:
     outcome = folder.query(query_id)
     if outcome is None:
         return None
-    summary = folder.summary()
+    summary, settings = folder.summary(), folder.settings()
     trace = trace_context(home, outcome.trace_id)
     results = _results(outcome, documents(summary.dataset.path))
     hints = outcome.retry_hints
@@ -144,9 +148,10 @@ def query_run(home: str | Path, run_id: str, query_id: str) -> QueryRun | None:
         text=(trace.text if trace and trace.text else None) or query_text(summary.dataset.path, query_id),
         mode=summary.retriever.mode, best_score=outcome.best_score, no_confident=outcome.no_confident,
         trace_id=outcome.trace_id or None, results=results, gold=gold,
-        funnel=_funnel(gold, trace, folder.settings().attribution_k), kg=kg,
+        funnel=_funnel(gold, trace, settings.attribution_k), kg=kg,
         retry_hints=hints, degraded=outcome.degraded, trace=trace, error=outcome.error,
-        ranking=tuple(doc for doc, _ in outcome.ranking), dataset_path=summary.dataset.path)
+        ranking=tuple(doc for doc, _ in outcome.ranking), dataset_path=summary.dataset.path,
+        gold_path=gold_paths(outcome.attribution, trace, settings.attribution_k, settings.depth))
 
 
 @dataclass(frozen=True)

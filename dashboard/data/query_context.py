@@ -12,6 +12,7 @@ import pandas as pd
 
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.names import Stage
+from searchtrace.traces import SpanRecord
 from searchtrace.traces import vocabulary as v
 
 __all__ = ["TraceContext", "dataset_triples", "query_text", "trace_context"]
@@ -32,6 +33,9 @@ class TraceContext:
         candidate_counts: candidates each stage produced, by span name.
         durations_ms: each span's duration, by span name.
         skipped: why each skipped stage did not run (``fusion weight 0``), by span name.
+        ranked: the ids each ranking stage recorded, best first, by span name (the retrieval stages' and the
+            fusion's candidates, the reranker's output; at most the store's ``max_candidates`` each).
+        shown: the ids the search returned, in order.
     """
 
     trace_id: str
@@ -43,6 +47,8 @@ class TraceContext:
     candidate_counts: Mapping[str, int]
     durations_ms: Mapping[str, float]
     skipped: Mapping[str, str] = field(default_factory=dict)
+    ranked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    shown: tuple[str, ...] = ()
 
 
 def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
@@ -60,7 +66,18 @@ def trace_context(home: str | Path, trace_id: str) -> TraceContext | None:
         candidate_counts={s.name: s.attributes[v.CANDIDATE_COUNT] for s in detail.spans
                           if v.CANDIDATE_COUNT in s.attributes},
         durations_ms={s.name: s.duration_ms for s in detail.spans},
-        skipped={s.name: str(s.attributes[v.SKIPPED]) for s in detail.spans if v.SKIPPED in s.attributes})
+        skipped={s.name: str(s.attributes[v.SKIPPED]) for s in detail.spans if v.SKIPPED in s.attributes},
+        ranked=_ranked(detail.spans), shown=tuple(root.get(v.RESULT_IDS, ())))
+
+
+def _ranked(spans: Iterable[SpanRecord]) -> dict[str, tuple[str, ...]]:
+    """Each ranking span's ids, best first: a stage's candidates, or what the reranker put out."""
+    out = {}
+    for span in spans:
+        ids = span.attributes.get(v.RERANK_OUTPUT_IDS, span.attributes.get(v.CANDIDATE_IDS))
+        if ids is not None and span.name != v.SEARCH_SPAN:
+            out[span.name] = tuple(str(i) for i in ids)
+    return out
 
 
 def _readable(path: Path) -> bool:

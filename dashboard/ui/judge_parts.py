@@ -8,8 +8,17 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from searchtrace.dashboard.data.judging import PairView, Progress, disagreements, pair_view, progress, queue
+from searchtrace.dashboard.data.judging import (
+    PairView,
+    Progress,
+    dataset_label,
+    disagreements,
+    pair_view,
+    progress,
+    queue,
+)
 from searchtrace.dashboard.ui import cached, context, judging
+from searchtrace.dashboard.ui.query_help import help_for
 from searchtrace.dashboard.ui.text import MEDIUM, md, show_table
 from searchtrace.dashboard.ui.url_state import seed, write_param
 from searchtrace.evals import DEFAULT_TTL_S, JudgingFolder, JudgingSession
@@ -20,6 +29,8 @@ Pair = tuple[str, str]
 SHORTCUTS = {"skip": "S", "undo": "U", "next": "N"}  # grades are their digits
 _BLANK = re.compile(r"\n\s*\n")
 DATASET = "dataset"  # the URL parameter of the dataset folder judged
+#: Grade buttons' hues: the worst grade red, the best green, those between spread evenly (any scale's size).
+WORST_HUE, BEST_HUE = 0, 120
 
 
 def pick_dataset(home: Path, page: str = "judge", hint: str = "its pool.jsonl is the queue") -> str:
@@ -39,7 +50,8 @@ def pick_dataset(home: Path, page: str = "judge", hint: str = "its pool.jsonl is
     seed(box, wanted if wanted in known else first)
     seed(path, wanted if wanted and wanted not in known else "")
     chosen = st.selectbox("Dataset", known, key=box, on_change=lambda: write_param(DATASET, st.session_state[box], first),
-                          placeholder="no run scored a dataset folder still here: type its path below")
+                          format_func=dataset_label,
+                          placeholder="no dataset folder with a pool or a run here: type its path below")
     typed = st.text_input("Or a dataset folder's path", key=path,
                           on_change=lambda: write_param(DATASET, st.session_state[path].strip()))
     folder = typed.strip() or chosen
@@ -87,15 +99,34 @@ def _progress(p: Progress, judge: str) -> None:
     st.progress(p.done / p.total if p.total else 1.0,
                 text=f"{p.done:,} of {p.total:,} pairs done · {p.queries_done:,} of {p.queries:,} queries · "
                      f"{p.mine:,} judged by {md(judge)}")
+    st.caption("Progress: " + help_for("pairs_done"))
     if p.query_total:
-        st.caption(f"This query: {p.query_done} of {p.query_total} pairs done")
+        st.caption(f"This query: {p.query_done} of {p.query_total} pairs done", help=help_for("query_done"))
+
+
+def grade_colours(values: list[int]) -> dict[int, str]:
+    """A distinct colour per grade, the worst red to the best green (dark enough for white text); a scale's
+    grades can be any number of integers, so the hues are spread over them rather than taken from a list."""
+    n = len(values)
+    step = (BEST_HUE - WORST_HUE) / (n - 1) if n > 1 else 0
+    return {v: f"hsl({round(WORST_HUE + i * step if n > 1 else BEST_HUE)}, 70%, 34%)"
+            for i, v in enumerate(sorted(values))}
+
+
+def _grade_style(values: list[int], prefix: str) -> None:
+    """Each grade button in its own colour (by its key's CSS class), so grades are told apart at a glance."""
+    rules = "".join(f".st-key-{prefix}-{v} button {{background-color: {c} !important; border-color: {c} !important;"
+                    f" color: #fff !important;}}" for v, c in grade_colours(values).items())
+    st.html(f"<style>{rules}</style>")
 
 
 def _buttons(session: JudgingSession, dataset: str, pair: Pair, judge: str) -> None:
+    """The grade buttons, skip and undo, under the passage (the judge reads, then grades), and the note."""
     scale = session.scale
+    _grade_style([v for v, _ in scale.grades], "judge-grade")
     columns = st.columns(len(scale.grades) + 2)
     for column, (value, _) in zip(columns, scale.grades):
-        column.button(judging.grade_label(scale, value), key=f"judge-grade-{value}", type="primary",
+        column.button(judging.grade_label(scale, value), key=f"judge-grade-{value}", type="secondary",
                       shortcut=str(value) if 0 <= value <= 9 else None, width="stretch",
                       on_click=judging.grade, args=(session, dataset, pair, value, judge, "judge-note"))
     columns[-2].button("Skip", key="judge-skip", shortcut=SHORTCUTS["skip"], width="stretch",
@@ -125,12 +156,22 @@ def _query_done(session: JudgingSession, dataset: str, judge: str, state: judgin
         right.button("Back to the skipped", key="judge-revisit", on_click=judging.revisit_skipped, args=(dataset,))
 
 
+def _said_undone(dataset: str) -> None:
+    """After an undo, what it took back: the query, the document and the grade."""
+    undone = judging.take_undone(dataset)
+    if undone is not None:
+        query, doc, grade = undone
+        st.success(f"Undone: your grade {grade} of document {md(doc)} for query {md(query)}; the pair is shown "
+                   "again.", icon="↩️")
+
+
 def show_queue(session: JudgingSession, dataset: str, judge: str) -> None:
     """The next pair of the pool for ``judge`` (held for them), its grade buttons, and progress."""
+    _said_undone(dataset)
     pool = context.load(queue, dataset)
     state = judging.queue_state(dataset)
     per_pair = int(st.number_input("Judges per pair", 1, 10, 1, key="judge-per-pair",
-                                   help="2 or more hands each pair to that many judges, for their agreement"))
+                                   help=help_for("judges_per_pair")))
     pair = session.next_pair(judge, pool.candidates(state.query, state.skipped, state.first), DEFAULT_TTL_S, per_pair)
     if pair is not None and state.query is None:
         state.query = pair[0]
@@ -143,8 +184,8 @@ def show_queue(session: JudgingSession, dataset: str, judge: str) -> None:
         else:
             _query_done(session, dataset, judge, state, done)
         return
-    _buttons(session, dataset, pair, judge)
     show_pair(context.load(pair_view, dataset, pair))
+    _buttons(session, dataset, pair, judge)
 
 
 def show_disagreements(session: JudgingSession, dataset: str, judge: str) -> None:
@@ -156,15 +197,18 @@ def show_disagreements(session: JudgingSession, dataset: str, judge: str) -> Non
     if table.empty:
         return
     show_table(st, table, hide_index=True, key="judge-disputes", column_config={
+        "grades": st.column_config.TextColumn("grades", help=help_for("grades")),
+        "adjudicated": st.column_config.NumberColumn("adjudicated", help=help_for("adjudicated")),
         "query": st.column_config.TextColumn("query", width=MEDIUM),
         "title": st.column_config.TextColumn("title", width=MEDIUM),
         "notes": st.column_config.TextColumn("notes", width="large")})
     labels = {f"{r.query_id} · {r.doc_id}": (r.query_id, r.doc_id) for r in table.itertuples()}
     picked = st.selectbox("Adjudicate", list(labels), key="judge-dispute-pick")
     pair = labels[picked]
+    show_pair(context.load(pair_view, dataset, pair))
     st.text_input("Adjudication note (optional)", key="judge-adjudication-note")
+    _grade_style([v for v, _ in session.scale.grades], "judge-adjudicate")
     columns = st.columns(len(session.scale.grades))
     for column, (value, _) in zip(columns, session.scale.grades):
         column.button(judging.grade_label(session.scale, value), key=f"judge-adjudicate-{value}", width="stretch",
                       on_click=judging.adjudicate, args=(session, pair, value, judge, "judge-adjudication-note"))
-    show_pair(context.load(pair_view, dataset, pair))

@@ -16,10 +16,11 @@ import streamlit as st
 from searchtrace.dashboard.data import shared_store
 from searchtrace.evals import ADJUDICATION, JudgingSession, Scale
 
-__all__ = ["JUDGE_KEY", "QueueState", "adjudicate", "ask_judge_name", "grade", "grade_label", "judging_session",
+__all__ = ["JUDGE_KEY", "JUDGE_PARAM", "QueueState", "forget_judge_name", "take_undone", "adjudicate", "ask_judge_name", "grade", "grade_label", "judging_session",
            "next_query", "queue_state", "revisit_skipped", "skip", "undo"]
 
 JUDGE_KEY = "judge-name"
+JUDGE_PARAM = "judge"  # the URL parameter that keeps the judge's name across reloads
 _STATES = "judge-queues"
 Pair = tuple[str, str]
 
@@ -41,20 +42,43 @@ def judging_session(dataset: str) -> JudgingSession:
     return _session(str(folder), scale.stat().st_mtime_ns if scale.is_file() else -1, url.conninfo if url else None)
 
 
-def ask_judge_name(prefix: str) -> str | None:
-    """The judge's name, kept for the browser session; asked once (a text box and a button) until given."""
-    name = st.session_state.get(JUDGE_KEY)
+def _cleaned(name: str) -> str | None:
+    """A judge's name with its spaces collapsed, or None when it is no non-empty printable line."""
+    cleaned = " ".join(name.split())
+    return cleaned if cleaned and cleaned.isprintable() else None
+
+
+def ask_judge_name(prefix: str, in_url: bool = False) -> str | None:
+    """The judge's name, kept for the browser session; asked once (a text box and a button) until given.
+
+    ``in_url``: the page keeps the name in its URL too (``?judge=``, among the parameters it owns), so a
+    reload or a bookmark keeps it; a page that does not own that parameter would drop it from its URL.
+    """
+    name = st.session_state.get(JUDGE_KEY) or (_cleaned(str(st.query_params.get(JUDGE_PARAM) or ""))
+                                               if in_url else None)
     if name:
+        st.session_state[JUDGE_KEY] = name
+        if in_url and st.query_params.get(JUDGE_PARAM) != name:
+            st.query_params[JUDGE_PARAM] = name
         return str(name)
     typed = st.text_input("Your name, recorded with each judgment", key=f"{prefix}-name-input",
                           placeholder="e.g. ana")
     if st.button("Start judging", key=f"{prefix}-name-start", type="primary"):
-        cleaned = " ".join(typed.split())
-        if cleaned and cleaned.isprintable():
+        cleaned = _cleaned(typed)
+        if cleaned:
             st.session_state[JUDGE_KEY] = cleaned
+            if in_url:
+                st.query_params[JUDGE_PARAM] = cleaned
             st.rerun()
         st.error("The name must be a non-empty line of printable characters.")
     return None
+
+
+def forget_judge_name() -> None:
+    """"Not you?": the name leaves the session and the URL, so the page asks again."""
+    st.session_state.pop(JUDGE_KEY, None)
+    if JUDGE_PARAM in st.query_params:
+        del st.query_params[JUDGE_PARAM]
 
 
 @dataclass
@@ -65,6 +89,7 @@ class QueueState:
     skipped: list[Pair] = field(default_factory=list)
     first: Pair | None = None
     judged: list[Pair] = field(default_factory=list)
+    undone: tuple[str, str, int] | None = None  # the last judgment undone (query, document, grade), said once
 
 
 def queue_state(dataset: str) -> QueueState:
@@ -99,11 +124,20 @@ def undo(session: JudgingSession, dataset: str, judge: str) -> None:
     tally = session.tally.refresh()
     while state.judged:
         pair = state.judged.pop()
-        if tally.label(pair, judge) is not None:
+        standing = tally.label(pair, judge)
+        if standing is not None:
             session.record(*pair, None, judge)
             session.queue.release(judge)
             state.query, state.first = pair[0], pair
+            state.undone = (*pair, int(standing.grade)) if standing.grade is not None else None
             return
+
+
+def take_undone(dataset: str) -> tuple[str, str, int] | None:
+    """The judgment the last undo retracted (query, document, grade), once: the page says it after the undo."""
+    state = queue_state(dataset)
+    undone, state.undone = state.undone, None
+    return undone
 
 
 def next_query(dataset: str) -> None:

@@ -8,11 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from searchtrace.dashboard.data import QueryRun, SideBySide
+from searchtrace.dashboard.data.gold_path import RANKING_STAGES
 from searchtrace.dashboard.ui import charts, context
-from searchtrace.dashboard.ui.text import band_style, gold_rows, md, plain_heading, show_table
+from searchtrace.dashboard.ui.query_help import help_for
+from searchtrace.dashboard.ui.text import BAND_BACKGROUND, band_style, gold_rows, md, plain_heading, show_table
 from searchtrace.retriever import RetryHints
 
-__all__ = ["show_context", "show_gold_moves", "show_header", "show_run"]
+__all__ = ["band_chips", "band_list", "show_context", "show_gold_moves", "show_gold_paths", "show_header",
+           "show_run"]
 
 HINTS = (("detected_entities", "Detected entities"), ("related_terms", "Related terms"),
          ("narrower_query", "Narrower query"), ("broader_query", "Broader query"))
@@ -37,23 +40,23 @@ def _results_table(results: pd.DataFrame, key: str, side: str) -> None:
     data = results.assign(gold=["★" * int(g) if g else "" for g in results["grade"]],
                           moved=[_moved(r, o, side) for r, o in zip(results["rank"], results["other_rank"])]
                           if "other_rank" in results else "")
-    data = data[["rank", "gold", "title", "snippet", "relevance", "band", "moved", "doc_id"]]
+    # relevance, band and move next to the rank, so a narrow column still shows them beside each result
+    data = data[["rank", "gold", "relevance", "band", "moved", "title", "snippet", "doc_id"]]
     styled = (data.style.map(band_style, subset=["band"]).apply(gold_rows, axis=None)
               .format({"relevance": "{:.3f}"}))
     st.caption("Ranked best first. Relevance is the calibrated relevance, shown as a running minimum down the "
                "ranking (a result never shows more than the one above it); gold documents are shaded.")
     show_table(st.container(key=f"{key}-box"), styled, hide_index=True,
                  key=key, height=38 + 35 * min(len(data), 12), column_config={
-                     "rank": st.column_config.NumberColumn("rank", width=40),
-                     "gold": st.column_config.TextColumn("gold", width=40, help="gold grade (★ per grade point)"),
+                     "rank": st.column_config.NumberColumn("rank", width=40, help=help_for("rank")),
+                     "gold": st.column_config.TextColumn("gold", width=40, help=help_for("gold")),
                      "title": st.column_config.TextColumn("title", width=120),
                      "snippet": st.column_config.TextColumn("snippet", width=210),
-                     "relevance": st.column_config.NumberColumn(
-                         "relevance (calibrated)", help="the calibrated relevance, as a running minimum in rank "
-                                                        "order"),
+                     "relevance": st.column_config.NumberColumn("relevance", width=70, help=help_for("relevance")),
+                     "band": st.column_config.TextColumn("band", width=60, help=help_for("band")),
                      "moved": st.column_config.TextColumn(
-                         "in candidate" if side == "baseline" else "vs baseline",
-                         help="rank in the other run; ▲ moved up from baseline to candidate, ▼ down")})
+                         "in candidate" if side == "baseline" else "vs baseline", width=95,
+                         help=help_for("moved"))})
 
 
 def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Mapping[str, str],
@@ -65,7 +68,8 @@ def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Map
     st.html(plain_heading(f"{side.capitalize()}: {names.get(view.run_id, view.run_id)}"))
     ndcg = "n/a" if metric_value is None or metric_value != metric_value else f"{metric_value:.3f}"
     st.markdown(f"nDCG@10 **{ndcg}** · bestScore **{view.best_score:.3f}** · "
-                f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode")
+                f"{'no confident result' if view.no_confident else 'confident results'} · {md(view.mode or '?')} mode",
+                help=" ".join(help_for(k) for k in ("ndcg@10", "bestScore", "noConfidentResults")))
     if view.degraded:
         st.warning(f"Degraded stages: {md(', '.join(view.degraded))}")
     if view.error:
@@ -73,6 +77,7 @@ def show_run(view: QueryRun | None, results: pd.DataFrame, side: str, names: Map
     _results_table(results, f"query-results-{side}", side)
     skipped = view.funnel[view.funnel["skipped"] != ""]
     st.altair_chart(charts.funnel(view.funnel), width="stretch")
+    st.caption("Funnel: " + help_for("funnel"))
     if not skipped.empty:
         st.caption("Skipped stages (they did not run, so they hold no gold document): "
                    + "; ".join(f"{md(s)}: {md(r)}" for s, r in zip(skipped["stage"], skipped["skipped"])))
@@ -89,8 +94,39 @@ def show_gold_moves(pair: SideBySide) -> None:
         return
     gold = pair.gold.assign(grade=["★" * int(g) for g in pair.gold["grade"]])
     show_table(st.container(key="query-gold-box"), gold, hide_index=True,
-                 key="query-gold", column_config={"move": st.column_config.TextColumn("base → candidate rank"),
-                                                   "base_rank": "base rank", "candidate_rank": "cand. rank"})
+                 key="query-gold", column_config={"move": st.column_config.TextColumn(
+                     "base → candidate rank", help=help_for("gold_moves")),
+                     "base_rank": "base rank", "candidate_rank": "cand. rank"})
+
+
+def show_gold_paths(view: QueryRun | None, side: str, names: Mapping[str, str]) -> None:
+    """Each gold document's rank at every stage of ``view``'s search, and the stage that lost it, in words."""
+    if view is None or view.gold_path.empty:
+        return
+    st.markdown(f"**{side.capitalize()}: {md(names.get(view.run_id, view.run_id))}**", help=help_for("where"))
+    st.markdown("\n".join(f"- {md(doc)} ({'★' * int(grade)}): {md(where)}" for doc, grade, where in
+                          zip(view.gold_path["doc_id"], view.gold_path["grade"], view.gold_path["where"])))
+    stages = [s for s in RANKING_STAGES if view.gold_path[s].notna().any()]
+    table = view.gold_path[["doc_id", *stages, "final_rank", "lost_stage"]]
+    show_table(st, table, hide_index=True, key=f"query-gold-path-{side}", column_config={
+        **{s: st.column_config.TextColumn(s, help=help_for("shape" if s == "shape" else "stage_rank"))
+           for s in stages},
+        "final_rank": st.column_config.NumberColumn("final rank", help=help_for("final_rank")),
+        "lost_stage": st.column_config.TextColumn("lost at", help=help_for("lost_stage"))})
+
+
+def band_list(value: Any) -> list[str]:
+    """A query's result bands as a list, from the comma-joined text a run's per-query file holds (or a list)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return []
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    return [str(p).strip() for p in parts if str(p).strip()]
+
+
+def band_chips(label: str = "bands") -> Any:
+    """A column showing a list of bands as chips, each band in its own colour (the cells' and charts' hues)."""
+    return st.column_config.MultiselectColumn(label, options=list(BAND_BACKGROUND),
+                                              color=list(BAND_BACKGROUND.values()), help=help_for("bands"))
 
 
 def _hints(hints: RetryHints | None) -> list[str]:

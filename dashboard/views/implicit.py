@@ -30,11 +30,28 @@ def _view(home: str, dataset: str, min_impressions: int, stamp: object) -> impli
     return implicit.implicit_view(home, dataset, min_impressions, stamp)
 
 
-if right.button("Recompute implicit judgments", key="implicit-recompute", type="primary",
-                help="write the grades that changed since the last run and retract the pairs no longer judged"):
-    done = context.load(implicit.recompute, home, dataset, min_impressions)
-    st.success(f"{done.written:,} judgments written: {done.added:,} added, {done.changed:,} changed, "
-               f"{done.retracted:,} retracted ({done.unchanged:,} unchanged).")
+CONFIRM = "implicit-confirm"  # the recompute asked for, waiting for its confirmation (the dataset it was asked for)
+DONE = "implicit-written"  # what the confirmed recompute wrote, said once
+if right.button("Recompute implicit judgments…", key="implicit-recompute", type="secondary",
+                help="asks first: it writes the grades that changed since the last run and retracts the pairs no "
+                     "longer judged"):
+    st.session_state[CONFIRM] = dataset
+if st.session_state.get(CONFIRM) == dataset:
+    # writing labels is not undone by a click: say what will be written, and where, before doing it
+    st.warning(f"Recompute writes implicit labels (judge implicit:coec) to the judgments of {md(dataset)}: "
+               "grades that changed are recorded and pairs no longer judged retracted. Write them?")
+    yes, no, _ = st.columns([1, 1, 3])
+    if yes.button("Write the labels", key="implicit-recompute-confirm", type="primary"):
+        del st.session_state[CONFIRM]
+        done = context.load(implicit.recompute, home, dataset, min_impressions)
+        st.session_state[DONE] = (f"{done.written:,} judgments written: {done.added:,} added, {done.changed:,} "
+                                  f"changed, {done.retracted:,} retracted ({done.unchanged:,} unchanged).")
+        st.rerun()  # the page again without the question, saying what was written
+    elif no.button("Cancel", key="implicit-recompute-cancel"):
+        del st.session_state[CONFIRM]
+        st.rerun()
+if DONE in st.session_state:
+    st.success(st.session_state.pop(DONE))
 counts = context.load(implicit.label_counts, dataset)
 for column, kind in zip(st.columns(3), ("human", "imported", "implicit")):
     column.metric(f"standing {kind} labels", f"{counts.get(kind, 0):,}")

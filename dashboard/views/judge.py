@@ -9,12 +9,12 @@ from searchtrace.dashboard.ui.text import md
 from searchtrace.dashboard.ui.url_state import url_segmented
 
 st.title("Judge")
-VIEW = ("dataset", "view")
+VIEW = ("dataset", "view", judging.JUDGE_PARAM)
 if context.restore("judge", VIEW):
     st.caption("The dataset judged last in this session (the link named none).")
 dataset = pick_dataset(context.home())
 context.remember("judge", VIEW)  # the dataset, before the page asks for a name
-judge = judging.ask_judge_name("judge")
+judge = judging.ask_judge_name("judge", in_url=True)
 if judge is None:
     st.stop()
 session = context.load(judging.judging_session, dataset)
@@ -24,7 +24,7 @@ view = url_segmented(left, "View", ["Pairs", "Disagreements"], default="Pairs", 
 context.remember("judge", VIEW)
 right.caption(f"judging as **{md(judge)}**")
 if right.button("Not you?", key="judge-forget-name", type="tertiary"):
-    del st.session_state[judging.JUDGE_KEY]
+    judging.forget_judge_name()
     st.rerun()
 if view == "Disagreements":
     show_disagreements(session, dataset, judge)

@@ -4,7 +4,16 @@ import streamlit as st
 
 from searchtrace.dashboard.data import find_queries
 from searchtrace.dashboard.ui import cached, charts, context
-from searchtrace.dashboard.ui.query_parts import show_context, show_gold_moves, show_header, show_run
+from searchtrace.dashboard.ui.query_help import help_for
+from searchtrace.dashboard.ui.query_parts import (
+    band_chips,
+    band_list,
+    show_context,
+    show_gold_moves,
+    show_gold_paths,
+    show_header,
+    show_run,
+)
 from searchtrace.dashboard.ui.text import METRIC_FORMAT, md, show_table
 from searchtrace.dashboard.ui.url_state import url_multiselect
 from searchtrace.evals import BEST_SCORE, NO_CONFIDENT
@@ -77,14 +86,25 @@ with left:
 with right:
     show_run(pair.candidate, pair.candidate_results, "candidate", names, ndcg.get(cand))
 show_gold_moves(pair)
+st.subheader("Gold documents, stage by stage", help=help_for("stage_rank"))
+sides = [(s, v) for s, v in (("candidate", pair.candidate), ("baseline", pair.base if base != cand else None))
+         if v is not None and not v.gold_path.empty]
+for side, view in sides:
+    show_gold_paths(view, side, names)
+if not sides:
+    st.caption("No gold document is judged for this query.")
 show_context(either)
 
-st.header("Across runs")
+st.header("Across runs", help=help_for("across"))
 across = across.assign(name=across["run_id"].map(names))
+if "bands" in across:
+    across = across.assign(bands=across["bands"].map(band_list))
 show_table(st, across[["name", "created_at", "mode", "ndcg@10", "recall@100", BEST_SCORE, NO_CONFIDENT,
                      "bands", "run_id"]] if "ndcg@10" in across else across, hide_index=True, key="query-across",
              column_config={"created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
-                            **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT)
+                            "bands": band_chips(), NO_CONFIDENT: st.column_config.CheckboxColumn(
+                                NO_CONFIDENT, help=help_for(NO_CONFIDENT)),
+                            **{c: st.column_config.NumberColumn(c, format=METRIC_FORMAT, help=help_for(c))
                                for c in ("ndcg@10", "recall@100", BEST_SCORE)}})
 if len(across) > 1 and "ndcg@10" in across:
     groups = runs.set_index("run_id")["group"]
@@ -111,6 +131,6 @@ else:
     table = ranks.set_index(["doc_id", "title", "grade", "run"])["rank"].unstack("run")
     table = table.reindex(columns=list(dict.fromkeys(ranks["run"])))
     st.caption("Rank of each gold document in each run (1 = top; empty: not ranked within the run's depth, "
-               f"{int(ranks['depth'].max())} at most).")
+               f"{int(ranks['depth'].max())} at most).", help=help_for("gold_across"))
     show_table(st, table.reset_index(), hide_index=True, key="query-gold-ranks")
     st.altair_chart(charts.gold_ranks(ranks), width="stretch")

@@ -140,7 +140,8 @@ def test_query_page_side_by_side(app, run_ids, sample_dataset):
     at = page(app, "views/query.py", query="test-001", run=run_ids["base"], base=run_ids["fast"])
     ok(at, "Query")
     assert at.selectbox(key="query-base").value == run_ids["fast"]
-    base_results, cand_results, gold, kg, across, gold_across = frames(at)
+    base_results, cand_results, gold, cand_path, base_path, kg, across, gold_across = frames(at)
+    assert sorted(cand_path["doc_id"]) == sorted(base_path["doc_id"]) == sorted(gold["doc_id"])
     assert len(base_results) == len(cand_results) == 20 and len(across) == 4
     # the gold documents' ranks in the two runs picked by default (baseline first), a column per run, agreeing
     # with the side-by-side's gold moves (computed from the two rankings apart from this table)

@@ -35,11 +35,24 @@ def test_the_page_shows_the_clicks_apart_and_recompute_writes_them(served, monke
     assert at.dataframe[1].value.shape == (3, 3)  # agreement with ana's label
     assert not [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]  # shown only
 
+    # the recompute asks first: a click says what it would write and writes nothing; cancel leaves it unwritten
+    recompute = at.button(key="implicit-recompute")
+    assert recompute.proto.type != "primary"
+    recompute.click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("writes implicit labels" in w.value for w in at.warning)
+    assert not [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]
+    at.button(key="implicit-recompute-cancel").click().run()
+    assert not at.warning and not [b for b in at.button if b.key == "implicit-recompute-confirm"]
+    assert not [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]
     at.button(key="implicit-recompute").click().run()
+    at.button(key="implicit-recompute-confirm").click().run()
     assert not at.exception, [e.message for e in at.exception]
     written = [j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]
     assert written and any(s.value.startswith(f"{len(written)} judgments written") for s in at.success)
     assert {m.label: m.value for m in at.metric}["standing implicit labels"] == str(len(written))
-    at.button(key="implicit-recompute").click().run()  # nothing changed: nothing more written
+    assert not [b for b in at.button if b.key == "implicit-recompute-confirm"]  # asked again next time
+    at.button(key="implicit-recompute").click().run()
+    at.button(key="implicit-recompute-confirm").click().run()  # nothing changed: nothing more written
     assert len([j for j in JudgingSession.open(dataset).store.read() if j.kind is Kind.IMPLICIT]) == len(written)
     assert any(s.value.startswith("0 judgments written") for s in at.success)

@@ -250,9 +250,9 @@ def test_judge_dataset_and_view_in_the_url(judged, monkeypatch):
     assert len(at.dataframe) == 1  # the disagreement
     at.segmented_control(key="judge-view").set_value("Pairs").run()
     ok(at)
-    assert url(at) == {"dataset": str(dataset)}
+    assert url(at) == {"dataset": str(dataset), "judge": "cy"}  # the judge too: a reload keeps them
     at.segmented_control(key="judge-view").set_value("Disagreements").run()
-    assert url(at) == {"dataset": str(dataset), "view": "Disagreements"}
+    assert url(at) == {"dataset": str(dataset), "view": "Disagreements", "judge": "cy"}
     at = visit(at, JUDGE, {})  # the sidebar's link
     assert at.text_input(key="judge-dataset-path").value == str(dataset)
     assert at.segmented_control(key="judge-view").value == "Disagreements"

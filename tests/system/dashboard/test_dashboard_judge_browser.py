@@ -1,5 +1,7 @@
 """The Judge page in a real headless Chromium: a judge names themself, grades pairs with mouse clicks and
-with the grade's key, types a note (its digits grade nothing), and every judgment lands in ``judgments.jsonl``.
+with the grade's key, types a note (its digits grade nothing), and every judgment lands in ``judgments.jsonl``;
+the grade buttons are drawn under the passage in distinct colours, an undo says what it took back, and a
+reload keeps the judge.
 
 Driven over the DevTools protocol, as the dashboard's other browser tests are
 (``headless_chromium.py``). Planted probe strings in the query and the document
@@ -101,6 +103,15 @@ def test_a_judge_grades_pairs_by_click_and_key_and_the_store_has_them(server, br
     assert "judging as ana" in text and "Orsolya Venn" in text
     inert(json.loads(browser.evaluate(OUTSIDE)), "judge page")  # the probe in the document is text
     assert "[Click to re-login](https://evil.example/login)" in text.replace("\u2060", "")
+    # the grade buttons under the passage, each its own colour as drawn
+    bottom, tops = browser.evaluate("""(() => {  // one moment, so both boxes are in one scroll position
+        const box = s => document.querySelector(s).getBoundingClientRect();
+        return [box('.st-key-judge-document').bottom,
+                [0, 1, 2].map(g => box(`.st-key-judge-grade-${g} button`).top)]; })()""")
+    assert all(top >= bottom for top in tops), (bottom, tops)
+    colours = [browser.evaluate(f"getComputedStyle(document.querySelector('.st-key-judge-grade-{g} button'))"
+                                ".backgroundColor") for g in range(3)]
+    assert len(set(colours)) == 3, colours
 
     browser.click(".st-key-judge-grade-2 button")  # a mouse click
     assert [(j.pair, j.grade, j.judge) for j in wait_stored(judged_dataset, 1)] == [(POOL[0], 2, "ana")]
@@ -121,7 +132,8 @@ def test_a_judge_grades_pairs_by_click_and_key_and_the_store_has_them(server, br
     settle(browser, "Every pair of query test-001 is done.")
 
     browser.click(".st-key-judge-undo button")
-    settle(browser, "This query: 2 of 3 pairs done")
+    text = settle(browser, "This query: 2 of 3 pairs done")
+    assert f"Undone: your grade 1 of document {POOL[2][1]} for query {POOL[2][0]}" in text
     assert stored(judged_dataset)[-1].pair == POOL[2] and stored(judged_dataset)[-1].retracts
     browser.click(".st-key-judge-grade-2 button")
     wait_stored(judged_dataset, 5)
@@ -129,5 +141,8 @@ def test_a_judge_grades_pairs_by_click_and_key_and_the_store_has_them(server, br
     browser.click(".st-key-judge-next-query button")
     text = settle(browser, "This query: 0 of 1 pairs done")
     assert "Heron" in text
+    browser.open(browser.evaluate("window.location.href"))  # a reload: a new session, the judge kept by the URL
+    text = settle(browser, "This query: 0 of 1 pairs done")
+    assert "judging as ana" in text and "Start judging" not in text
     assert [(j.pair, j.grade) for j in stored(judged_dataset)] == [
         (POOL[0], 2), (POOL[1], 0), (POOL[2], 1), (POOL[2], None), (POOL[2], 2)]
