@@ -24,6 +24,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,7 +49,12 @@ if TYPE_CHECKING:
 
 __all__ = ["RunFolder"]
 
-_VERIFIED: dict[tuple[str, str], tuple[int, int, int, str]] = {}  # (folder, file) -> (size, mtime_ns, inode, sha256)
+_VERIFIED: dict[tuple[str, str], tuple[int, int, int, int, str]] = {}
+"""(folder, file) -> (size, mtime_ns, ctime_ns, inode, sha256) of a file whose hash matched."""
+_RACY_NS = 2 * 10**9
+"""A file changed this recently is hashed at every read, never remembered as verified: a file system's
+timestamps are coarse (a tick of a few ms on tmpfs, 2 s on FAT), so a same-size write in the same tick, on
+the same inode (reused after a delete), would keep every remembered value (git's "racily clean" rule)."""
 _VERIFIED_LOCK = threading.Lock()
 _CHUNK = 1 << 20
 _STAMP = re.compile(r"(?:^|-)(\d{8}T\d{6})(?:-|$)")  # default run ids: <dataset>-<mode>-<UTC stamp>-<key>
@@ -213,15 +219,16 @@ class RunFolder:
             if st.st_size != want.size:
                 raise DataError(str(path), None, f"{st.st_size} bytes where {self.SUMMARY} records {want.size}: "
                                                   "damaged or changed after the run was written")
-            seen = (st.st_size, st.st_mtime_ns, st.st_ino, want.sha256)
+            seen = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, want.sha256)
             with _VERIFIED_LOCK:
                 if _VERIFIED.get((root, name)) == seen:
                     continue
             if _sha256(path) != want.sha256:
                 raise DataError(str(path), None, f"its sha256 does not match {self.SUMMARY}'s: damaged or changed "
                                                   "after the run was written")
-            with _VERIFIED_LOCK:
-                _VERIFIED[(root, name)] = seen
+            if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
+                with _VERIFIED_LOCK:
+                    _VERIFIED[(root, name)] = seen
 
     def digests(self) -> dict[str, FileDigest]:
         """The sha256 and size of every file of the folder but ``run.json`` (hidden files left out)."""

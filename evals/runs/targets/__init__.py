@@ -8,9 +8,13 @@ and pages, ``http`` and ``mcp`` (with ``session``, its loop thread) fetch a page
 is ``searchtrace targets``.
 """
 
-from searchtrace.evals.runs.targets.config import TargetFile, load_target_file, parse_target_file
-from searchtrace.evals.runs.targets.opening import is_shaped, open_shaped, target_spec
-from searchtrace.evals.runs.targets.profiles import load_profile, profile_names, profile_text
+from typing import TYPE_CHECKING
 
-__all__ = ["TargetFile", "is_shaped", "load_profile", "load_target_file", "open_shaped", "parse_target_file",
-           "profile_names", "profile_text", "target_spec"]
+from searchtrace._lazy import exports
+
+if TYPE_CHECKING:
+    from searchtrace.evals.runs.targets.config import TargetFile, load_target_file, parse_target_file
+    from searchtrace.evals.runs.targets.opening import is_shaped, open_shaped, target_spec
+    from searchtrace.evals.runs.targets.profiles import load_profile, profile_names, profile_text
+
+__getattr__, __dir__, __all__ = exports(__name__, __file__)
