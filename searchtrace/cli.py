@@ -18,7 +18,7 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from searchtrace import __version__
 from searchtrace import environment as env_names
@@ -37,9 +37,19 @@ __all__ = ["build_parser", "main", "migrations"]
 Handler = Callable[[argparse.Namespace], int]
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that takes options only as spelt: a prefix (``--run`` for ``--runs``) is an
+    error, so a typo never passes for another option, and adding an option never changes what an old
+    command line means. Every subcommand's parser is one too (``add_subparsers`` makes its own class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every package's subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="searchtrace",
         description="Evaluation and tracing harness around a hybrid, graph-aware retriever.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")

@@ -117,3 +117,16 @@ def test_datasets_check_says_what_labels_it_has_or_that_it_has_none(tmp_path, ca
     out = capsys.readouterr().out
     assert "None" not in out and "0 judgments" not in out  # it said "0 judgments (None)"
     assert "labels: none (no qrels/*.tsv;" in out
+
+
+@pytest.mark.parametrize("argv, spelt", [
+    (["search", str(SAMPLE), "q", "--top", "3"], "--top"),  # --top-k
+    (["gate", "--baseline", "a", "--candidate", "b", "--conf", "g.toml"], "--conf"),  # --config
+    (["judge", "pool", str(SAMPLE), "--runs", "r", "--dep", "10"], "--dep"),  # --depth
+])
+def test_an_option_is_taken_only_as_spelt(argv, spelt, capsys):
+    # A prefix of an option is a typo, not the option: a README command that drifts fails its test.
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert f"unrecognized arguments: {spelt}" in capsys.readouterr().err
