@@ -9,6 +9,7 @@ import json
 
 import pytest
 from foreign_fixtures import record_foreign, reranker, retriever, trace_id
+from opentelemetry.sdk.resources import Resource
 from trace_fixtures import FakeSearch, record
 
 from searchtrace.home import Home
@@ -72,7 +73,8 @@ def test_list_filters_by_service_and_project_and_lists_ours_alone(home, capsys):
     assert (trace["service"], trace["project"], trace["source"]) == ("other-app", "ops", "otlp")
     assert [(s["query"], s["doc_ids"], s["scores"]) for s in trace["searches"]] == [
         ("tide tables", ["kb-1", None, "kb-3"], [0.8125, None, None]), ("ferry times", ["kb-3"], [None])]
-    assert run("list", "--home", path, "--service", "unknown_service:python") == 0
+    default = str(Resource.create().attributes["service.name"])  # the SDK's: unknown_service:<executable>
+    assert run("list", "--home", path, "--service", default) == 0
     header, ours = _lines(capsys)
     assert "search '" not in ours
 
