@@ -157,19 +157,22 @@ def _ranked(sources: Mapping[str, Mapping[str, list[str]]], query: str,
 
 def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stages: bool = False, deeper: int = 0,
                seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None,
-               existing: Sequence[PooledPair] = ()) -> Pool:
+               existing: Sequence[PooledPair] = (), traced: Mapping[str, Mapping[str, list[str]]] | None = None) -> Pool:
     """The pool of ``runs`` at ``depth`` less the pairs already judged, added to the pool ``existing`` (see the
     module docstring): its pairs are all kept, in their order, each with the new sources that ranked it added.
+    ``traced``: more sources (name -> query -> doc ids best first), such as what another retriever returned in
+    its traces (``judge pool --from-traces``).
 
     Raises:
-        ValidationError: no run, a depth below 1, runs of another dataset, ``--stages`` without traces.
+        ValidationError: no run nor traced source, a depth below 1, runs of another dataset, ``--stages`` without
+            traces.
     """
-    if not runs:
-        raise ValidationError("give at least one run folder to pool (--runs)", field="runs")
+    if not runs and not traced:
+        raise ValidationError("give at least one run folder to pool (--runs), or --from-traces", field="runs")
     if depth < 1 or deeper < 0:
         raise ValidationError(f"depth must be >= 1 and deeper >= 0, got {depth} and {deeper}", field="depth")
     _check_dataset(folder, runs)
-    sources: dict[str, dict[str, list[str]]] = {}
+    sources: dict[str, dict[str, list[str]]] = {k: dict(v) for k, v in (traced or {}).items()}
     for run in runs:
         sources |= _rankings(run, stages, traces, store)
     queries, _ = folder.ids()
