@@ -207,6 +207,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   "--target", file=sys.stderr)
             return ExitCode.INVALID
         args.run, args.qrels = _traces_run(args)
+        code = _score_external(args)
+        _print_stages(args)
+        return code
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -374,6 +377,28 @@ def _traces_run(args: argparse.Namespace) -> tuple[str, str]:
     run = root / "traces.run"
     run.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(run), str(qrels)
+
+
+def _print_stages(args: argparse.Namespace) -> None:
+    """Where each gold document of the traces' latest searches was kept or lost: by their retriever, by each
+    reranker, below the cutoff (to stderr: the table or the JSON on stdout stays as ``eval --run`` prints it)."""
+    from searchtrace.database import resolve_store_url
+    from searchtrace.evals.labels.querysets.services import traced_stages
+    from searchtrace.evals.runs.trec import read_qrels
+    from searchtrace.evals.scoring.attribution import fates_summary, follow
+    from searchtrace.home import Home
+
+    gold = read_qrels(args.qrels).to_dict()
+    k = args.max_docs or 10
+    stages = traced_stages(Path(args.dataset), Home.resolve(args.home).traces, resolve_store_url(args.store))
+    fates = [f for qid, found in stages.items() for f in follow(qid, gold.get(qid, {}), found, k)]
+    counts = fates_summary(fates)
+    said = [f"{n} {what.replace('_', ' ')}" if what in ("ranked_out", "not_retrieved") else
+            f"{n} found in the top {k}" if what == "found" else f"{n} lost at the {what}"
+            for what, n in counts.items()]
+    columns = width(stream=sys.stderr)
+    for line in [f"gold documents of the traced searches: {len(fates)}", *(f"  {s}" for s in said)]:
+        print(fit(line, columns), file=sys.stderr)
 
 
 def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,

@@ -191,10 +191,10 @@ def cmd_pool(args: argparse.Namespace) -> int:
     folder = _folder(args)
     traced = None
     if args.from_traces:
-        from searchtrace.evals.labels.querysets.services import merged, traced_rankings
+        from searchtrace.evals.labels.querysets.services import traced_rankings
 
         service, found = traced_rankings(folder.root, Home.resolve(args.home).traces, _store(args))
-        traced = {f"traces:{service}": {q: merged(lists) for q, lists in found.items()}}
+        traced = {f"traces:{service}": found}
     before = read_pool(folder, missing_ok=True)
     pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
                       seed=args.seed, traces=Home.resolve(args.home).traces, store=_store(args),

@@ -19,8 +19,8 @@ from searchtrace.database import StoreUrl
 from searchtrace.evals.labels.querysets.traffic import Traffic, TrafficQuery, normalize, query_id
 from searchtrace.traces import SearchFilter, SearchRecord, reading, to_ns
 
-__all__ = ["SeenCorpus", "ServiceFilter", "ServiceTraffic", "gather_searches", "merged", "rankings", "read_searches",
-           "traced_rankings"]
+__all__ = ["SeenCorpus", "ServiceFilter", "ServiceTraffic", "gather_searches", "rankings", "read_searches",
+           "traced_rankings", "traced_stages"]
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,39 @@ def traced_rankings(folder: Path, store_path: Path, url: StoreUrl | None) -> tup
     Raises:
         ValidationError: ``folder`` is not a query set made from a service's searches.
     """
+    service, searches, asked = _traced(folder, store_path, url)
+    return service, rankings(searches, asked)
+
+
+def traced_stages(folder: Path, store_path: Path, url: StoreUrl | None) -> dict[str, list[tuple[str, list[str]]]]:
+    """query id -> the stages of the latest search of each query of a ``--service`` query set: ``retriever``
+    (its documents), then ``reranker`` (the output) of each RERANKER span of its trace whose input holds one of
+    the search's documents, in the order they started (unidentified documents left out)."""
+    from searchtrace.traces import foreign, key_of
+
+    _, searches, asked = _traced(folder, store_path, url)
+    latest: dict[str, SearchRecord] = {}
+    for search in searches:
+        if search.query is not None and search.trace_id in asked.get(query_id(search.query), ()):
+            latest[query_id(search.query)] = search
+    out: dict[str, list[tuple[str, list[str]]]] = {}
+    with reading(store_path, url) as store:
+        keys = store.doc_id_keys() if store is not None else {}
+        for qid, search in latest.items():
+            ids = [d for d in search.doc_ids if d is not None]
+            stages = [("retriever", ids)]
+            detail = store.load_trace(search.trace_id) if store is not None else None
+            for span in sorted(detail.spans if detail else (), key=lambda s: s.start_ns):
+                rerank = foreign.read_rerank(span.attributes, key_of(search.service, keys))
+                if rerank is not None and {d.id for d in rerank.inputs} & set(ids):
+                    stages.append(("reranker", [d.id for d in rerank.outputs if d.id is not None]))
+            out[qid] = stages
+    return out
+
+
+def _traced(folder: Path, store_path: Path, url: StoreUrl | None
+            ) -> tuple[str, list[SearchRecord], dict[str, tuple[str, ...]]]:
+    """(service, its searches in the query set's traces, query id -> the traces that asked it)."""
     from searchtrace.errors import ValidationError
     from searchtrace.evals.labels.querysets.folder import INFO_FILE, origins, read_info
 
@@ -144,14 +177,4 @@ def traced_rankings(folder: Path, store_path: Path, url: StoreUrl | None) -> tup
                               "`searchtrace queries from-traces OUT --service NAME`", field="from-traces")
     asked = {qid: origin.trace_ids for qid, origin in (origins(folder) or {}).items()}
     trace_ids = tuple(dict.fromkeys(t for ids in asked.values() for t in ids))
-    return service.service, rankings(read_searches(store_path, url, service.search_filter(trace_ids)), asked)
-
-
-def merged(lists: Sequence[Sequence[str]]) -> list[str]:
-    """Several rankings of one query as one: each document at its best rank, ties in the order first seen (its
-    top ``k`` is the union of every ranking's top ``k``, as a pool takes them)."""
-    best: dict[str, int] = {}
-    for ranking in lists:
-        for rank, doc in enumerate(ranking):
-            best[doc] = min(rank, best.get(doc, rank))
-    return sorted(best, key=best.__getitem__)
+    return service.service, read_searches(store_path, url, service.search_filter(trace_ids)), asked
