@@ -4,16 +4,22 @@ standard OTLP/HTTP exporter to a ``searchtrace collect`` process; then its searc
 document ids (LangChain sends no ``document.id``: the id comes from the metadata key ``collect --doc-id-key``
 names), ``queries from-traces --service`` makes a query set whose corpus is the documents the traces returned,
 ``judge pool --from-traces`` pools them, a simulated judge grades every pair with ``judge grade``, ``judge
-export`` writes the qrels, and ``eval --from-traces`` finds judged@10 of the traces' own rankings 1.0.
+export`` writes the qrels, and ``eval --from-traces`` finds judged@10 of the traces' own rankings 1.0. And GenAI
+retrieval spans, built with the OpenTelemetry SDK as the conventions define them, sent as OTLP JSON compressed
+with gzip, are listed as searches too.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import warnings
 
+import httpx
 import pytest
 from collect_process import Collector
+from foreign_fixtures import genai, record_foreign
 
 from searchtrace.cli import main
 
@@ -117,3 +123,45 @@ def test_the_label_loop_runs_on_a_langchain_retriever_s_traces(tmp_path, capsys)
     assert scored["queries"] == 4
     assert scored["metrics"]["judged@10"] == 1.0
     assert 0 < scored["metrics"]["ndcg@10"] <= 1
+
+
+def _otlp_json(spans) -> bytes:
+    """OTLP JSON of SDK spans as the specification writes it: protobuf's JSON mapping with hex ids."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    document = json_format.MessageToDict(encode_spans(spans))
+    for rs in document["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for span in ss["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+    return json.dumps(document).encode()
+
+
+def test_genai_retrieval_spans_sent_as_gzipped_otlp_json_are_listed_as_searches(tmp_path, capsys):
+    def searches(tracer):
+        with tracer.start_as_current_span("answer", attributes={"gen_ai.operation.name": "chat"}):
+            for query, docs in (("tide tables", [{"id": "doc_1", "score": 0.9}, {"id": "doc_2"}]),
+                                ("ferry times", [{"id": "doc_3", "score": 0.4}, {"score": 0.2}])):
+                with tracer.start_as_current_span("retrieval kb", attributes=genai(query, docs, top_k=2)):
+                    pass
+
+    spans = record_foreign(searches, service="genai-app", project=None, scope="my.genai.app")
+    home = tmp_path / "home"
+    collector = Collector(home)
+    try:
+        r = httpx.post(collector.url, content=gzip.compress(_otlp_json(spans)),
+                       headers={"Content-Type": "application/json", "Content-Encoding": "gzip"}, timeout=30)
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        assert json.loads(r.content) == {}  # nothing rejected: no partialSuccess
+        assert collector.stop() == 0
+    finally:
+        collector.kill()
+    capsys.readouterr()
+    assert main(["traces", "list", "--service", "genai-app", "--format", "json", "--home", str(home)]) == 0
+    (trace,) = json.loads(capsys.readouterr().out)
+    assert (trace["n_spans"], trace["service"], trace["source"]) == (3, "genai-app", "otlp")
+    assert [(s["query"], s["doc_ids"], s["scores"], s["unidentified"]) for s in trace["searches"]] == [
+        ("tide tables", ["doc_1", "doc_2"], [0.9, None], 0), ("ferry times", ["doc_3", None], [0.4, 0.2], 1)]
