@@ -2,7 +2,7 @@
 model), instrumented with ``openinference-instrumentation-langchain`` as its users do, exports through the
 standard OTLP/HTTP exporter to a ``searchtrace collect`` process; then its searches are listed with their
 document ids (LangChain sends no ``document.id``: the id comes from the metadata key ``collect --doc-id-key``
-names), ``queries from-traces --service`` makes a query set whose corpus is the documents the traces returned,
+names for every service), ``queries from-traces --service`` makes a query set whose corpus is the documents the traces returned,
 ``judge pool --from-traces`` pools them, a simulated judge grades every pair with ``judge grade``, ``judge
 export`` writes the qrels, and ``eval --from-traces`` finds judged@10 of the traces' own rankings 1.0. And GenAI
 retrieval spans, built with the OpenTelemetry SDK as the conventions define them, sent as OTLP JSON compressed
@@ -74,12 +74,13 @@ def _lines(path):
 @pytest.mark.slow
 def test_the_label_loop_runs_on_a_langchain_retriever_s_traces(tmp_path, capsys):
     home = tmp_path / "home"
-    collector = Collector(home, "--doc-id-key", f"{SERVICE}=doc_id")
+    collector = Collector(home, "--doc-id-key", "doc_id")  # every service's (the README names one: SERVICE=KEY)
     try:
         _search_with_langchain(collector.url)
         assert collector.stop() == 0  # SIGTERM: what was acknowledged is written
     finally:
         collector.kill()
+    assert "document ids of every service without document.id: metadata key 'doc_id'" in collector.log.read_text()
     h = ["--home", str(home)]
     capsys.readouterr()
 
