@@ -32,9 +32,10 @@ class ServiceFilter:
     since: datetime | None = None
     until: datetime | None = None
 
-    def search_filter(self, trace_ids: tuple[str, ...] | None = None) -> SearchFilter:
+    def search_filter(self, trace_ids: tuple[str, ...] | None = None, contents: bool = True) -> SearchFilter:
+        """The store's filter for these searches (``contents``: with their documents' text)."""
         return SearchFilter(service=self.service, project=self.project, since=self.since, until=self.until,
-                            trace_ids=trace_ids)
+                            trace_ids=trace_ids, contents=contents)
 
     def to_json(self) -> dict[str, Any]:
         """The filters set, by option name (``queryset.json``'s ``filters``)."""
@@ -177,4 +178,4 @@ def _traced(folder: Path, store_path: Path, url: StoreUrl | None
                               "`searchtrace queries from-traces OUT --service NAME`", field="from-traces")
     asked = {qid: origin.trace_ids for qid, origin in (origins(folder) or {}).items()}
     trace_ids = tuple(dict.fromkeys(t for ids in asked.values() for t in ids))
-    return service.service, read_searches(store_path, url, service.search_filter(trace_ids)), asked
+    return service.service, read_searches(store_path, url, service.search_filter(trace_ids, contents=False)), asked
