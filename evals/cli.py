@@ -371,9 +371,15 @@ def _traces_run(args: argparse.Namespace) -> tuple[str, str]:
         raise NotFoundError(f"{qrels}: no qrels to score the traces against (judge, then `searchtrace judge "
                             f"export {root} --split test`)", field="split")
     service, found = traced_rankings(root, Home.resolve(args.home).traces, resolve_store_url(args.store))
-    lines = [f"{qid} Q0 {doc} {rank} {len(ranking) - rank + 1} traces:{service}"
+    tag = "traces:" + "_".join(service.split())  # a run tag is one field
+    lines = [f"{qid} Q0 {doc} {rank} {len(ranking) - rank + 1} {tag}"
              for qid, lists in sorted(found.items()) for ranking in lists[-1:]
              for rank, doc in enumerate(ranking[:args.depth], 1)]
+    if spaced := next((line.split(" Q0 ")[1].rsplit(" ", 3)[0] for line in lines if len(line.split()) != 6), None):
+        from searchtrace.errors import ValidationError
+
+        raise ValidationError(f"document id {spaced!r} of service {service!r} holds whitespace, which a TREC run "
+                              "cannot: name another metadata key (traces id-key)", field="from-traces")
     run = root / "traces.run"
     run.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(run), str(qrels)

@@ -112,3 +112,17 @@ def test_each_gold_document_is_followed_through_retriever_and_reranker():
         ("e", (None, None), "not_retrieved")]
     assert fates_summary(fates) == {"found": 1, "ranked_out": 1, "not_retrieved": 1, "reranker": 1}
     assert [f.lost_at for f in follow("q1", {"a": 1}, [("retriever", ["a"])], k=10)] == ["found"]
+
+
+def test_a_document_id_with_whitespace_is_refused_not_written_into_the_run(tmp_path, capsys):
+    store = TraceStore(Home(tmp_path / "home").traces)
+    store.write(record_foreign(lambda t: searched(t, "q", [{"id": "kb 1"}, {"id": "kb-2"}])))
+    store.close()
+    h = ["--home", str(tmp_path / "home")]
+    assert main(["queries", "from-traces", str(tmp_path / "q"), "--service", "rag-app", *h]) == 0
+    (tmp_path / "q" / "qrels").mkdir()
+    (tmp_path / "q" / "qrels" / "test.tsv").write_text(f"query-id\tcorpus-id\tscore\n{query_id('q')}\tkb-2\t1\n")
+    capsys.readouterr()
+    assert main(["eval", str(tmp_path / "q"), "--from-traces", *h]) == 2
+    assert "document id 'kb 1' of service 'rag-app' holds whitespace" in capsys.readouterr().err
+    assert not (tmp_path / "q" / "traces.run").exists()

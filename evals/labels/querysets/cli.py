@@ -116,7 +116,9 @@ def summary_lines(made: QuerySet) -> list[str]:
         lines.append(f"{info.corpus['unidentified']:,} documents returned without an id were left out (name the "
                      "metadata key holding it: traces id-key)")
     if info.uncaptured:
-        lines.append(f"{info.uncaptured:,} searches recorded no query text (SEARCHTRACE_CAPTURE_QUERY=0): not used")
+        why = "sent no query text" if info.filters.get("service") else "recorded no query text " \
+            "(SEARCHTRACE_CAPTURE_QUERY=0)"
+        lines.append(f"{info.uncaptured:,} searches {why}: not used")
     return lines
 
 
