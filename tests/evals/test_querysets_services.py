@@ -59,6 +59,17 @@ def test_a_service_query_set_has_its_queries_and_the_corpus_its_searches_returne
     assert made.info.filters == {"service": "rag-app"} and made.info.dataset == ""
 
 
+def test_a_service_query_set_over_a_dataset_links_its_corpus(home, tmp_path):
+    dataset = tmp_path / "kb"
+    dataset.mkdir()
+    (dataset / "corpus.jsonl").write_text('{"_id": "kb-1", "title": "", "text": "The harbour town."}\n')
+    made = queries_from_service(tmp_path / "q", ServiceFilter("rag-app", project="support"), dataset=dataset,
+                                home=home)
+    assert (tmp_path / "q" / "corpus.jsonl").resolve() == (dataset / "corpus.jsonl").resolve()
+    assert (tmp_path / "q" / "corpus.jsonl").is_symlink() and made.info.corpus is None
+    assert made.info.filters == {"service": "rag-app", "project": "support"} and made.info.dataset_name == "kb"
+
+
 def test_a_service_without_searches_writes_nothing_and_says_why(home, tmp_path):
     from searchtrace.errors import NotFoundError
 
