@@ -52,6 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="queries embedded and journaled together (default: 32)")
     p.add_argument("--run", help="score this TREC run file instead of running the retriever")
     p.add_argument("--qrels", help="qrels (TREC or BEIR TSV) for --run")
+    p.add_argument("--from-traces", action="store_true",
+                   help="score what another retriever returned in its traces (DATASET made by `queries from-traces "
+                        "--service`): each query's latest search, written to DATASET/traces.run, against "
+                        "DATASET/qrels/SPLIT.tsv")
     add_target_arguments(p)
     c = p.add_argument_group("a target as a client (README: Evaluate your own retriever)")
     c.add_argument("--concurrency", type=int, metavar="N",
@@ -197,6 +201,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"error: {', '.join(client_flags)} ask a --target; the local retriever takes none of them",
               file=sys.stderr)
         return ExitCode.INVALID
+    if args.from_traces:
+        if args.run or args.target or not args.dataset:
+            print("error: --from-traces scores a DATASET's traces: give the DATASET, and neither --run nor "
+                  "--target", file=sys.stderr)
+            return ExitCode.INVALID
+        args.run, args.qrels = _traces_run(args)
+        code = _score_external(args)
+        _print_stages(args)
+        return code
     if args.run:
         return _score_external(args)
     if not args.dataset:
@@ -341,6 +354,57 @@ def _score_external(args: argparse.Namespace) -> int:
             print(f"run folder: {folder.path}")
     published = _publish(args, folder) if folder else True
     return ExitCode.OK if published else ExitCode.FAILURE
+
+
+def _traces_run(args: argparse.Namespace) -> tuple[str, str]:
+    """``DATASET/traces.run`` (each query's latest traced search as a TREC run) and the split's qrels."""
+    from searchtrace.database import resolve_store_url
+    from searchtrace.errors import NotFoundError
+    from searchtrace.evals.labels.querysets.services import traced_rankings
+    from searchtrace.home import Home
+
+    root = Path(args.dataset)
+    splits = sorted((root / "qrels").glob("*.tsv"))
+    qrels = root / "qrels" / f"{args.split}.tsv" if args.split else next(
+        (p for p in splits if p.stem == "test"), splits[0] if splits else root / "qrels" / "test.tsv")
+    if not qrels.is_file():
+        raise NotFoundError(f"{qrels}: no qrels to score the traces against (judge, then `searchtrace judge "
+                            f"export {root} --split test`)", field="split")
+    service, found = traced_rankings(root, Home.resolve(args.home).traces, resolve_store_url(args.store))
+    tag = "traces:" + "_".join(service.split())  # a run tag is one field
+    lines = [f"{qid} Q0 {doc} {rank} {len(ranking) - rank + 1} {tag}"
+             for qid, lists in sorted(found.items()) for ranking in lists[-1:]
+             for rank, doc in enumerate(ranking[:args.depth], 1)]
+    if spaced := next((line.split(" Q0 ")[1].rsplit(" ", 3)[0] for line in lines if len(line.split()) != 6), None):
+        from searchtrace.errors import ValidationError
+
+        raise ValidationError(f"document id {spaced!r} of service {service!r} holds whitespace, which a TREC run "
+                              "cannot: name another metadata key (traces id-key)", field="from-traces")
+    run = root / "traces.run"
+    run.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(run), str(qrels)
+
+
+def _print_stages(args: argparse.Namespace) -> None:
+    """Where each gold document of the traces' latest searches was kept or lost: by their retriever, by each
+    reranker, below the cutoff (to stderr: the table or the JSON on stdout stays as ``eval --run`` prints it)."""
+    from searchtrace.database import resolve_store_url
+    from searchtrace.evals.labels.querysets.services import traced_stages
+    from searchtrace.evals.runs.trec import read_qrels
+    from searchtrace.evals.scoring.attribution import fates_summary, follow
+    from searchtrace.home import Home
+
+    gold = read_qrels(args.qrels).to_dict()
+    k = args.max_docs or 10
+    stages = traced_stages(Path(args.dataset), Home.resolve(args.home).traces, resolve_store_url(args.store))
+    fates = [f for qid, found in stages.items() for f in follow(qid, gold.get(qid, {}), found, k)]
+    counts = fates_summary(fates)
+    said = [f"{n} {what.replace('_', ' ')}" if what in ("ranked_out", "not_retrieved") else
+            f"{n} found in the top {k}" if what == "found" else f"{n} lost at the {what}"
+            for what, n in counts.items()]
+    columns = width(stream=sys.stderr)
+    for line in [f"gold documents of the traced searches: {len(fates)}", *(f"  {s}" for s in said)]:
+        print(fit(line, columns), file=sys.stderr)
 
 
 def _comparable_pair(base: str, candidate: str, metrics: list[str] | None,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         parse_when,
         to_ns,
     )
+    from searchtrace.traces.store.searches import key_of
     from searchtrace.traces.store.sqlite import TraceStore
 
 __getattr__, __dir__, __all__ = exports(__name__, __file__)

@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                    "document.metadata). Name the metadata key that holds it, per service "
                                    "(service.name): its stored searches are read again with it, and every later "
                                    "one. Without arguments, list the keys set; with SERVICE alone, show its key.")
-    p.add_argument("service", nargs="?", help="the service (its resource's service.name)")
+    p.add_argument("service", nargs="?", help="the service (its resource's service.name); '*': every service "
+                                              "without a key of its own")
     p.add_argument("key", nargs="?", help="the metadata key holding the document id")
     p.add_argument("--forget", action="store_true", help="forget SERVICE's key (its documents become unidentified)")
     add_home_argument(p)

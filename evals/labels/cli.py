@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,7 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "is kept (one the runs rank again gets them added to its sources); "
                                         "--replace starts the pool again.")
     c.add_argument("dataset", help="dataset folder (the runs must have scored it)")
-    c.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run folders to pool")
+    c.add_argument("--runs", nargs="+", default=[], metavar="RUN", help="run folders to pool")
+    c.add_argument("--from-traces", action="store_true",
+                   help="pool what another retriever returned in its traces for each query (DATASET made by "
+                        "`queries from-traces --service`), read from the trace store")
     c.add_argument("--depth", type=int, default=10, help="ranks pooled from each source (default: 10)")
     c.add_argument("--stages", action="store_true",
                    help="also pool the dense, keyword, graph and fused lists of each run's traces")
@@ -62,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--seed", type=int, default=0, help="the shuffle's and the deeper sample's seed (default: 0)")
     c.add_argument("--replace", action="store_true",
                    help="discard the pool there is and pool these runs alone (default: add to it)")
-    c.add_argument("--home", help="home whose trace store --stages reads (default: $SEARCHTRACE_HOME, else the "
+    c.add_argument("--home", help="home whose trace store --stages and --from-traces read (default: "
+                   "$SEARCHTRACE_HOME, else the "
                    "default home)")
     add_store_argument(c)
     c.set_defaults(func=cmd_pool)
@@ -180,11 +185,20 @@ def cmd_pool(args: argparse.Namespace) -> int:
     from searchtrace.evals.labels.judgments.pool import build_pool, discarded, pairs_of, read_pool, write_pool
     from searchtrace.home import Home
 
+    if not args.runs and not args.from_traces:
+        print("error: judge pool: give --runs RUN ... or --from-traces (or both)", file=sys.stderr)
+        return ExitCode.INVALID
     folder = _folder(args)
+    traced = None
+    if args.from_traces:
+        from searchtrace.evals.labels.querysets.services import traced_rankings
+
+        service, found = traced_rankings(folder.root, Home.resolve(args.home).traces, _store(args))
+        traced = {f"traces:{service}": found}
     before = read_pool(folder, missing_ok=True)
     pool = build_pool(folder, [Path(r) for r in args.runs], args.depth, stages=args.stages, deeper=args.deeper,
                       seed=args.seed, traces=Home.resolve(args.home).traces, store=_store(args),
-                      existing=() if args.replace else before)
+                      existing=() if args.replace else before, traced=traced)
     lost = discarded(folder, before, pool) if args.replace else None
     path = write_pool(folder, pool)
     w = width()

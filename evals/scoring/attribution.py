@@ -8,6 +8,9 @@ dropped it, and its final rank. ``lost_at`` classifies it:
 * ``ranked_out``: fused, kept by the filter, but ranked below k;
 * ``filtered``: dropped by the filter stage;
 * ``not_retrieved``: no stage had it among its candidates.
+
+Another retriever's traces (``eval --from-traces``) have stages of their own, in order: its retriever span's
+documents, then each reranker span's output. :func:`follow` says at which of them each gold document was lost.
 """
 
 from __future__ import annotations
@@ -75,3 +78,49 @@ def summarize(traces: Sequence[GoldTrace], stages: Sequence[str]) -> dict:
         "candidate_recall": recall,
         "lost_at": {k.value: lost.get(k.value, 0) for k in LostAt},
     }
+
+
+FOUND, RANKED_OUT, NOT_RETRIEVED = LostAt.FOUND.value, LostAt.RANKED_OUT.value, LostAt.NOT_RETRIEVED.value
+
+
+@dataclass(frozen=True)
+class StageFate:
+    """Where one gold document went through another retriever's stages, in order (its retriever, then each
+    reranker): its rank in each stage's output (None: not there), and ``lost_at``: ``found`` (in the last
+    stage's top k), ``ranked_out`` (kept to the end, below k), ``not_retrieved`` (not in the first stage's
+    output) or the name of the first stage that dropped it."""
+
+    query_id: str
+    doc_id: str
+    grade: int
+    ranks: tuple[int | None, ...]
+    lost_at: str
+
+
+def follow(query_id: str, gold: Mapping[str, int], stages: Sequence[tuple[str, Sequence[str]]],
+           k: int) -> list[StageFate]:
+    """One :class:`StageFate` per relevant (grade > 0) document of the query; ``stages``: (name, the ids it
+    output, best first), the first the retriever's."""
+    ranks_of = [{d: i + 1 for i, d in enumerate(ids)} for _, ids in stages]
+    out = []
+    for doc, grade in sorted(gold.items()):
+        if grade <= 0:
+            continue
+        ranks = tuple(r.get(doc) for r in ranks_of)
+        if not ranks or ranks[0] is None:
+            lost = NOT_RETRIEVED
+        elif None in ranks:
+            lost = stages[ranks.index(None)][0]
+        else:
+            last = ranks[-1]
+            lost = FOUND if last is not None and last <= k else RANKED_OUT
+        out.append(StageFate(query_id, doc, grade, ranks, lost))
+    return out
+
+
+def fates_summary(fates: Sequence[StageFate]) -> dict[str, int]:
+    """How many gold documents ended each way: ``found``, ``ranked_out``, ``not_retrieved`` and each stage that
+    dropped some, in that order."""
+    counts = Counter(f.lost_at for f in fates)
+    fixed = (FOUND, RANKED_OUT, NOT_RETRIEVED)
+    return {**{k: counts.get(k, 0) for k in fixed}, **{k: n for k, n in counts.items() if k not in fixed}}

@@ -4,17 +4,13 @@ acknowledged; and our own exporter, pointed at it, stores what the local store h
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
+from collect_process import Collector, free_port
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
@@ -24,47 +20,6 @@ from trace_fixtures import FakeSearch, emulate_search
 
 from searchtrace.home import Home
 from searchtrace.traces.store.opening import open_trace_store
-
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP_S = 30
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Collector:
-    """``searchtrace collect`` on a free loopback port with its own home; its stderr in a file."""
-
-    def __init__(self, home: Path, *extra: str) -> None:
-        self.home = home
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1/traces"
-        self.log = home.parent / "collect.log"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "SEARCHTRACE_STORE": "", "SEARCHTRACE_API_KEY": ""}
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "searchtrace", "collect", "--port", str(self.port),
-                                          "--home", str(home), "--every", "0", *extra], env=env, stdout=out, stderr=out)
-        self._wait()
-
-    def _wait(self) -> None:
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"collect exited {self.proc.returncode}: {self.log.read_text()}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        pytest.fail(f"collect did not answer within {STARTUP_S} s: {self.log.read_text()}")
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(30)
 
 
 @pytest.fixture
@@ -187,7 +142,7 @@ def test_grpc_spans_are_stored_as_sent(tmp_path):
     from grpc import Compression  # type: ignore[import-untyped]
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 
-    port = _free_port()
+    port = free_port()
     collector = Collector(tmp_path / "grpc-home", "--grpc-port", str(port))
     try:
         spans = sdk_spans()

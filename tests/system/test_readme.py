@@ -381,6 +381,42 @@ def compare_unlabelled(block: Block, place: Place) -> None:
                 codes=(0, 1), phrase="mean RBO")
 
 
+def foreign_loop(block: Block, place: Place) -> None:
+    """The program above written as ``my_app.py`` (its exporter pointed at the collect started here), each
+    command as written, collect stopped once the program has run; the pool judged where the comment says
+    (as the Judge page records it: a human judge, by a word rule); judged@10 of the traces' rankings 1.0."""
+    from contextlib import ExitStack
+
+    from searchtrace.evals.labels.judgments.records import Judgment
+    from searchtrace.evals.labels.judgments.store.jsonl import JsonlStore
+
+    app = next(b for b in read_blocks(place.readme) if b.heading == block.heading and b.language == "python")
+    port = free_port(4318)
+    (place.cwd / "my_app.py").write_text(app.text.replace("127.0.0.1:4318", f"127.0.0.1:{port}"), encoding="utf-8")
+    with ExitStack() as collecting:
+        for command in block.commands:
+            if command.startswith("searchtrace collect"):
+                collecting.enter_context(serving(place, command.split("#")[0].strip(), port, 4318, "/healthz"))
+                continue
+            result = run_command(place, block, command)
+            if command.startswith("python my_app.py"):
+                collecting.close()  # SIGTERM: what it acknowledged is written
+            elif command.startswith("searchtrace traces list"):
+                assert "[kb-" in result.stdout and "without an id" not in result.stdout, result.stdout
+            elif command.startswith("searchtrace judge pool"):
+                folder = place.cwd / "kb-q"
+                texts = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").read_text().splitlines())}
+                docs = {d["_id"]: d["text"] for d in map(json.loads, (folder / "corpus.jsonl").read_text().splitlines())}
+                pool = [json.loads(line) for line in (folder / "pool.jsonl").read_text().splitlines()]
+                assert len(pool) == 6, pool  # three questions, two documents each
+                JsonlStore(folder / "judgments.jsonl").append([
+                    Judgment(p["query_id"], p["doc_id"], int(texts[p["query_id"]].split()[0][:5] in
+                                                             docs[p["doc_id"]].casefold()), judge="reader")
+                    for p in pool])
+            elif command.startswith("searchtrace eval"):
+                assert re.search(r"judged@10\s+1\.0", result.stdout), result.stdout
+
+
 def served_search(block: Block, place: Place) -> None:
     """`searchtrace serve datasets/sample` (the synopsis above, as its first words), then the curl."""
     port = free_port(8765)
@@ -474,6 +510,9 @@ MANIFEST: dict[str, How] = {
     "Evaluation | alpha = 0.05": How("run", gate_rules),
     "Evaluate your own retriever | # my-service.toml: searchtrace eval DATASET --target-file my-service.tom":
         How("run", own_retriever),
+    "Traces from your own retriever | from langchain_community.retrievers import BM25Retriever":
+        How("covered", reason="run as my_app.py by the block after it (foreign_loop)"),
+    "Traces from your own retriever | searchtrace collect --doc-id-key kb-app=doc_id": How("server", foreign_loop),
     "Comparing runs without labels | searchtrace eval mine-q --out runs/a": How("run", compare_unlabelled),
     "Comparing runs without labels | [overlap]": How("checked", settings_text),
     "Comparing runs without labels | jobs:": How("checked", github_actions),

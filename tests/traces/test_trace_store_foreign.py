@@ -162,6 +162,21 @@ def test_setting_a_services_id_key_rederives_its_stored_searches(store):
     assert [s.unidentified for s in store.searches(SearchFilter(service="rag-app"))] == [1, 1]
 
 
+def test_the_any_service_key_reads_every_service_without_its_own(store):
+    store.write(record_foreign(rag_chain, service="rag-app"))
+    store.write(record_foreign(rag_chain, service="other-app"))
+    assert store.set_doc_id_key("other-app", "page") == 1  # other-app's own key names nothing there
+    assert store.set_doc_id_key("*", "source") == 1  # only rag-app's search is read again
+    by_service = {s.service: s.doc_ids for s in store.searches()}
+    assert by_service == {"rag-app": ("kb-1", "kb-2.md", "kb-3"), "other-app": ("kb-1", None, "kb-3")}
+    store.write(record_foreign(rag_chain, service="new-app"))  # written after: read with the default
+    assert store.searches(SearchFilter(service="new-app"))[0].doc_ids == ("kb-1", "kb-2.md", "kb-3")
+    assert store.set_doc_id_key("other-app", None) == 1  # forgotten: it takes the default
+    assert store.searches(SearchFilter(service="other-app"))[0].doc_ids == ("kb-1", "kb-2.md", "kb-3")
+    assert store.set_doc_id_key("*", None) == 3
+    assert [s.unidentified for s in store.searches()] == [1, 1, 1]
+
+
 def test_searches_are_read_by_time_and_pruned_with_their_traces(store):
     first = record_foreign(lambda t: rag_chain(t, "one"))
     second = record_foreign(lambda t: rag_chain(t, "two"))

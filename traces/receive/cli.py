@@ -45,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="Host names a request may use beside the loopback names and --host (a proxy's name)")
     p.add_argument("--grpc-port", type=int, metavar="PORT",
                    help="also receive OTLP over gRPC on this port (4317 by convention; needs grpcio)")
+    p.add_argument("--doc-id-key", type=_id_key, action="append", default=[], metavar="[SERVICE=]KEY",
+                   help="the key of document.metadata holding a document's id when a span sends no document.id "
+                        "(LangChain's send none): SERVICE's (its service.name), or every service's without one "
+                        "of its own; kept in the store's settings (as `traces id-key`); repeatable")
     p.add_argument("--every", type=float, default=5.0, metavar="S",
                    help="seconds between lines of totals while spans arrive (default 5; 0: none)")
     add_home_argument(p)
@@ -65,9 +69,14 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
     from searchtrace.traces.receive.app import collector_app, receiver_for_store
     from searchtrace.traces.store.opening import open_trace_store
+    from searchtrace.traces.store.searches import ANY_SERVICE
 
     home = Home.resolve(args.home)
     store = open_trace_store(home.traces, resolve_store_url(args.store)).open()
+    for service, key in args.doc_id_key:
+        n = store.set_doc_id_key(service or ANY_SERVICE, key)
+        print(f"document ids of {repr(service) if service else 'every service'} without "
+              f"document.id: metadata key {key!r} ({n} stored searches read again)", file=sys.stderr, flush=True)
     receiver = receiver_for_store(store, home)
     if recovered := receiver.writer.recover():
         print(f"{recovered} spans a collect or serve of this home held for {store.location} when it stopped "
@@ -99,6 +108,14 @@ def cmd_collect(args: argparse.Namespace) -> int:
         store.close()
     print(receiver.tally.totals().line(), file=sys.stderr, flush=True)
     return ExitCode.OK
+
+
+def _id_key(text: str) -> tuple[str | None, str]:
+    """``[SERVICE=]KEY`` as (service, key); no service (None): every service without a key of its own."""
+    service, _, key = text.rpartition("=")
+    if not key.strip() or (_ and not service.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r}: give KEY or SERVICE=KEY, neither empty")
+    return (service.strip() if _ else None), key.strip()
 
 
 def _start_grpc(receiver: Any, args: argparse.Namespace, api_key: str | None) -> tuple[Any, str]:

@@ -141,37 +141,48 @@ def _check_dataset(folder: JudgingFolder, runs: Sequence[Path]) -> None:
                                   "drawn from runs of one dataset", field="runs")
 
 
-def _ranked(sources: Mapping[str, Mapping[str, list[str]]], query: str,
+def _ranked(sources: Mapping[str, Mapping[str, Sequence[Sequence[str]]]], query: str,
             depth: int) -> tuple[dict[str, list[Contribution]], set[str]]:
-    """``query``'s documents in some source's top ``depth``, with each source's rank; and those only below it."""
+    """``query``'s documents in the top ``depth`` of some ranking of a source (a run has one per query; traces
+    one per search), with each source's best rank; and those only below it."""
     found: dict[str, list[Contribution]] = {}
     below: set[str] = set()
     for source, lists in sources.items():
-        for rank, doc in enumerate(lists.get(query, ()), 1):
-            if rank <= depth:
-                found.setdefault(doc, []).append(Contribution(source, rank))
-            else:
-                below.add(doc)
+        best: dict[str, int] = {}
+        for ranking in lists.get(query, ()):
+            for rank, doc in enumerate(ranking, 1):
+                if rank <= depth:
+                    best[doc] = min(rank, best.get(doc, rank))
+                else:
+                    below.add(doc)
+        for doc, rank in best.items():
+            found.setdefault(doc, []).append(Contribution(source, rank))
     return found, below
 
 
 def build_pool(folder: JudgingFolder, runs: Sequence[Path], depth: int, *, stages: bool = False, deeper: int = 0,
                seed: int = 0, traces: Path | None = None, store: StoreUrl | None = None,
-               existing: Sequence[PooledPair] = ()) -> Pool:
+               existing: Sequence[PooledPair] = (),
+               traced: Mapping[str, Mapping[str, Sequence[Sequence[str]]]] | None = None) -> Pool:
     """The pool of ``runs`` at ``depth`` less the pairs already judged, added to the pool ``existing`` (see the
     module docstring): its pairs are all kept, in their order, each with the new sources that ranked it added.
+    ``traced``: more sources (name -> query -> rankings, each doc ids best first), such as what another
+    retriever returned in each search of its traces (``judge pool --from-traces``): a document is pooled when in
+    the top ``depth`` of any of them.
 
     Raises:
-        ValidationError: no run, a depth below 1, runs of another dataset, ``--stages`` without traces.
+        ValidationError: no run nor traced source, a depth below 1, runs of another dataset, ``--stages`` without
+            traces.
     """
-    if not runs:
-        raise ValidationError("give at least one run folder to pool (--runs)", field="runs")
+    if not runs and not traced:
+        raise ValidationError("give at least one run folder to pool (--runs), or --from-traces", field="runs")
     if depth < 1 or deeper < 0:
         raise ValidationError(f"depth must be >= 1 and deeper >= 0, got {depth} and {deeper}", field="depth")
     _check_dataset(folder, runs)
-    sources: dict[str, dict[str, list[str]]] = {}
+    sources: dict[str, Mapping[str, Sequence[Sequence[str]]]] = dict(traced or {})
     for run in runs:
-        sources |= _rankings(run, stages, traces, store)
+        sources |= {name: {q: [docs] for q, docs in lists.items()}
+                    for name, lists in _rankings(run, stages, traces, store).items()}
     queries, _ = folder.ids()
     judged = {(j.query_id, j.doc_id) for j in folder.store().read()}
     pooled: dict[str, list[PooledPair]] = {}

@@ -14,6 +14,7 @@ from searchtrace.errors import NotFoundError, ValidationError
 from searchtrace.evals.labels.querysets.folder import LINKED, QuerySetInfo, write_folder
 from searchtrace.evals.labels.querysets.options import TRAFFIC_SOURCES, Sampling
 from searchtrace.evals.labels.querysets.sampling import sample
+from searchtrace.evals.labels.querysets.services import ServiceFilter, gather_searches, read_searches
 from searchtrace.evals.labels.querysets.traffic import Traffic, TrafficQuery, gather
 from searchtrace.home import Home
 from searchtrace.names import Band, Mode
@@ -21,7 +22,7 @@ from searchtrace.progress import progress
 from searchtrace.retriever import dataset_name
 from searchtrace.traces import TraceFilter, reading, to_ns, vocabulary
 
-__all__ = ["QuerySet", "TrafficFilter", "queries_from_traces"]
+__all__ = ["QuerySet", "TrafficFilter", "queries_from_service", "queries_from_traces"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,45 @@ def queries_from_traces(out: str | Path, dataset: str | Path, *, home: str | Pat
     return QuerySet(out, info)
 
 
+def queries_from_service(out: str | Path, service: ServiceFilter, *, dataset: str | Path | None = None,
+                         home: str | Path | None = None, sampling: Sampling = Sampling.ALL, n: int | None = None,
+                         seed: int = 0, force: bool = False, store: StoreUrl | None = None) -> QuerySet:
+    """Write to ``out`` a BEIR dataset of the queries another retriever's stored searches asked (``service``).
+
+    Its corpus: ``dataset``'s, linked, when given; else the documents the searches returned, with their text as
+    the spans sent it (``querysets.services``; ``info.corpus`` counts those without text and without an id).
+
+    Raises:
+        ValidationError: a bad option, ``out`` not empty without ``force``.
+        NotFoundError: no stored search of the service has a query (nothing is written).
+    """
+    out = Path(out)
+    source = Path(dataset) if dataset is not None else None
+    problems = [*_sampling_problems(sampling, n, seed), *service.problems(),
+                *(_folder_problems(out, source, force) if source else _out_problems(out, force))]
+    if problems:
+        raise ValidationError("; ".join(problems))
+    store_path = Home.resolve(home).traces
+    seen = gather_searches(read_searches(store_path, store, service.search_filter()))
+    found = seen.traffic
+    if not found.queries:
+        where = store.masked() if store else store_path
+        raise NotFoundError(f"no search of service {service.service!r} with a query text matches "
+                            f"({', '.join(_said(k, v) for k, v in service.to_json().items())}; {found.searches} "
+                            f"without one) in {where}: nothing written", field="traces")
+    picked = sample(sampling, np.array([q.count for q in found.queries]), n, seed)
+    chosen = _by_count([(found.queries[i], float(p)) for i, p in zip(picked.chosen, picked.probability)])
+    corpus = None if source else {"documents": len(seen.corpus.documents),
+                                  "without_content": seen.corpus.without_content,
+                                  "unidentified": seen.corpus.unidentified}
+    info = QuerySetInfo(str(source.resolve()) if source else "", dataset_name(source) if source else service.service,
+                        service.to_json(), sampling.value, None if sampling is Sampling.ALL else n, seed,
+                        found.searches, found.uncaptured, len(found.queries), len(chosen),
+                        datetime.now(UTC).isoformat(timespec="seconds"), corpus=corpus)
+    write_folder(out, source, chosen, info, None if source else seen.corpus.documents)
+    return QuerySet(out, info)
+
+
 def _read(store_path: Path, url: StoreUrl | None, flt: TraceFilter, bars: bool) -> Traffic:
     """The traffic the store holds for ``flt``, oldest first, with progress over the traces."""
     with reading(store_path, url) as store:
@@ -162,6 +202,11 @@ def _folder_problems(out: Path, dataset: Path, force: bool) -> list[str]:
         problems.append(f"--dataset {dataset}: no {LINKED[0]} there (give a BEIR dataset folder)")
     elif out.resolve() == dataset.resolve() or out.resolve() in dataset.resolve().parents:
         problems.append(f"{out} holds the dataset {dataset}: write the query set elsewhere")
+    return problems + _out_problems(out, force)
+
+
+def _out_problems(out: Path, force: bool) -> list[str]:
+    problems = []
     if out.exists() and not out.is_dir():
         problems.append(f"{out} is a file: name a folder for the query set")
     elif out.is_dir() and any(out.iterdir()) and not force:

@@ -30,9 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "from-traces", help="write a dataset folder whose queries are those the stored traces asked",
         description="Write OUT, a BEIR dataset folder: the distinct queries (case and whitespace ignored) that "
                     "stored searches of DATASET asked, sampled; links to DATASET's corpus.jsonl and "
-                    "triples.jsonl, no qrels.")
+                    "triples.jsonl, no qrels. With --service, the searches another retriever sent (`searchtrace "
+                    "collect`): its corpus is DATASET's when given, else the documents the searches returned.")
     p.add_argument("out", metavar="OUT", help="the folder to write (refused when it is not empty, unless --force)")
-    p.add_argument("--dataset", required=True, metavar="DATASET", help="the dataset folder the traces searched")
+    p.add_argument("--dataset", metavar="DATASET", help="the dataset folder the traces searched (required "
+                   "without --service)")
+    p.add_argument("--service", metavar="NAME", help="another retriever's searches: those its service.name NAME sent")
+    p.add_argument("--project", metavar="NAME", help="with --service: only its project NAME's "
+                   "(openinference.project.name)")
     p.add_argument("--source", action="append", choices=_TRAFFIC, metavar="SOURCE",
                    help=f"searches through this surface: {', '.join(_TRAFFIC)} (repeatable; default: all four)")
     add_search_flags(p)
@@ -52,6 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_from_traces(args: argparse.Namespace) -> int:
     import sys
 
+    if args.service is not None or args.project is not None:
+        return _from_service(args)
+    if not args.dataset:
+        print("error: queries from-traces: give --dataset DATASET (our own traffic) or --service NAME (another "
+              "retriever's)", file=sys.stderr)
+        return ExitCode.INVALID
+
     from searchtrace.evals.labels.querysets.build import TrafficFilter, queries_from_traces
     from searchtrace.traces import vocabulary
 
@@ -67,6 +79,28 @@ def cmd_from_traces(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _from_service(args: argparse.Namespace) -> int:
+    import sys
+
+    from searchtrace.evals.labels.querysets.build import queries_from_service
+    from searchtrace.evals.labels.querysets.services import ServiceFilter
+
+    columns = width()
+    ours = [flag for flag, value in (("--source", args.source), ("--band", args.band), ("--mode", args.mode),
+                                     ("--no-confident/--confident", args.no_confident)) if value is not None]
+    if ours or args.service is None:
+        said = f"{', '.join(ours)} filter our own searches, not another retriever's" if ours else \
+            "--project goes with --service NAME"
+        print(f"error: queries from-traces: {said}", file=sys.stderr)
+        return ExitCode.INVALID
+    made = queries_from_service(args.out, ServiceFilter(args.service, args.project, args.since, args.until),
+                                dataset=args.dataset, home=args.home, sampling=Sampling(args.sample), n=args.n,
+                                seed=args.seed, force=args.force, store=resolve_store_url(args.store))
+    for line in summary_lines(made):
+        print(fit(line, columns))
+    return ExitCode.OK
+
+
 def summary_lines(made: QuerySet) -> list[str]:
     """What a written query set says to a person."""
     info = made.info
@@ -75,9 +109,16 @@ def summary_lines(made: QuerySet) -> list[str]:
         picked = f"asked for {info.n:,}, all there are"
     lines = [f"wrote {info.queries:,} queries to {made.path}",
              f"  {picked}: {info.distinct:,} distinct queries in {info.searches:,} searches",
-             f"  corpus linked, not copied: {info.dataset}"]
+             f"  corpus linked, not copied: {info.dataset}" if info.corpus is None else
+             f"  corpus from the traces: {info.corpus['documents']:,} documents, "
+             f"{info.corpus['without_content']:,} of them without content"]
+    if info.corpus and info.corpus.get("unidentified"):
+        lines.append(f"{info.corpus['unidentified']:,} documents returned without an id were left out (name the "
+                     "metadata key holding it: traces id-key)")
     if info.uncaptured:
-        lines.append(f"{info.uncaptured:,} searches recorded no query text (SEARCHTRACE_CAPTURE_QUERY=0): not used")
+        why = "sent no query text" if info.filters.get("service") else "recorded no query text " \
+            "(SEARCHTRACE_CAPTURE_QUERY=0)"
+        lines.append(f"{info.uncaptured:,} searches {why}: not used")
     return lines
 
 

@@ -73,6 +73,8 @@ class QuerySetInfo:
         searches: traces matched whose search ran; uncaptured: of them, those without a query text.
         distinct: distinct queries among them; queries: how many were written.
         created_at: ISO time of writing.
+        corpus: for a corpus made from another retriever's traces (no dataset linked: ``dataset`` is ""), how
+            many documents it holds, how many had no text in the traces and how many came without an id.
     """
 
     dataset: str
@@ -87,13 +89,19 @@ class QuerySetInfo:
     queries: int
     created_at: str
     version: int = FORMAT_VERSION
+    corpus: Mapping[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "filters": dict(self.filters)}
+        out = {**asdict(self), "filters": dict(self.filters)}
+        if self.corpus is None:
+            del out["corpus"]
+        else:
+            out["corpus"] = dict(self.corpus)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> QuerySetInfo:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k != "corpus"}, corpus=data.get("corpus"))
 
 
 def read_info(folder: Path) -> QuerySetInfo:
@@ -127,14 +135,18 @@ def query_line(query: TrafficQuery, probability: float) -> str:
     return json.dumps({"_id": query.id, "text": query.text, "metadata": origin.to_json()}, ensure_ascii=False)
 
 
-def write_folder(out: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo) -> None:
-    """Write the query set to ``out`` whole, replacing what is there (the caller decided it may)."""
+def write_folder(out: Path, dataset: Path | None, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo,
+                 corpus: Mapping[str, str] | None = None) -> None:
+    """Write the query set to ``out`` whole, replacing what is there (the caller decided it may): linked to
+    ``dataset``'s corpus, or with ``corpus`` (id -> text) written as its own ``corpus.jsonl``."""
     building = out.with_name(f".{out.name}.building-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     try:
         with naming(building):
             _fill(building, dataset, chosen, info, out if out.is_dir() else None)
+            if corpus is not None:
+                _write_corpus(building / LINKED[0], corpus)
             fsync_tree(building)
         _replace(out, building)
     except BaseException:
@@ -142,10 +154,16 @@ def write_folder(out: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, 
         raise
 
 
-def _fill(folder: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo,
+def _write_corpus(path: Path, corpus: Mapping[str, str]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"_id": doc_id, "title": "", "text": text}, ensure_ascii=False) + "\n"
+                          for doc_id, text in corpus.items())
+
+
+def _fill(folder: Path, dataset: Path | None, chosen: Iterable[tuple[TrafficQuery, float]], info: QuerySetInfo,
           replaced: Path | None = None) -> None:
     for name in LINKED:
-        if (dataset / name).exists():
+        if dataset is not None and (dataset / name).exists():
             (folder / name).symlink_to((dataset / name).resolve())
     chosen = list(chosen)
     with (folder / QUERIES_FILE).open("w", encoding="utf-8") as handle:
@@ -155,7 +173,7 @@ def _fill(folder: Path, dataset: Path, chosen: Iterable[tuple[TrafficQuery, floa
     _carry_judgments(folder, dataset, {q.id for q, _ in chosen}, replaced)
 
 
-def _carry_judgments(folder: Path, dataset: Path, ids: set[str], replaced: Path | None) -> None:
+def _carry_judgments(folder: Path, dataset: Path | None, ids: set[str], replaced: Path | None) -> None:
     """The query set's judgments: those of the folder it replaces, whole (a label is never lost to ``--force``),
     then the source dataset's judgments of its queries not already there (labels are keyed by query id and doc
     id, so those made on the source, e.g. judging live traffic on the Traces page, count here too)."""
@@ -166,7 +184,7 @@ def _carry_judgments(folder: Path, dataset: Path, ids: set[str], replaced: Path 
     if replaced is not None and (replaced / JUDGMENTS_FILE).is_file():
         shutil.copyfile(replaced / JUDGMENTS_FILE, target.judgments)
         kept = set(target.store().read())
-    if (dataset / JUDGMENTS_FILE).is_file():
+    if dataset is not None and (dataset / JUDGMENTS_FILE).is_file():
         carried = [j for j in JudgingFolder(dataset).store().read() if j.query_id in ids and j not in kept]
         if carried:
             target.store().append(carried)

@@ -5,11 +5,13 @@
 from searchtrace.traces.store.searches.id_keys import id_keys, set_id_key
 from searchtrace.traces.store.searches.reading import Read, read_searches, searches_only
 from searchtrace.traces.store.searches.search_rows import (
+    ANY_SERVICE,
     COLUMNS,
     ID_KEY,
     OTLP,
     Pending,
     Tables,
+    key_of,
     pending,
     record,
     rederived,
@@ -17,5 +19,5 @@ from searchtrace.traces.store.searches.search_rows import (
     where,
 )
 
-__all__ = ["COLUMNS", "ID_KEY", "OTLP", "Pending", "Read", "Tables", "id_keys", "pending", "read_searches",
-           "record", "rederived", "row", "searches_only", "set_id_key", "where"]
+__all__ = ["ANY_SERVICE", "COLUMNS", "ID_KEY", "OTLP", "Pending", "Read", "Tables", "id_keys", "key_of", "pending",
+           "read_searches", "record", "rederived", "row", "searches_only", "set_id_key", "where"]

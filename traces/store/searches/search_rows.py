@@ -21,13 +21,17 @@ from searchtrace.traces.spans.vocabulary import Source
 from searchtrace.traces.store.records import SearchFilter, SearchRecord, to_ns
 from searchtrace.traces.store.rows import dump
 
-__all__ = ["COLUMNS", "ID_KEY", "OTLP", "Pending", "Tables", "pending", "record", "rederived", "row", "where"]
+__all__ = ["ANY_SERVICE", "COLUMNS", "ID_KEY", "OTLP", "Pending", "Tables", "key_of", "pending", "record", "rederived",
+           "row", "where"]
 
 COLUMNS = ("trace_id", "span_id", "parent_id", "start_ns", "duration_ms", "service", "project", "query",
            "query_fold", "doc_ids", "scores", "unidentified", "top_k", "data_source", "convention")
 """A search row's columns, in :func:`row`'s order (both stores' search tables)."""
 ID_KEY = "doc_id_key"
 """The settings' name of a service's document-id metadata key."""
+ANY_SERVICE = "*"
+"""The settings' service whose document-id key every service without its own takes (``collect --doc-id-key
+KEY``)."""
 OTLP = Source.OTLP.value
 
 
@@ -76,9 +80,14 @@ def pending(span: ReadableSpan, trace_id: str, span_id: str, parent_id: str | No
                    project, attrs)
 
 
+def key_of(service: str | None, id_keys: Mapping[str, str]) -> str | None:
+    """The document-id key ``service`` reads with: its own in ``id_keys``, else :data:`ANY_SERVICE`'s."""
+    return id_keys.get(service or "", id_keys.get(ANY_SERVICE))
+
+
 def row(p: Pending, id_keys: Mapping[str, str]) -> tuple:
-    """The search row of ``p`` (:data:`COLUMNS`), its ids read with its service's key in ``id_keys``."""
-    search = foreign.read_search(p.attributes, id_keys.get(p.service or ""))
+    """The search row of ``p`` (:data:`COLUMNS`), its ids read with its service's key (:func:`key_of`)."""
+    search = foreign.read_search(p.attributes, key_of(p.service, id_keys))
     if search is None:  # pending() checked it is one
         raise ValueError(f"span {p.span_id} of trace {p.trace_id} is not a search")
     query = search.query
