@@ -474,6 +474,8 @@ MANIFEST: dict[str, How] = {
     "Evaluation | alpha = 0.05": How("run", gate_rules),
     "Evaluate your own retriever | # my-service.toml: searchtrace eval DATASET --target-file my-service.tom":
         How("run", own_retriever),
+    "Evaluate your own retriever | # whoosh.toml: DOCS_ROOT=docs INDEX_DIR=whoosh-index searchtrace eval DA":
+        How("covered", reason="run by tests/system/test_third_party_mcp.py (against whoosh-rag-mcp, installed)"),
     "Comparing runs without labels | searchtrace eval mine-q --out runs/a": How("run", compare_unlabelled),
     "Comparing runs without labels | [overlap]": How("checked", settings_text),
     "Comparing runs without labels | jobs:": How("checked", github_actions),

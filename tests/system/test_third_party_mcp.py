@@ -1,8 +1,9 @@
 """A real third-party MCP server from PyPI evaluated with a target file: whoosh-rag-mcp 0.1.2 (Whoosh full-text
 search over a folder of Markdown files, no model), in a venv of its own (``.ci/install-mcp-server.sh``, named by
 ``$SEARCHTRACE_MCP_SERVER``). A small corpus is written as Markdown, indexed by the server's own tool, and asked
-the queries of qrels made for it; its answer is text for a person (``File: PATH`` per hit, a hit per section),
-read with ``source = "lines"``. Skips when the server is not installed."""
+the queries of qrels made for it, through the README's target file for it; its answer is text for a person
+(``File: PATH`` per hit, a hit per section), read with ``source = "lines"``. Skips when the server is not
+installed."""
 
 from __future__ import annotations
 
@@ -46,26 +47,15 @@ QUERIES = {
 #: What the server ranks for each query (Whoosh 2.7.4's BM25F), each document once, at its best section.
 EXPECTED = {"q1": ["heron"], "q2": ["lamps"], "q3": ["lamps", "heron"], "q4": ["ferry"], "q5": ["bell"]}
 
-TARGET_FILE = """\
-description = "whoosh-rag-mcp: search_documentation over Markdown files; a result per File: line"
 
-[target]
-transport = "mcp-stdio"
-command = ["{server}"]
-tool = "search_documentation"
+def target_file() -> str:
+    """The README's target file for this server (run as written, its command pointed at the installed one)."""
+    from readme_blocks import read_blocks
 
-[request]
-query = "query"
-depth = "limit"
-max_depth = 20   # the tool's schema: limit 1-20, no offset
-
-[answer]
-source = "lines"
-# Result 1:\\nFile: /docs/heron.md\\nSection Index: 0 ...: the file's name is the document's id
-line = '^File: .*/(?P<doc>[^/]+)\\.md$'
-error = '^Error'  # its errors are text too ("Error: Documentation index not found. ...")
-id = "doc"
-"""
+    (block,) = [b for b in read_blocks() if b.text.startswith("# whoosh.toml")]
+    text = block.text.replace('command = ["whoosh-rag-server"]', f"command = [{json.dumps(SERVER)}]")
+    assert text != block.text, f"README.md:{block.line}: the target file names no whoosh-rag-server command"
+    return text
 
 
 def write_dataset(root: Path) -> Path:
@@ -123,7 +113,7 @@ def indexed(tmp_path, monkeypatch):
 
 def test_whoosh_rag_mcp_is_evaluated_against_qrels_for_the_corpus_indexed_into_it(indexed):
     target = indexed / "whoosh.toml"
-    target.write_text(TARGET_FILE.replace("{server}", SERVER))
+    target.write_text(target_file())
     out = indexed / "run"
     code = main(["eval", str(indexed / "whoosh-set"), "--target-file", str(target), "--out", str(out),
                  "--home", str(indexed / "home"), "--no-progress"])
@@ -140,7 +130,7 @@ def test_its_error_in_text_is_each_query_s_failure_never_an_empty_ranking(tmp_pa
     write_dataset(tmp_path)
     monkeypatch.setenv("INDEX_DIR", str(tmp_path / "never-built"))
     target = tmp_path / "whoosh.toml"
-    target.write_text(TARGET_FILE.replace("{server}", SERVER))
+    target.write_text(target_file())
     out = tmp_path / "run"
     main(["eval", str(tmp_path / "whoosh-set"), "--target-file", str(target), "--out", str(out),
           "--home", str(tmp_path / "home"), "--no-progress"])
