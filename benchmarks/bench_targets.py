@@ -3,7 +3,7 @@
 Usage:
     flock /tmp/searchtrace-bench.lock python benchmarks/bench_targets.py \
         [--dataset datasets/sample] [--home DIR] [--copies 4] [--throughput-copies 9] \
-        [--concurrency 1,4,16] [--delay-ms 50] [--out results.json]
+        [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--out results.json]
 
 CPU: ``searchtrace serve`` runs on a free loopback port (HTTP and MCP streamable
 HTTP at ``/mcp``), and as a child over stdio (``serve --mcp stdio``, started by
@@ -14,8 +14,8 @@ server; the difference of this process's CPU (every thread: the target
 session, the trace export, the journal) over the difference in queries is the
 eval's own CPU per query, the fixed costs (start, metrics, the run folder)
 cancelled. The bare round trip is the same requests sent by the transport's
-own client alone (``httpx``; the ``mcp`` SDK's ``Client``), its CPU per request
-in this process. Between the two, the eval's client alone: the target opened
+own client alone (``httpx``, the answer's JSON decoded; the ``mcp`` SDK's
+``Client``, which decodes it), its CPU per request in this process. Between the two, the eval's client alone: the target opened
 and asked as ``eval`` does (its retry discipline, its ``search`` span with the
 traceparent, the answer mapped and checked, the spans exported to the store),
 without the run around it (journal, scoring, run folder). The server's CPU is
@@ -88,6 +88,9 @@ def copied(dataset: Path, root: Path, copies: int) -> Path:
     return out
 
 
+BATCH: list[str] = []  # --batch-size N, when given: queries searched, then journaled, together
+
+
 def run_eval(dataset: Path, home: Path, target: list[str], concurrency: int = 1) -> tuple[float, float, int]:
     """``searchtrace eval`` in this process: (CPU s, wall s, failed queries)."""
     from searchtrace.cli import main
@@ -95,7 +98,7 @@ def run_eval(dataset: Path, home: Path, target: list[str], concurrency: int = 1)
     out = home / "runs" / f"r{time.monotonic_ns()}"
     cpu, wall = time.process_time(), time.perf_counter()
     code = main(["eval", str(dataset), *target, "--depth", str(DEPTH), "--mode", "fast", "--out", str(out),
-                 "--home", str(home), "--no-progress", "--concurrency", str(concurrency)])
+                 "--home", str(home), "--no-progress", "--concurrency", str(concurrency), *BATCH])
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if code not in (0, 1):
         raise SystemExit(f"eval exited {code}")
@@ -150,13 +153,16 @@ def requests_of(dataset: Path) -> list[dict[str, Any]]:
 
 
 def bare_http(url: str, requests: list[dict[str, Any]]) -> float:
-    """CPU ms per request of ``httpx`` posting each request to ``/v1/search`` (after a warm-up)."""
+    """CPU ms per request of ``httpx`` posting each request to ``/v1/search`` and decoding the JSON answer (after a
+    warm-up)."""
     with httpx.Client(timeout=60) as client:
         for r in requests[:WARM]:
             client.post(f"{url}/v1/search", json=r).raise_for_status()
         cpu = time.process_time()
         for r in requests:
-            client.post(f"{url}/v1/search", json=r).raise_for_status()
+            answer = client.post(f"{url}/v1/search", json=r)
+            answer.raise_for_status()
+            answer.json()
         return (time.process_time() - cpu) * 1000 / len(requests)
 
 
@@ -314,6 +320,7 @@ def main() -> None:
     p.add_argument("--throughput-copies", type=int, default=9)
     p.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4, 16])
     p.add_argument("--delay-ms", type=float, default=50.0)
+    p.add_argument("--batch-size", type=int, help="eval --batch-size (default: the eval's)")
     p.add_argument("--out", type=Path)
     p.add_argument("--stand-in", help=argparse.SUPPRESS)
     p.add_argument("--skip", choices=("cpu", "throughput"), help=argparse.SUPPRESS)
@@ -321,6 +328,8 @@ def main() -> None:
     if args.stand_in:
         stand_in(args.stand_in, args.delay_ms)
         return
+    if args.batch_size:
+        BATCH.extend(["--batch-size", str(args.batch_size)])
     with tempfile.TemporaryDirectory(prefix="bench-targets-") as tmp:
         work = Path(tmp)
         small = copied(args.dataset, work, 1)
