@@ -25,7 +25,7 @@ from searchtrace.errors import (
 from searchtrace.evals.runs.target import depth_to_ask, resolve_target
 from searchtrace.evals.runs.targets import load_profile, open_shaped, parse_target_file, profile_names, target_spec
 from searchtrace.evals.runs.targets.config import Answer
-from searchtrace.evals.runs.targets.mapping import map_results, response_json, results_of
+from searchtrace.evals.runs.targets.mapping import line_answer, map_results, response_json, results_of
 from searchtrace.evals.runs.targets.shaped import pages
 from searchtrace.evals.runs.targets.wire import retry_after_s
 
@@ -171,6 +171,55 @@ def test_the_answer_mapping_reads_ids_scores_and_refuses_naming_the_place():
     # a document known by several chunks is ranked once, at its best place
     answer = response_json([*mapped, mapped[0]], depth=10)
     assert [r["id"] for r in answer["results"]] == ["7#c1", "d#2"] and answer["results"][1]["score"] == 0.0
+
+
+LINES_TOML = """
+[target]
+transport = "mcp-stdio"
+tool = "search_documentation"
+
+[request]
+query = "query"
+
+[answer]
+source = "lines"
+line = '^File: .*/(?P<doc>[^/]+)\\.md$'
+error = '^Error'
+id = "doc"
+"""
+
+
+class _Text:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def test_a_text_answer_s_lines_are_its_results_and_an_error_line_its_failure():
+    spec = parse_target_file(LINES_TOML, "whoosh.toml").answer
+    text = "Search Results for: 'x'\n====\nResult 1:\nFile: /d/a-1.md\nSection Index: 0\n\nFile: /d/b.md\n"
+    rows = line_answer([_Text(text), _Text("File: /d/a-1.md")], spec, "svc")
+    assert rows == [{"doc": "a-1"}, {"doc": "b"}, {"doc": "a-1"}]
+    mapped = map_results(rows, spec, "lines", "svc")
+    assert [r["id"] for r in response_json(mapped, depth=10)["results"]] == ["a-1", "b"]
+    assert line_answer([_Text("No results found for query: 'x'")], spec, "svc") == []
+    with pytest.raises(SearchFailed, match=r"svc: content\[1\].text line 2 is an error: Error: Documentation index"):
+        line_answer([_Text("File: /d/a.md"), _Text("ok\nError: Documentation index not found.")], spec, "svc")
+
+
+def test_a_lines_answer_s_expression_names_every_field_read():
+    def refused(text: str) -> str:
+        with pytest.raises(ConfigError) as caught:
+            parse_target_file(text, "whoosh.toml")
+        return caught.value.message
+
+    assert refused(LINES_TOML.replace('id = "doc"', 'id = "{doc}#{section}"')) == (
+        "whoosh.toml: [answer] id: 'section' is not a named group of [answer] line (groups: doc)")
+    assert refused(LINES_TOML.replace("line = '^File", "lin = '^File")).startswith("whoosh.toml: [answer] lin: "
+                                                                                  "unknown key")
+    assert refused(LINES_TOML.replace("(?P<doc>", "(?P<doc")).startswith("whoosh.toml: [answer] line: not a "
+                                                                         "regular expression")
+    assert refused(LINES_TOML.replace('source = "lines"', 'source = "text"')) == (
+        'whoosh.toml: [answer] line: only for source = "lines"')
 
 
 def test_pages_reach_the_depth_in_steps_of_the_cap():

@@ -513,6 +513,8 @@ MANIFEST: dict[str, How] = {
     "Traces from your own retriever | from langchain_community.retrievers import BM25Retriever":
         How("covered", reason="run as my_app.py by the block after it (foreign_loop)"),
     "Traces from your own retriever | searchtrace collect --doc-id-key kb-app=doc_id": How("server", foreign_loop),
+    "Evaluate your own retriever | # whoosh.toml: DOCS_ROOT=docs INDEX_DIR=whoosh-index searchtrace eval DA":
+        How("covered", reason="run by tests/system/test_third_party_mcp.py (against whoosh-rag-mcp, installed)"),
     "Comparing runs without labels | searchtrace eval mine-q --out runs/a": How("run", compare_unlabelled),
     "Comparing runs without labels | [overlap]": How("checked", settings_text),
     "Comparing runs without labels | jobs:": How("checked", github_actions),

@@ -11,6 +11,8 @@ a user fixes their file from the message alone.
 
 from __future__ import annotations
 
+import re
+import string
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,8 +27,9 @@ __all__ = ["ANSWER_SOURCES", "TRANSPORTS", "Answer", "Header", "Request", "Targe
 
 TRANSPORTS = ("http", "mcp-stdio", "mcp-http")
 """How a target is reached: plain HTTP, an MCP server run as a child over stdio, MCP over streamable HTTP."""
-ANSWER_SOURCES = ("json", "structured", "text")
-"""Where the answer is: the HTTP body's JSON, an MCP result's ``structuredContent``, or its first JSON text block."""
+ANSWER_SOURCES = ("json", "structured", "text", "lines")
+"""Where the answer is: the HTTP body's JSON, an MCP result's ``structuredContent``, its first JSON text block, or
+its text blocks' lines (a result per line ``[answer] line`` matches, its named groups the result's fields)."""
 _TABLES = ("target", "request", "headers", "answer")
 
 
@@ -77,6 +80,11 @@ class Answer:
     text: str = ""
     exclude: Mapping[str, Any] = field(default_factory=dict)
     """Results whose fields have these values are left out (HAWKI's relation hits: facts, not documents)."""
+    line: str = ""
+    """``lines`` only: the regular expression a result's line matches; its named groups are the fields."""
+    error: str = ""
+    """``lines`` only: a line matching this expression makes the answer the query's failure (a tool that answers
+    its errors as text, not as an MCP error)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,14 +176,48 @@ def _headers(r: _Reader) -> tuple[Header, ...]:
     return tuple(out)
 
 
+def _pattern(r: _Reader, key: str) -> re.Pattern[str] | None:
+    text = r.get(key, STRING, "")
+    if not text:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise ConfigError(f"{r.where(key)}: not a regular expression: {exc}", field=f"[answer] {key}") from None
+
+
+def _lines(r: _Reader, answer: Answer) -> None:
+    """A ``lines`` answer's ``line`` compiles and names every field ``id``, ``score`` and ``text`` read."""
+    pattern, _ = _pattern(r, "line"), _pattern(r, "error")
+    if answer.source != "lines":
+        extra = [k for k in ("line", "error") if k in r.data]
+        if extra:
+            raise ConfigError(f"{r.where(extra[0])}: only for source = \"lines\"", field=f"[answer] {extra[0]}")
+        return
+    if pattern is None:
+        raise ConfigError(f"{r.where('line')}: missing (source = \"lines\" reads a result from each line it "
+                          "matches)", field="[answer] line")
+    groups = set(pattern.groupindex)
+    used = {"id": [n for _, n, _, _ in string.Formatter().parse(answer.id) if n] if "{" in answer.id else [answer.id],
+            "score": [answer.score] if answer.score else [], "text": [answer.text] if answer.text else []}
+    for key, names in used.items():
+        missing = [n for n in names if n not in groups]
+        if missing:
+            raise ConfigError(f"{r.where(key)}: {missing[0]!r} is not a named group of [answer] line (groups: "
+                              f"{', '.join(sorted(groups)) or 'none'})", field=f"[answer] {key}")
+
+
 def _answer(r: _Reader, transport: str) -> Answer:
-    r.unknown(("source", "results", "id", "score", "text", "exclude"))
+    r.unknown(("source", "results", "id", "score", "text", "exclude", "line", "error"))
     source = r.choice("source", ANSWER_SOURCES, "json" if transport == "http" else "structured")
     if (source == "json") != (transport == "http"):
         raise ConfigError(f"{r.where('source')}: {source!r} does not fit transport {transport!r} (json is HTTP's; "
-                          "structured and text are MCP's)", field="[answer] source")
-    return Answer(source, r.get("results", STRING, ""), r.get("id", STRING, required=True),
-                  r.get("score", STRING, ""), r.get("text", STRING, ""), dict(r.get("exclude", OBJECT, {})))
+                          "structured, text and lines are MCP's)", field="[answer] source")
+    answer = Answer(source, r.get("results", STRING, ""), r.get("id", STRING, required=True),
+                    r.get("score", STRING, ""), r.get("text", STRING, ""), dict(r.get("exclude", OBJECT, {})),
+                    r.get("line", STRING, ""), r.get("error", STRING, ""))
+    _lines(r, answer)
+    return answer
 
 
 def parse_target_file(text: str, origin: str) -> TargetFile:

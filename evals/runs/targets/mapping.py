@@ -21,7 +21,7 @@ from typing import Any
 from searchtrace.errors import SearchFailed
 from searchtrace.evals.runs.targets.config import Answer
 
-__all__ = ["Mapped", "map_results", "response_json", "results_of", "text_answer"]
+__all__ = ["Mapped", "line_answer", "map_results", "response_json", "results_of", "text_answer"]
 
 _FIELD = re.compile(r"\{([^{}]+)\}")
 
@@ -137,6 +137,24 @@ def text_answer(blocks: Sequence[Any], origin: str) -> Any:
                 raise SearchFailed(f"{origin}: content[{i}].text is not JSON ({exc.msg} at {exc.pos})",
                                    field=f"content[{i}].text") from None
     raise SearchFailed(f"{origin}: the tool's answer has no text block", field="content")
+
+
+def line_answer(blocks: Sequence[Any], spec: Answer, origin: str) -> list[dict[str, str]]:
+    """The results in an MCP result's text blocks, one per line ``spec.line`` matches (its named groups the
+    fields), for a tool answering text meant for a person. A line matching ``spec.error`` is the query's failure,
+    named with the line, so a tool's error in text is never read as an empty ranking."""
+    line, error = re.compile(spec.line), re.compile(spec.error) if spec.error else None
+    found = []
+    for i, block in enumerate(blocks):
+        text = getattr(block, "text", None)
+        for n, row in enumerate(text.splitlines() if isinstance(text, str) else ()):
+            if error is not None and error.search(row):
+                raise SearchFailed(f"{origin}: content[{i}].text line {n + 1} is an error: {row[:200]}",
+                                   field=f"content[{i}].text")
+            match = line.search(row)
+            if match:
+                found.append({k: v for k, v in match.groupdict().items() if v is not None})
+    return found
 
 
 def _relevance(score: float | None) -> float:

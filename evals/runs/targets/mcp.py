@@ -15,7 +15,7 @@ from typing import Any
 
 from searchtrace.errors import BackendUnavailable, SearchFailed, SearchTimeout, SearchtraceError
 from searchtrace.evals.runs.targets.config import TargetFile
-from searchtrace.evals.runs.targets.mapping import Mapped, map_results, results_of, text_answer
+from searchtrace.evals.runs.targets.mapping import Mapped, line_answer, map_results, results_of, text_answer
 from searchtrace.evals.runs.targets.session import LoopSession
 from searchtrace.evals.runs.targets.shaped import ShapedSearch
 from searchtrace.evals.runs.targets.wire import header_values, status_error, trace_carrier
@@ -119,6 +119,9 @@ class McpShaped(ShapedSearch):
             text = " ".join(getattr(b, "text", "") for b in result.content)[:300]
             raise SearchFailed(f"{origin}: tool {self.spec.target.tool} answered an error: {text or 'no message'}",
                                field=self.spec.target.tool)
+        if self.spec.answer.source == "lines":
+            return map_results(line_answer(result.content, self.spec.answer, origin), self.spec.answer, "lines",
+                               origin)
         if self.spec.answer.source == "text":
             answer = text_answer(result.content, origin)
         else:

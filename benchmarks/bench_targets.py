@@ -1,0 +1,350 @@
+"""The eval as a client of foreign targets (issue 38): its own CPU per query, and its throughput.
+
+Usage:
+    flock /tmp/searchtrace-bench.lock python benchmarks/bench_targets.py \
+        [--dataset datasets/sample] [--home DIR] [--copies 4] [--throughput-copies 9] \
+        [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--out results.json]
+
+CPU: ``searchtrace serve`` runs on a free loopback port (HTTP and MCP streamable
+HTTP at ``/mcp``), and as a child over stdio (``serve --mcp stdio``, started by
+the eval's own target). For each transport, ``eval`` runs in this process on
+the dataset's test queries and on a copy with ``--copies`` times as many (each
+query repeated under new ids, the qrels with it), with ``--target`` naming the
+server; the difference of this process's CPU (every thread: the target
+session, the trace export, the journal) over the difference in queries is the
+eval's own CPU per query, the fixed costs (start, metrics, the run folder)
+cancelled. The bare round trip is the same requests sent by the transport's
+own client alone (``httpx``, the answer's JSON decoded; the ``mcp`` SDK's
+``Client``, which decodes it), its CPU per request in this process. Between the two, the eval's client alone: the target opened
+and asked as ``eval`` does (its retry discipline, its ``search`` span with the
+traceparent, the answer mapped and checked, the spans exported to the store),
+without the run around it (journal, scoring, run folder). The server's CPU is
+in another process and counted in none.
+
+Throughput: a stand-in target answering our contract after sleeping
+``--delay-ms`` (a child, a thread per request) is evaluated at each
+``--concurrency``; queries per second from the wall time's difference between
+the test queries and ``--throughput-copies`` times as many.
+
+Targets (issue 38): the eval's CPU per query at most 1 ms above the bare round
+trip on each transport; 16 in flight at least 10x the throughput of 1.
+Loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+DEPTH = 100
+WARM = 20
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_queries(dataset: Path) -> list[dict[str, Any]]:
+    qrels = {line.split("\t")[0] for line in (dataset / "qrels" / "test.tsv").read_text().splitlines()[1:]}
+    rows = [json.loads(line) for line in (dataset / "queries.jsonl").read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["_id"] in qrels]
+
+
+def copied(dataset: Path, root: Path, copies: int) -> Path:
+    """The dataset with its test queries (and their qrels) ``copies`` times, under new ids; the same corpus."""
+    out = root / f"{dataset.name}-x{copies}"
+    if out.exists():
+        return out
+    (out / "qrels").mkdir(parents=True)
+    shutil.copy(dataset / "corpus.jsonl", out / "corpus.jsonl")
+    queries = test_queries(dataset)
+    lines = (dataset / "qrels" / "test.tsv").read_text().splitlines()
+    with (out / "queries.jsonl").open("w") as q, (out / "qrels" / "test.tsv").open("w") as r:
+        r.write(lines[0] + "\n")
+        for k in range(copies):
+            for row in queries:
+                q.write(json.dumps({**row, "_id": f"{row['_id']}~{k}"}) + "\n")
+            for line in lines[1:]:
+                qid, rest = line.split("\t", 1)
+                r.write(f"{qid}~{k}\t{rest}\n")
+    return out
+
+
+BATCH: list[str] = []  # --batch-size N, when given: queries searched, then journaled, together
+
+
+def run_eval(dataset: Path, home: Path, target: list[str], concurrency: int = 1) -> tuple[float, float, int]:
+    """``searchtrace eval`` in this process: (CPU s, wall s, failed queries)."""
+    from searchtrace.cli import main
+
+    out = home / "runs" / f"r{time.monotonic_ns()}"
+    cpu, wall = time.process_time(), time.perf_counter()
+    code = main(["eval", str(dataset), *target, "--depth", str(DEPTH), "--mode", "fast", "--out", str(out),
+                 "--home", str(home), "--no-progress", "--concurrency", str(concurrency), *BATCH])
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if code not in (0, 1):
+        raise SystemExit(f"eval exited {code}")
+    return cpu, wall, int(json.loads((out / "run.json").read_text())["errors"])
+
+
+def per_query(small: Path, large: Path, home: Path, target: list[str], concurrency: int = 1) -> dict[str, float]:
+    """The eval's CPU and wall per query: the difference between the large and the small dataset's runs."""
+    n_small, n_large = len(test_queries(small)), len(test_queries(large))
+    run_eval(small, home, target, concurrency)  # warm: first imports, the session's first connection or child
+    cpu_s, wall_s, err_s = run_eval(small, home, target, concurrency)
+    cpu_l, wall_l, err_l = run_eval(large, home, target, concurrency)
+    n = n_large - n_small
+    return {"queries": n, "cpu_ms_per_query": round((cpu_l - cpu_s) * 1000 / n, 3),
+            "queries_per_s": round(n / (wall_l - wall_s), 1), "failed": err_s + err_l}
+
+
+def client_path(target: list[str], home: Path, requests: list[dict[str, Any]]) -> float:
+    """CPU ms per query of the eval's client alone: the target opened as ``eval`` opens it, asked through its
+    retry discipline under the eval's ``search`` span (traceparent sent, the answer mapped and checked), the spans
+    exported to the home's store (flushed before the clock stops)."""
+    from searchtrace.evals.runs.client import ClientPolicy, RetryingSearch
+    from searchtrace.evals.runs.target import TargetRetriever, resolve_target
+    from searchtrace.evals.runs.targets import target_spec
+    from searchtrace.retriever import resolve_config
+    from searchtrace.traces import TraceSettings, make_tracer_provider
+
+    spec = target_spec(target[1], target[3] if len(target) > 3 else None, None, None)
+    assert spec is not None
+    config = resolve_config(home=home)
+    settings = TraceSettings.resolve().for_home(config.home)
+    provider, handles = make_tracer_provider(config.home, settings)
+    client = TargetRetriever(RetryingSearch(resolve_target(spec, 60.0), ClientPolicy()), spec,
+                             provider.get_tracer("bench"), config, depth=DEPTH, shown=10)
+    try:
+        for r in requests[:WARM]:
+            client.search_detailed(r)
+        provider.force_flush()
+        cpu = time.process_time()
+        for r in requests:
+            client.search_detailed(r)
+        provider.force_flush()
+        return (time.process_time() - cpu) * 1000 / len(requests)
+    finally:
+        client.close()
+        handles.close(settings.exit_timeout_s)
+
+
+def requests_of(dataset: Path) -> list[dict[str, Any]]:
+    """What the eval sends the target for each query (top_k the depth, its candidates, the mode)."""
+    return [{"query": q["text"], "top_k": DEPTH, "candidates": DEPTH, "mode": "fast"} for q in test_queries(dataset)]
+
+
+def bare_http(url: str, requests: list[dict[str, Any]]) -> float:
+    """CPU ms per request of ``httpx`` posting each request to ``/v1/search`` and decoding the JSON answer (after a
+    warm-up)."""
+    with httpx.Client(timeout=60) as client:
+        for r in requests[:WARM]:
+            client.post(f"{url}/v1/search", json=r).raise_for_status()
+        cpu = time.process_time()
+        for r in requests:
+            answer = client.post(f"{url}/v1/search", json=r)
+            answer.raise_for_status()
+            answer.json()
+        return (time.process_time() - cpu) * 1000 / len(requests)
+
+
+def bare_mcp(connect: Callable[[], Any], requests: list[dict[str, Any]]) -> float:
+    """CPU ms per call of the ``mcp`` SDK's client calling ``search`` with each request (after a warm-up)."""
+
+    async def calls() -> float:
+        async with connect() as client:
+            for r in requests[:WARM]:
+                await client.call_tool("search", r)
+            cpu = time.process_time()
+            for r in requests:
+                result = await client.call_tool("search", r)
+                if result.is_error:
+                    raise SystemExit(f"the search tool failed: {result.content}")
+            return (time.process_time() - cpu) * 1000 / len(requests)
+
+    return asyncio.run(calls())
+
+
+def mcp_http(url: str) -> Callable[[], Any]:
+    import httpx2
+    from mcp.client.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    @asynccontextmanager
+    async def connect() -> Any:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                yield client
+
+    return connect
+
+
+def mcp_stdio(command: list[str]) -> Callable[[], Any]:
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    return lambda: Client(params, mode="legacy")
+
+
+def start_server(args: argparse.Namespace, port: int, log: Path) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "searchtrace", "serve", str(args.dataset), "--port", str(port), "--no-progress",
+           "--timeout", "30", *(["--home", str(args.home)] if args.home else [])]
+    with log.open("wb") as err:
+        server = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=err, stderr=err)
+    deadline = time.monotonic() + 1800  # a first start may index the dataset
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"server exited: {log.read_text()}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    server.kill()
+    raise SystemExit("server not ready after 30 min")
+
+
+def cpu_phase(args: argparse.Namespace, small: Path, large: Path, work: Path) -> dict[str, Any]:
+    """Each transport: the eval's CPU per query and the bare round trip's, against ``searchtrace serve``."""
+    requests = requests_of(small)
+    stdio = [sys.executable, "-m", "searchtrace", "serve", "--mcp", "stdio", str(args.dataset), "--no-progress",
+             *(["--home", str(args.home)] if args.home else [])]
+    port = free_port()
+    server = start_server(args, port, work / "serve.log")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        phases = {
+            "http": (["--target", url], lambda: bare_http(url, requests)),
+            "mcp-http": (["--target", f"mcp+{url}/mcp", "--tool", "search"],
+                         lambda: bare_mcp(mcp_http(f"{url}/mcp"), requests)),
+            "mcp-stdio": (["--target", "mcp+stdio:" + " ".join(stdio), "--tool", "search"],
+                          lambda: bare_mcp(mcp_stdio(stdio), requests)),
+        }
+        out = {}
+        for name, (target, bare) in phases.items():
+            bare_ms = bare()
+            client_ms = client_path(target, work / f"home-{name}-client", requests)
+            ours = per_query(small, large, work / f"home-{name}", target)
+            out[name] = {"bare_cpu_ms_per_request": round(bare_ms, 3), "client_cpu_ms_per_query": round(client_ms, 3),
+                         "client_above_bare_ms": round(client_ms - bare_ms, 3),
+                         "eval": {**ours, "above_bare_ms": round(ours["cpu_ms_per_query"] - bare_ms, 3)}}
+            print(json.dumps({name: out[name]}), flush=True)
+        return out
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def stand_in(port_file: str, delay_ms: float) -> None:
+    """Our contract's ``POST /v1/search``, answered after ``delay_ms`` (a thread per request): ten documents."""
+    delay = delay_ms / 1000
+    body = json.dumps({"results": [{"id": f"d{i}", "score": 1 - i / 10, "confidenceBand": "high"}
+                                   for i in range(10)]}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # buffered: the headers and the body leave in one segment, flushed after the handler (unbuffered, the
+        # body waits on the client's delayed ACK, Nagle's 40 ms, and would be measured as the target's time)
+        wbufsize = -1
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            time.sleep(delay)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_error(404)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    Path(port_file).write_text(str(server.server_address[1]))
+    server.serve_forever()
+
+
+def throughput_phase(args: argparse.Namespace, small: Path, large: Path, work: Path) -> dict[str, Any]:
+    port_file = work / "stand-in.port"
+    child = subprocess.Popen([sys.executable, __file__, "--stand-in", str(port_file), "--delay-ms",
+                              str(args.delay_ms)])
+    try:
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text()):
+            if child.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the stand-in target did not start")
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port_file.read_text()}"
+        out = {}
+        for n in args.concurrency:
+            out[str(n)] = per_query(small, large, work / f"home-c{n}", ["--target", url], n)
+            print(json.dumps({f"concurrency {n}": out[str(n)]}), flush=True)
+        one = out[str(args.concurrency[0])]["queries_per_s"]
+        for n in args.concurrency:
+            out[str(n)]["x_of_first"] = round(out[str(n)]["queries_per_s"] / one, 2)
+        return out
+    finally:
+        child.terminate()
+        child.wait(10)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dataset", type=Path, default=REPO / "datasets" / "sample")
+    p.add_argument("--home", type=Path, help="the server's home (default: searchtrace's; the index is built there)")
+    p.add_argument("--copies", type=int, default=4)
+    p.add_argument("--throughput-copies", type=int, default=9)
+    p.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4, 16])
+    p.add_argument("--delay-ms", type=float, default=50.0)
+    p.add_argument("--batch-size", type=int, help="eval --batch-size (default: the eval's)")
+    p.add_argument("--out", type=Path)
+    p.add_argument("--stand-in", help=argparse.SUPPRESS)
+    p.add_argument("--skip", choices=("cpu", "throughput"), help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.stand_in:
+        stand_in(args.stand_in, args.delay_ms)
+        return
+    if args.batch_size:
+        BATCH.extend(["--batch-size", str(args.batch_size)])
+    with tempfile.TemporaryDirectory(prefix="bench-targets-") as tmp:
+        work = Path(tmp)
+        small = copied(args.dataset, work, 1)
+        result: dict[str, Any] = {"load_avg": os.getloadavg(), "cpus": os.cpu_count()}
+        if args.skip != "cpu":
+            result["cpu"] = cpu_phase(args, small, copied(args.dataset, work, args.copies), work)
+        if args.skip != "throughput":
+            result["throughput"] = throughput_phase(args, small, copied(args.dataset, work, args.throughput_copies),
+                                                    work)
+        result["load_avg_after"] = os.getloadavg()
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
