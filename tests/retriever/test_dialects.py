@@ -91,9 +91,12 @@ class CannedService(Service):
                          tracer=provider.get_tracer("test.dialects"))
         self.response = response
         self.asked: list[tuple[dict[str, Any], Variant | None, v.Source]] = []
+        self.facts: list[bool] = []
 
-    async def search(self, body: Any, variant: Variant | None, source: v.Source) -> SearchResponse:
+    async def search(self, body: Any, variant: Variant | None, source: v.Source, *,
+                     facts: bool = True) -> SearchResponse:
         self.asked.append((dict(body), variant, source))
+        self.facts.append(facts)
         return self.response
 
     async def documents(self, ids: Any, dataset: Any, chunks: bool, follows: object = None) -> list[dict]:
@@ -147,6 +150,7 @@ def test_hawki_answers_the_seeds_reference_example_shape_with_tags_as_one_string
     assert len(ours["results"]) == 7 and ours["rewrite_terms"] == ["hallowmere"]
     assert json.loads(answer.content[0].text) == ours
     assert service.asked == [({"query": "capital of Hallowmere", "top_k": 7}, None, v.Source.HAWKI)]
+    assert service.facts == [True]  # HAWKI shows relation hits: they take top_k places
     assert service.sources() == ["hawki"]
 
 
@@ -184,8 +188,8 @@ def test_huginn_answers_the_seeds_example_keys_with_documents_only(tmp_path):
     assert first["graph_context"] == [{"subject": "Greywick", "relation": "on", "object": "Hallowmere"}]
     assert body["traceId"] == "ab" * 16  # the search's (the canned one here)
     asked, variant, source = service.asked[0]
-    # facts take top_k places in our response: 3 more asked, so 4 passages come back
-    assert asked == {"query": "knowledge graph rag", "min_relevance": 0.2, "top_k": 4 + 3}
+    # a search showing passages only: limit is top_k, the facts stay in kg (the graph_context)
+    assert asked == {"query": "knowledge graph rag", "min_relevance": 0.2, "top_k": 4} and service.facts == [False]
     assert (variant, source) == (None, v.Source.HUGINN) and service.sources() == ["huginn"]
 
 
@@ -250,7 +254,7 @@ def test_singlestore_answers_results_entities_and_relationships_with_no_generate
     same_shape(example, body["relationships"][0], "relationships[0]")
     assert body["relationships"][0]["confidence"] == 0.9  # the fact's own relevance
     assert body["entities"] == {"primary": ["hallowmere"], "related": ["Port Vell", "Hallowmere", "Greywick"]}
-    assert service.asked == [({"query": "hello world", "debug": True, "top_k": 6}, None, v.Source.SINGLESTORE_KAG)]
+    assert service.asked == [({"query": "hello world", "debug": True, "top_k": 3}, None, v.Source.SINGLESTORE_KAG)]
 
 
 def test_singlestore_checks_its_body_as_its_model_does(tmp_path):
@@ -306,7 +310,7 @@ def test_proxysql_filters_and_hybrid_modes_map_onto_our_request(tmp_path):
                    "return": {"include_metadata": False, "include_snippets": True}}).structured_content
     asked = service.asked[-1][0]
     assert asked == {"query": "q", "tags_any": ["island"], "min_relevance": 0.3, "collection": "gazetteer",
-                     "fusion": "rrf", "candidates": 80, "top_k": 3 + 3}
+                     "fusion": "rrf", "candidates": 80, "top_k": 3}
     assert set(answer["results"][0]) == {"chunk_id", "doc_id", "source_name", "score", "title", "snippet"}
     assert answer["stats"]["notes"] == ["filters.post_type_ids: no counterpart in this index; ignored",
                                         "fuse.rrf_k0: the server's fusion settings apply; ignored"]

@@ -78,7 +78,8 @@ def answer_of(found: Passages, mode: str) -> dict[str, Any]:
                                                                                                 m.title) if x),
                                 "modifiedTime": m.timestamp, "graph_context": _graph_context(kg, r.id)}
         if mode == "brief":
-            item["snippet"] = render.snippet(r.content)
+            text = r.content[len(m.title):] if m.title and r.content.startswith(m.title) else r.content
+            item["snippet"] = render.snippet(text)  # the passage's text, its title said apart
         else:
             item["matchedChunks"] = [{"id": r.id, "relevance": r.score, "content": r.content}]
         results.append(item)

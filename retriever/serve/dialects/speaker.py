@@ -91,15 +91,15 @@ class Speaker:
         """The first ``n`` passages, as a system without relation hits answers them (``field``: the dialect's
         name for ``n``, in a refusal).
 
-        Facts take ``top_k`` places in our response (up to ``max_relation_hits`` of them); a dialect whose
-        results are documents asks for that many more, so its ``n`` results are the ranking's first ``n``
-        passages, as the in-process eval scores them.
+        The search shows no relation hits (``Service.search(facts=False)``; the facts behind the passages stay
+        in ``kg``): were facts to take ``top_k`` places, asking for more places would raise ``candidates``
+        with ``top_k``, and more candidates reorder the ranking (fused scores are normalised over them), so
+        the ``n`` passages would not be the in-process eval's first ``n``.
         """
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_TOP_K:
             raise ValidationError(f"{field} must be an integer between 1 and {MAX_TOP_K}, got {n!r:.40}",
                                   field=field)
-        room = self.service.config.graph.max_relation_hits if variant is None else 0
-        response = await self.search({**request, "top_k": min(n + room, MAX_TOP_K)}, variant)
+        response = await self.service.search({**request, "top_k": n}, variant, self.source, facts=False)
         return Passages(response, response.chunks[:n], response.relations)
 
     async def documents(self, ids: list[str], chunks: bool, dataset: str | None = None) -> list[dict[str, Any]]:
