@@ -260,7 +260,7 @@ def create_app(service: Service, *, mcp: bool = True, dialects: Sequence[str] = 
     if dialects:
         from searchtrace.retriever.serve.dialects import mount_dialects
 
-        speakers.extend(mount_dialects(app, service, dialects))
+        speakers.extend(mount_dialects(app, service, dialects, traced))
     own_auth = frozenset(path for s in speakers for path in s.own_auth)
     _error_handlers(app, service)
     if service.serve.cors_origins:

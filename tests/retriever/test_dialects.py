@@ -27,6 +27,7 @@ from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.response import Metadata, RelationHit, Result, RetryHints, SearchResponse, Triple
 from searchtrace.retriever.serve.config import ServeConfig
 from searchtrace.retriever.serve.dialects import DIALECTS, check_dialects, mount_dialects
+from searchtrace.retriever.serve.http import traced
 from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import vocabulary as v
 
@@ -114,7 +115,7 @@ class CannedService(Service):
 def mounted(tmp_path: Path, name: str, **serve: Any) -> tuple[CannedService, Any, FastAPI]:
     service = CannedService(tmp_path, **serve)
     app = FastAPI()
-    speaker, = mount_dialects(app, service, [name])
+    speaker, = mount_dialects(app, service, [name], traced)
     return service, speaker, app
 
 
@@ -209,7 +210,7 @@ def test_huginn_empty_answer_says_no_confident_results_and_keeps_best_score(tmp_
                            Mode.FAST, ())
     service = CannedService(tmp_path, response=empty)
     app = FastAPI()
-    mount_dialects(app, service, ["huginn"])
+    mount_dialects(app, service, ["huginn"], traced)
     with TestClient(app) as client:
         body = client.get("/api/search", params={"q": "knowledge graph rag", "min_relevance": 0.95}).json()
     assert body["results"] == [] and body["bestScore"] == 0.75 and body["noConfidentResults"] is True

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
-    from searchtrace.retriever.serve.dialects.speaker import Speaker
+    from searchtrace.retriever.serve.dialects.speaker import Answer, Speaker
     from searchtrace.retriever.serve.service import Service
 
 __all__ = ["DIALECTS", "mount_dialects"]
@@ -58,14 +58,15 @@ def check_dialects(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def mount_dialects(app: Any, service: Service, names: Sequence[str]) -> list[Speaker]:
-    """Mount each named dialect on ``app``; the speakers returned hold what the app must run and exempt."""
+def mount_dialects(app: Any, service: Service, names: Sequence[str], answer: Answer) -> list[Speaker]:
+    """Mount each named dialect on ``app`` (``answer``: the app's traced HTTP answer, ``http.traced``); the
+    speakers returned hold what the app must run and exempt."""
     from searchtrace.retriever.serve.dialects.speaker import Speaker
     from searchtrace.traces import vocabulary as v
 
     speakers = []
     for name in check_dialects(names):
-        speaker = Speaker(service, v.Source(name))
+        speaker = Speaker(service, v.Source(name), answer)
         importlib.import_module(DIALECTS[name]).mount(app, speaker)
         speakers.append(speaker)
     return speakers

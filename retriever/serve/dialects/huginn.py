@@ -83,14 +83,11 @@ def answer_of(found: Passages, mode: str) -> dict[str, Any]:
         else:
             item["matchedChunks"] = [{"id": r.id, "relevance": r.score, "content": r.content}]
         results.append(item)
-    out: dict[str, Any] = {"results": results, "bestScore": response.best_score, "traceId": response.trace_id}
-    if response.no_confident_results:
-        out["noConfidentResults"] = True
-    if response.retry_hints is not None:
-        out["retryHints"] = _hints(response.retry_hints)
-    if response.trace_url:
-        out["traceUrl"] = response.trace_url
-    return out
+    weak = {"noConfidentResults": True} if response.no_confident_results else {}
+    hints = {"retryHints": _hints(response.retry_hints)} if response.retry_hints is not None else {}
+    link = {"traceUrl": response.trace_url} if response.trace_url else {}
+    return {"results": results, "bestScore": response.best_score, "traceId": response.trace_id, **weak, **hints,
+            **link}
 
 
 def text_of(found: Passages) -> str:

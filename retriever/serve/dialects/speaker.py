@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
@@ -31,7 +31,7 @@ from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["Passages", "Speaker", "Tool", "ToolAnswer"]
+__all__ = ["Answer", "Passages", "Speaker", "Tool", "ToolAnswer"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,10 @@ class Tool:
     handler: ToolHandler
 
 
+Answer = Callable[[Service, Request, str, Callable[[], Awaitable[Any]], v.Source], Awaitable[Response]]
+"""Runs a route's work under its server span and answers its JSON or its error (``http.traced``)."""
+
+
 @dataclass(frozen=True)
 class Passages:
     """A search answered as a document system sees it: ``passages`` the first ``n`` passages, ``facts`` the
@@ -71,12 +75,14 @@ class Speaker:
     Attributes:
         service: the open datasets and the one way a search runs.
         source: what its traces say called (the dialect's :class:`~searchtrace.traces.vocabulary.Source`).
+        answer: answers an HTTP route under its server span (``http.traced``, given by the app).
         managers: the MCP session managers its endpoints need running (the app's lifespan runs them).
         own_auth: paths guarded by a token of their own (the server's API key does not apply there).
     """
 
     service: Service
     source: v.Source
+    answer: Answer
     managers: list[Any] = field(default_factory=list)
     own_auth: set[str] = field(default_factory=set)
     endpoints: dict[str, Mapping[str, Tool]] = field(default_factory=dict)
@@ -108,9 +114,7 @@ class Speaker:
 
     async def http(self, request: Request, route: str, work: Callable[[], Awaitable[Any]]) -> Response:
         """``work()``'s JSON under the request's server span (the dialect as the source), or the error object."""
-        from searchtrace.retriever.serve.http import traced
-
-        return await traced(self.service, request, route, work, self.source)
+        return await self.answer(self.service, request, route, work, self.source)
 
     def mcp(self, app: Any, path: str, name: str, tools: Mapping[str, Tool], token: str | None = None) -> None:
         """Mount an MCP endpoint (streamable HTTP, stateless) at ``path`` serving ``tools``; ``token``: the Bearer
@@ -187,11 +191,6 @@ class Speaker:
 def json_answer(payload: dict[str, Any]) -> ToolAnswer:
     """A structured answer whose text is the same JSON (what an MCP client without structured content reads)."""
     return ToolAnswer(payload, json.dumps(payload))
-
-
-def traced_copy(response: SearchResponse, url: str | None) -> SearchResponse:
-    """``response`` with ``url`` as its trace URL (None: unchanged)."""
-    return replace(response, trace_url=url) if url else response
 
 
 class TokenGuard:
