@@ -44,7 +44,7 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=_workers, default=1, metavar="N",
                    help="server processes sharing the port, each with its own index readers and model "
                         "(Linux; 'auto' = one per core; default 1: one process, its memory once)")
-    p.add_argument("--dialect", action="append", default=[], metavar="NAME",
+    p.add_argument("--dialect", action="append", metavar="NAME",
                    help="also speak another system's API beside ours (repeatable): "
                         "hawki, huginn, proxysql, singlestore-kag (README: another system's dialect)")
     p.add_argument("--model-threads", type=int, metavar="N",
@@ -60,7 +60,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from searchtrace.retriever.serve.dialects import check_dialects
     from searchtrace.retriever.serve.workers import check_supported, run_workers
 
-    dialects = tuple(check_dialects(args.dialect))
+    dialects = tuple(check_dialects(args.dialect or ()))
     if dialects and args.mcp == "stdio":
         print("error: --dialect: dialects are HTTP routes and MCP endpoints; leave out --mcp stdio", file=sys.stderr)
         return ExitCode.INVALID

@@ -350,3 +350,29 @@ def test_proxysql_needs_its_token_and_its_endpoint_is_not_behind_the_api_key(tmp
     assert refused.status_code == 401 and "proxysql" in refused.json()["error"]["message"]
     assert listed.status_code == 200, listed.text
     assert "rag.search_fts" in listed.text
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--dialect", "nope"], "--dialect: unknown dialect 'nope'; known: hawki, huginn, proxysql, singlestore-kag"),
+    (["--dialect", "proxysql"], "--dialect proxysql: its tools need a Bearer token; set SEARCHTRACE_PROXYSQL_TOKEN"),
+    (["--mcp", "stdio", "--dialect", "hawki"], "--dialect: dialects are HTTP routes and MCP endpoints"),
+])
+def test_serve_refuses_a_dialect_it_cannot_mount_before_opening_anything(flags, said, capsys, monkeypatch, tmp_path):
+    from searchtrace.cli import main
+
+    monkeypatch.delenv("SEARCHTRACE_PROXYSQL_TOKEN", raising=False)
+    assert main(["serve", str(tmp_path), "--home", str(tmp_path / "home"), *flags]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "home").exists()  # refused before any index or trace store
+
+
+def test_passages_only_changes_nothing_but_the_relation_hits_shown(tmp_path):
+    from dataclasses import replace
+
+    from searchtrace.retriever.serve.service import passages_only
+
+    config = resolve_config(home=tmp_path, environ={})
+    assert config.graph.max_relation_hits == 3
+    changed = passages_only(config)
+    assert changed.graph.max_relation_hits == 0
+    assert replace(changed, graph=config.graph) == config
