@@ -301,6 +301,9 @@ def test_proxysql_fts_pages_by_offset_and_clamps_k_as_validate_k_does(tmp_path):
     assert clamped["stats"]["k"] == 10 and clamped["stats"]["k_requested"] == 60
     assert clamped["stats"]["notes"] == ["k 60 is outside 1..50: 10 used"]
     assert service.asked[-1][0]["top_k"] == 10
+    deep = call(speaker, "/mcp/rag", "rag.search_fts", {"query": "q", "k": 50, "offset": 460})
+    assert deep.is_error and deep.structured_content["error"]["field"] == "offset"
+    assert "offset + k must be at most 500" in deep.content[0].text
 
 
 def test_proxysql_filters_and_hybrid_modes_map_onto_our_request(tmp_path):

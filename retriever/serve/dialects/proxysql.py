@@ -8,6 +8,7 @@ answers "not supported" (an index has no source database to refetch from).
 As ProxySQL does, a ``k`` outside 1..50 is the default 10 and a ``candidates`` value outside 1..500 the default
 50 (``validate_k``, ``validate_candidates``); a query over 8192 bytes is refused. What is clamped or ignored is
 said in the answer's ``stats.notes``. Our index holds one chunk per document: a chunk's id is its document's.
+``truncated`` is always false: at most 500 rows, an answer stays far under ProxySQL's 5 MB ``response_max_bytes``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from searchtrace.errors import SearchFailed, ValidationError
+from searchtrace.retriever.request import MAX_TOP_K
 from searchtrace.retriever.response import Result
 from searchtrace.retriever.serve.dialects.speaker import Passages, Speaker, Tool, ToolAnswer, json_answer
 from searchtrace.retriever.serve.service import Variant
@@ -134,6 +136,9 @@ class Tools:
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             notes.append(f"offset {offset!r:.40} is not a whole number >= 0: 0 used")
             offset = 0
+        if offset + k > MAX_TOP_K:
+            raise ValidationError(f"offset + k must be at most {MAX_TOP_K} (the deepest ranking served), got "
+                                  f"{offset + k}", field="offset")
         request = {"query": query, **filters_of(args.get("filters"), notes), **(extra(notes) if extra else {})}
         for ignored in ("embedding", "query_embedding"):
             if ignored in args:
