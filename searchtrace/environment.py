@@ -44,6 +44,7 @@ __all__ = [
     "SEARCHTRACE_OTLP",
     "SEARCHTRACE_OTLP_EXIT_TIMEOUT",
     "SEARCHTRACE_PROGRESS_SECONDS",
+    "SEARCHTRACE_PROXYSQL_TOKEN",
     "SEARCHTRACE_RETRIEVER_CONFIG",
     "SEARCHTRACE_SERVE_MAX_INFLIGHT",
     "SEARCHTRACE_SERVE_TIMEOUT",
@@ -99,6 +100,10 @@ SEARCHTRACE_API_KEY = "SEARCHTRACE_API_KEY"
 """The bearer token every HTTP and MCP-over-HTTP request must carry, to ``serve`` and to the
 dashboard (its websocket too); required to bind a non-loopback address (unset on loopback = no
 authentication)."""
+
+SEARCHTRACE_PROXYSQL_TOKEN = "SEARCHTRACE_PROXYSQL_TOKEN"
+"""The Bearer token ``serve --dialect proxysql`` requires at ``/mcp/rag`` (ProxySQL's tools; required to mount
+them). The server's own API key does not apply there."""
 
 SEARCHTRACE_SERVE_TIMEOUT = "SEARCHTRACE_SERVE_TIMEOUT"
 """Seconds a served search may take before it answers 504 TIMEOUT (default 2)."""

@@ -51,6 +51,8 @@ class ServeConfig:
         workers: HTTP server processes sharing the port (1: this process alone).
         trace_ack: answer a request only once its trace is in the local store (``traces.commits``),
             waiting at most :data:`TRACE_ACK_TIMEOUT_S`.
+        dialects: other systems' surfaces mounted beside ours (``--dialect``; ``serve.dialects``).
+        proxysql_token: the Bearer token of ProxySQL's tools (``--dialect proxysql``).
     """
 
     host: str = "127.0.0.1"
@@ -64,6 +66,8 @@ class ServeConfig:
     allowed_hosts: tuple[str, ...] = ()
     workers: int = 1
     trace_ack: bool = True
+    dialects: tuple[str, ...] = ()
+    proxysql_token: str | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -79,6 +83,8 @@ class ServeConfig:
             problems.append(f"batch window must be 0-100 ms, got {self.batch_window_ms!r}")
         if exposed := exposure_problem(self.host, self.api_key):
             problems.append(exposed)
+        if "proxysql" in self.dialects and not self.proxysql_token:
+            problems.append(f"--dialect proxysql: its tools need a Bearer token; set {names.SEARCHTRACE_PROXYSQL_TOKEN}")
         if problems:
             raise ConfigError("; ".join(problems), field="serve")
 
@@ -86,7 +92,7 @@ class ServeConfig:
     def resolve(cls, *, host: str | None = None, port: int | None = None, timeout_s: float | None = None,
                 max_inflight: int | None = None, cors_origins: str | None = None, dashboard_url: str | None = None,
                 batch_window_ms: float | None = None, allowed_hosts: str | None = None, workers: int | None = None,
-                environ: Mapping[str, str] | None = None) -> ServeConfig:
+                dialects: tuple[str, ...] = (), environ: Mapping[str, str] | None = None) -> ServeConfig:
         """Explicit argument > environment variable > default. Raises ConfigError naming the setting."""
         env = os.environ if environ is None else environ
         origins = cors_origins if cors_origins is not None else text(env, names.SEARCHTRACE_CORS_ORIGINS) or ""
@@ -107,6 +113,8 @@ class ServeConfig:
             allowed_hosts=own_names(host, allowed_hosts),
             workers=1 if workers is None else workers,
             trace_ack=pick(None, flag(env, names.SEARCHTRACE_TRACE_ACK), True),
+            dialects=dialects,
+            proxysql_token=text(env, names.SEARCHTRACE_PROXYSQL_TOKEN) if "proxysql" in dialects else None,
         )
 
     def trace_url(self, trace_id: str) -> str | None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from fastapi import FastAPI, Request
@@ -43,6 +43,9 @@ from searchtrace.retriever.serve.service import STATUS, Service, Variant
 from searchtrace.traces import TRACES_PATH, receiver_for_store
 from searchtrace.traces import vocabulary as v
 
+if TYPE_CHECKING:
+    from searchtrace.retriever.serve.dialects.speaker import Speaker
+
 log = logging.getLogger(__name__)
 
 
@@ -60,13 +63,16 @@ def error_response(exc: SearchtraceError, trace_id: str = "") -> Response:
     return json_response(error_object(exc), STATUS.get(exc.code, 500), headers)
 
 
-async def _traced(service: Service, request: Request, route: str, work: Any) -> Response:
-    """Run ``work()`` (a coroutine factory) under the request's server span; answer its JSON or its error."""
+async def traced(service: Service, request: Request, route: str, work: Any,
+                 source: v.Source = v.Source.HTTP) -> Response:
+    """Run ``work()`` (a coroutine factory) under the request's server span; answer its JSON or its error.
+
+    ``source``: who the trace says called (a dialect's routes say the dialect)."""
     parent = propagate.extract(dict(request.headers))
     attributes = {v.HTTP_REQUEST_METHOD: request.method, v.HTTP_ROUTE: route}
     trace_id = ""
     try:
-        with service.server_span(f"{request.method} {route}", v.Source.HTTP, parent, attributes) as span:
+        with service.server_span(f"{request.method} {route}", source, parent, attributes) as span:
             trace_id = format(span.get_span_context().trace_id, "032x")
             try:
                 payload = await work()
@@ -130,8 +136,9 @@ def _documents_schema(chunks: bool) -> dict[str, Any]:
     return {"type": "object", "required": [key], "properties": {key: {"type": "array", "items": item}}}
 
 
-def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
-    """The ASGI app: routes, error handlers, body limit, API key, CORS if configured, MCP at ``/mcp``."""
+def create_app(service: Service, *, mcp: bool = True, dialects: Sequence[str] = ()) -> FastAPI:
+    """The ASGI app: routes, error handlers, body limit, API key, CORS if configured, MCP at ``/mcp``, and each
+    of ``dialects`` (names of :data:`~searchtrace.retriever.serve.dialects.DIALECTS`) mounted beside them."""
     manager = None
     if mcp:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -148,13 +155,15 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     receiver = (receiver_for_store(service.store, service.config.home, close_store=False)
                 if service.store is not None else None)
 
+    speakers: list[Speaker] = []
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            if manager is None:
-                yield
-                return
-            async with manager.run():
+            async with AsyncExitStack() as stack:
+                for running in [manager, *(m for s in speakers for m in s.managers)]:
+                    if running is not None:
+                        await stack.enter_async_context(running.run())
                 yield
         finally:
             if receiver is not None:  # what the receiver acknowledged-pending is written before the store closes
@@ -191,7 +200,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
     async def search(request: Request, variant: Variant | None, route: str) -> Response:
         async def work() -> dict:
             return dict((await service.search(_body(await request.body()), variant, v.Source.HTTP)).to_json())
-        return await _traced(service, request, route, work)
+        return await traced(service, request, route, work)
 
     @app.post("/v1/search", openapi_extra=body_doc(True), summary="Hybrid search (the full request)")
     async def search_hybrid(request: Request) -> Response:
@@ -211,7 +220,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
             dataset = request.query_params.get("dataset")
             return {"documents": await service.documents(_ids(request), dataset, chunks=False,
                                                          follows=_follows(request))}
-        return await _traced(service, request, "/v1/docs", work)
+        return await traced(service, request, "/v1/docs", work)
 
     @app.get("/v1/chunks", summary="Chunks by id, shaped as results", openapi_extra=ids_doc(True))
     async def chunks(request: Request) -> Response:
@@ -219,7 +228,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
             dataset = request.query_params.get("dataset")
             return {"chunks": await service.documents(_ids(request), dataset, chunks=True,
                                                       follows=_follows(request))}
-        return await _traced(service, request, "/v1/chunks", work)
+        return await traced(service, request, "/v1/chunks", work)
 
     @app.get("/v1/stats", summary="Datasets, maxTopK, searches served, latency p50/p95 from the trace store",
              openapi_extra=plain_doc())
@@ -248,6 +257,11 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
     if receiver is not None:
         app.router.routes.append(Route(TRACES_PATH, endpoint=receiver, include_in_schema=False))
+    if dialects:
+        from searchtrace.retriever.serve.dialects import mount_dialects
+
+        speakers.extend(mount_dialects(app, service, dialects, traced))
+    own_auth = frozenset(path for s in speakers for path in s.own_auth)
     _error_handlers(app, service)
     if service.serve.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
@@ -260,7 +274,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
         f"{scope['method']} {scope['path']}", v.Source.MCP if scope["path"] == "/mcp" else v.Source.HTTP, status, exc))
     if service.serve.api_key:
         # nothing is read unauthorized
-        app.add_middleware(BearerAuth, api_key=service.serve.api_key, open_paths=OPEN_PATHS)
+        app.add_middleware(BearerAuth, api_key=service.serve.api_key, open_paths=OPEN_PATHS | own_auth)
     app.add_middleware(HostCheck, allowed_hosts=(service.serve.host, *service.serve.allowed_hosts),
                        cors_origins=service.serve.cors_origins,
                        open_paths=OPEN_PATHS)  # outermost: a rebinding page reads nothing

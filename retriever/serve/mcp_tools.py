@@ -99,7 +99,7 @@ def _text(name: str, payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, indent=2)
 
 
-def _parent(meta: Mapping[str, Any] | None) -> Context | None:
+def parent_context(meta: Mapping[str, Any] | None) -> Context | None:
     """The caller's trace context from the request's ``_meta`` (``traceparent``), if it carries one."""
     if not meta or "traceparent" not in meta:
         return None
@@ -113,7 +113,7 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
     attributes = {v.MCP_METHOD_NAME: "tools/call", v.GEN_AI_TOOL_NAME: name, **attrs.session(session)}
     trace_id = ""
     try:
-        with service.server_span(f"tools/call {name}", v.Source.MCP, _parent(meta), attributes) as span:
+        with service.server_span(f"tools/call {name}", v.Source.MCP, parent_context(meta), attributes) as span:
             trace_id = format(span.get_span_context().trace_id, "032x")
             handler = HANDLERS.get(name)
             if handler is None:
@@ -133,7 +133,7 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
     return types.CallToolResult(content=[types.TextContent(text=_text(name, payload))], structured_content=payload)
 
 
-def _session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | None:
+def call_session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | None:
     """The call's MCP session: over HTTP the ``Mcp-Session-Id`` its request carries (see ``sessions``), over
     stdio the one id of this process's pipe."""
     headers = getattr(ctx.request, "headers", None)
@@ -155,7 +155,7 @@ def build_server(service: Service, stdio_session: str | None = None) -> Server[A
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                            ) -> types.CallToolResult:
-        return await call_tool(service, params.name, params.arguments, ctx.meta, _session(ctx, stdio_session))
+        return await call_tool(service, params.name, params.arguments, ctx.meta, call_session(ctx, stdio_session))
 
     server: Server[Any] = Server("searchtrace", version=__version__,
                                  instructions="Search the served document collections; every call is traced.",

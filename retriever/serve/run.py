@@ -44,6 +44,9 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=_workers, default=1, metavar="N",
                    help="server processes sharing the port, each with its own index readers and model "
                         "(Linux; 'auto' = one per core; default 1: one process, its memory once)")
+    p.add_argument("--dialect", action="append", metavar="NAME",
+                   help="also speak another system's API beside ours (repeatable): "
+                        "hawki, huginn, proxysql, singlestore-kag (README: another system's dialect)")
     p.add_argument("--model-threads", type=int, metavar="N",
                    help="threads of each worker's embedding model (default: cores / workers, at least 1; "
                         "more cut one query's latency, fewer save CPU under load)")
@@ -54,9 +57,14 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Resolve the settings (refusing an unsafe bind before loading anything), open, serve until stopped."""
+    from searchtrace.retriever.serve.dialects import check_dialects
     from searchtrace.retriever.serve.workers import check_supported, run_workers
 
-    serve = ServeConfig.resolve(host=args.host, port=args.port, timeout_s=args.timeout,
+    dialects = tuple(check_dialects(args.dialect or ()))
+    if dialects and args.mcp == "stdio":
+        print("error: --dialect: dialects are HTTP routes and MCP endpoints; leave out --mcp stdio", file=sys.stderr)
+        return ExitCode.INVALID
+    serve = ServeConfig.resolve(dialects=dialects, host=args.host, port=args.port, timeout_s=args.timeout,
                                 max_inflight=args.max_inflight, cors_origins=args.cors_origins,
                                 dashboard_url=args.dashboard_url, batch_window_ms=args.batch_window_ms,
                                 allowed_hosts=args.allowed_hosts, workers=args.workers)
@@ -177,7 +185,7 @@ def run_http(service: Any, sockets: list[Any] | None = None) -> None:
         sockets = [bind(serve.host, serve.port)]
         _announce(serve, sockets[0].getsockname()[1], "")
     threading.Thread(target=_open_quietly, args=(service,), name="open-datasets", daemon=True).start()
-    config = uvicorn.Config(create_app(service), host=serve.host, port=serve.port, log_level="warning",
+    config = uvicorn.Config(create_app(service, dialects=serve.dialects), host=serve.host, port=serve.port, log_level="warning",
                             access_log=False, timeout_keep_alive=30, lifespan="on")
     server = uvicorn.Server(config)
     # uvicorn stops gracefully on SIGTERM, then raises it again; by default that kills the process
@@ -192,7 +200,8 @@ def _exit_quietly(signum: int, frame: Any) -> None:
 
 def _announce(serve: ServeConfig, port: int, how: str) -> None:
     host = f"[{serve.host}]" if ":" in serve.host else serve.host
-    print(f"serving http://{host}:{port}{f' ({how})' if how else ''} (API /v1, MCP /mcp, OpenAPI /docs); "
+    dialects = f"; dialects: {', '.join(serve.dialects)}" if serve.dialects else ""
+    print(f"serving http://{host}:{port}{f' ({how})' if how else ''} (API /v1, MCP /mcp, OpenAPI /docs{dialects}); "
           f"ready when /readyz says so", file=sys.stderr)
 
 

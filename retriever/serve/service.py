@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,13 +95,21 @@ def variant_config(config: RetrieverConfig, variant: Variant, method: FusionMeth
     return replace(config, fusion=FusionConfig(method=fused, k0=fusion.k0, weights=weights))
 
 
+def passages_only(config: RetrieverConfig) -> RetrieverConfig:
+    """The same search showing no relation hits: ``top_k`` passages (the facts still in ``kg``), as a system whose
+    results are documents answers (``serve --dialect``)."""
+    return replace(config, graph=replace(config.graph, max_relation_hits=0))
+
+
 @dataclass(frozen=True)
 class Served:
-    """One open dataset: its name, its retrievers by variant, and the hybrid one by fusion method."""
+    """One open dataset: its name, its retrievers by variant, the hybrid one by fusion method, and each hybrid
+    one showing passages only (:func:`passages_only`)."""
 
     name: str
     retrievers: Mapping[Variant, Retriever]
     fusions: Mapping[FusionMethod, Retriever]
+    documents: Mapping[FusionMethod, Retriever] = field(default_factory=dict)
 
     @property
     def main(self) -> Retriever:
@@ -171,8 +179,9 @@ class Service:
                               Variant.VECTOR: sibling(variant_config(self.config, Variant.VECTOR))}
                 fusions = {m: hybrid if m is self.config.fusion.method
                            else sibling(variant_config(self.config, Variant.HYBRID, m)) for m in FusionMethod}
+                documents = {m: sibling(passages_only(r.config)) for m, r in fusions.items()}
                 hybrid.embedder.encode_query("ready")  # the model loaded before readyz says so
-                self._served[name] = Served(name, retrievers, fusions)
+                self._served[name] = Served(name, retrievers, fusions, documents)
         except Exception as exc:
             self._opening_error = getattr(exc, "message", None) or (
                 os_error_message(exc) if isinstance(exc, OSError) else str(exc))
@@ -231,10 +240,13 @@ class Service:
                                      else f"dataset {name!r} could not be opened: {self._opening_error}")
         return self._served[name]
 
-    async def search(self, body: Any, variant: Variant | None, source: v.Source) -> SearchResponse:
+    async def search(self, body: Any, variant: Variant | None, source: v.Source, *,
+                     facts: bool = True) -> SearchResponse:
         """Run one search (``body``: the request, plus ``dataset`` and for the hybrid search ``fusion``).
 
-        Returns the response (with its trace's URL when a dashboard is set) or raises a SearchtraceError.
+        ``facts``: relation hits take ``top_k`` places (False: the hybrid search shows passages only, for a
+        dialect whose results are documents). Returns the response (with its trace's URL when a dashboard is
+        set) or raises a SearchtraceError.
         """
         if not isinstance(body, Mapping):
             raise ValidationError(f"request must be a JSON object, got {type(body).__name__}")
@@ -251,8 +263,9 @@ class Service:
                 raise ValidationError(f"{name} must be one of the values the schema lists, got {body[name]!r}",
                                       field=name)
         served = self.served(body.get("dataset"))
+        method = _fusion(body["fusion"]) if "fusion" in body else self.config.fusion.method
         retriever = served.retrievers[variant] if variant is not None else (
-            served.fusions[_fusion(body["fusion"])] if "fusion" in body else served.main)
+            served.fusions[method] if facts or not served.documents else served.documents[method])
         response = await self.run(lambda: retriever.search(request, source=source))
         with self._count_lock:
             self.searches_served += 1

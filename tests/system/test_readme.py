@@ -428,6 +428,26 @@ def served_search(block: Block, place: Place) -> None:
     assert answer["results"] and answer["traceId"], answer
 
 
+DIALECT_SERVER = "Talking to searchtrace in another system's dialect | export SEARCHTRACE_PROXYSQL_TOKEN=change-me"
+
+
+def dialect_clients(block: Block, place: Place) -> None:
+    """The block above it started as written (its export, then `serve --dialect ...`), then each client command:
+    the curls answer the dialects' JSON, the evals score through the profiles."""
+    server = by_key(place.readme)[DIALECT_SERVER]
+    export, serve = server.commands
+    name, value = export.split(" # ")[0].split()[1].split("=", 1)
+    place.env[name] = value
+    port = free_port(8765)
+    with serving(place, serve, port, 8765, ready="/readyz"):
+        for command in block.commands:
+            command = command.replace("127.0.0.1:8765", f"127.0.0.1:{port}")
+            result = run_command(place, block, command, phrase=None if command.startswith("curl") else "ndcg@10")
+            if command.startswith("curl"):
+                answer = json.loads(result.stdout)
+                assert len(answer["results"]) == 3, answer
+
+
 def shared_store(block: Block, place: Place) -> None:
     """Against a PostgreSQL server of the test's (its URL for db.example's), migrated first as the team
     section says; "a folder made earlier" made by `eval --out`, and `$run_dir` that folder."""
@@ -532,6 +552,9 @@ MANIFEST: dict[str, How] = {
     "Serving: HTTP API and MCP tools | curl -s http://127.0.0.1:8765/v1/search -H 'content-type: application/js":
         How("server", served_search),
     "Serving: HTTP API and MCP tools | {": How("checked", mcp_config),
+    DIALECT_SERVER: How("covered", reason="started as written by the check of the block after it"),
+    "Talking to searchtrace in another system's dialect | curl -s 'http://127.0.0.1:8765/api/search?q=Who+founded+the+Tide+Council":
+        How("server", dialect_clients),
     'Dashboard | searchtrace dashboard [--home DIR] [--port 8501] [--address 127.0.0.1] [':
         How("checked", synopsis),
     "Dashboard | location / {": How("checked", dashboard_proxy),

@@ -284,6 +284,16 @@ class Source(str, enum.Enum):
     PYTHON = "python"
     OTLP = "otlp"
     """Not ours: a trace another program sent (another retriever's spans, received over OTLP)."""
+    HAWKI = "hawki"
+    """``serve --dialect hawki``: HAWKI's MCP tool ``query-search``."""
+    HUGINN = "huginn"
+    """``serve --dialect huginn``: Huginn's ``GET /api/search`` and its MCP text tool."""
+    PROXYSQL = "proxysql"
+    """``serve --dialect proxysql``: ProxySQL's ``rag.*`` MCP tools at ``/mcp/rag``."""
+    SINGLESTORE_KAG = "singlestore-kag"
+    """``serve --dialect singlestore-kag``: SingleStore's ``POST /kag-search``."""
+    CONCEPT_RAG = "concept-rag"
+    """``serve --dialect concept-rag``: Concept-RAG's MCP tools."""
 
 
 class TraceKind(str, enum.Enum):
