@@ -343,16 +343,17 @@ def main() -> None:
     ap.add_argument("--spans", type=int, default=3_200, help="spans sent per receiver and concurrency")
     ap.add_argument("--batch", type=int, default=16, help="spans per request")
     ap.add_argument("--exporters", default="1,4,16", help="concurrent exporters, one phase each")
+    ap.add_argument("--rounds", type=int, default=1, help="times every concurrency is run (median ratios)")
     ap.add_argument("--phoenix", help="the phoenix executable (default $SEARCHTRACE_PHOENIX, .phoenix-venv)")
     ap.add_argument("--store", help="an existing PostgreSQL server's URL (default: start one here)")
     args = ap.parse_args()
     concurrency = [int(c) for c in args.exporters.split(",")]
+    if not 1 <= args.rounds * len(concurrency) < 0xF0 or args.spans < 1 or args.batch < 1:
+        ap.error("--rounds times the number of --exporters must be 1-239; --spans and --batch at least 1")
     phoenix = phoenix_executable(args.phoenix)
 
     t = time.perf_counter()
     base = requests_of(retriever_spans(args.spans), args.batch)
-    bodies = {c: with_new_ids(base, k + 1) for k, c in enumerate(concurrency)}
-    ids = {c: trace_ids(b) for c, b in bodies.items()}
     size = sum(map(len, base)) / args.spans
     print(f"payloads: {args.spans:,} OpenInference RETRIEVER spans (LangChain BM25Retriever,\n"
           f"  10 documents each, {size / 1024:.1f} KiB a span as OTLP protobuf), {len(base)} requests of "
@@ -363,11 +364,11 @@ def main() -> None:
     server = Server(args.store)
     receivers: list[Receiver] = []
     try:
-        starts: list[tuple[str, Callable[[], Receiver]]] = [
-            ("sqlite", lambda: Collect(_mkdir(folder / "sqlite"), None)),
-            ("postgres", lambda: Collect(_mkdir(folder / "postgres"), server.fresh())),
-            ("phoenix", lambda: Phoenix(_mkdir(folder / "phoenix"), phoenix))]
-        for _, start in starts:
+        starts: list[Callable[[], Receiver]] = [
+            lambda: Collect(_mkdir(folder / "sqlite"), None),
+            lambda: Collect(_mkdir(folder / "postgres"), server.fresh()),
+            lambda: Phoenix(_mkdir(folder / "phoenix"), phoenix)]
+        for start in starts:
             t = time.perf_counter()
             receivers.append(start())
             print(f"{receivers[-1].name}: up in {time.perf_counter() - t:.1f} s, peak RSS "
@@ -377,14 +378,23 @@ def main() -> None:
         warm = with_new_ids(base[:2], 0xF0)  # untimed: each receiver's first requests (connections, caches)
         for r in receivers:
             run_phase(r, warm, trace_ids(warm), 1, args.batch * len(warm))
-        for c in concurrency:
-            results = {r.name: run_phase(r, bodies[c], ids[c], c, args.spans) for r in receivers}
-            for name, p in results.items():
-                print(f"{c:>9}  {name:<19}{p.spans_s:>8.0f}{p.answered_s:>11.0f}{p.p50_ms:>7.0f}{p.p99_ms:>7.0f}"
-                      f"{p.retries:>8}{p.peak_mb:>8.0f}")
-            ph = results["Phoenix"].spans_s
-            print(f"{'':>11}ratio to Phoenix: SQLite {results['collect SQLite'].spans_s / ph:.2f}x, "
-                  f"PostgreSQL {results['collect PostgreSQL'].spans_s / ph:.2f}x")
+        ratios: dict[int, list[tuple[float, float]]] = {c: [] for c in concurrency}
+        for rnd in range(args.rounds):
+            for k, c in enumerate(concurrency):
+                bodies = with_new_ids(base, rnd * len(concurrency) + k + 1)
+                results = {r.name: run_phase(r, bodies, trace_ids(bodies), c, args.spans) for r in receivers}
+                for name, p in results.items():
+                    print(f"{c:>9}  {name:<19}{p.spans_s:>8.0f}{p.answered_s:>11.0f}{p.p50_ms:>7.0f}"
+                          f"{p.p99_ms:>7.0f}{p.retries:>8}{p.peak_mb:>8.0f}")
+                ph = results["Phoenix"].spans_s
+                ratios[c].append((results["collect SQLite"].spans_s / ph, results["collect PostgreSQL"].spans_s / ph))
+                print(f"{'':>11}ratio to Phoenix: SQLite {ratios[c][-1][0]:.2f}x, PostgreSQL {ratios[c][-1][1]:.2f}x")
+        if args.rounds > 1:
+            print(f"\nspans/s ratio to Phoenix, median of {args.rounds} rounds (range)")
+            for c, rs in ratios.items():
+                lite, pg = [x for x, _ in rs], [y for _, y in rs]
+                print(f"{c:>9}  SQLite {statistics.median(lite):.2f}x ({min(lite):.2f}-{max(lite):.2f})   "
+                      f"PostgreSQL {statistics.median(pg):.2f}x ({min(pg):.2f}-{max(pg):.2f})")
         print(f"\nload average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n{busiest()}")
     finally:
         for r in receivers:
@@ -416,7 +426,9 @@ def busiest(n: int = 5, seconds: float = 2.0) -> str:
             words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        shown = [Path(w.decode(errors="replace")).name for w in words if w and not w.startswith(b"-")][:2]
+        # some programs (chromium) rewrite their argv into one string: split on spaces as well
+        shown = [Path(w).name[:30] for w in b" ".join(words).decode(errors="replace").split()
+                 if not w.startswith("-")][:2]
         named.append(f"{' '.join(shown)} {share:.0%}")
     return textwrap.fill("busiest processes (share of a core): " + ", ".join(named), 78, initial_indent="  ",
                          subsequent_indent="    ")
