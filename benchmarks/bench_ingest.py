@@ -15,11 +15,13 @@ installs it) on its default SQLite working folder. The three take turns at each 
 
 A phase: C exporter threads, each with its own keep-alive connection, share the requests
 (closed loop) and retry a 429 or 503 after its ``Retry-After``, as the standard exporter
-does. Spans/s: the spans over the time from the first request to the last span stored.
-``collect`` answers 200 once the spans are committed; Phoenix answers before it writes, so its
-phase ends when its database holds every span (polled every 0.1 s), and the rate at which it
-answered is printed beside. The answer: each request from send to its 200, retries included
-(p50, p99). Peak RSS: the receiver's ``VmHWM`` after the phase (the peak so far).
+does (``503s``: how many). Spans/s: the spans over the time from the first request to the
+last span stored. ``collect`` answers 200 once the spans are committed; Phoenix answers
+before it writes, so its phase ends when its database holds every span (polled every
+0.1 s), and the rate at which it answered is printed beside (``acked/s``). The answer: each
+request from send to its 200, retries included (p50, p99). Peak RSS: the receiver's
+``VmHWM`` after the phase (the peak so far). CPU: the receiver's CPU ms per 1,000 spans,
+which other work on the machine inflates less than it does the wall clock.
 
     python benchmarks/bench_ingest.py
 """
@@ -147,20 +149,40 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def peak_rss_mb(pid: int) -> float:
-    """``VmHWM`` of ``pid`` and its child processes, MiB (Linux ``/proc``)."""
-    total = 0
-    pids = [pid]
-    while pids:
-        p = pids.pop()
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (Linux ``/proc``)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
         try:
-            status = Path(f"/proc/{p}/status").read_text()
-            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+            todo.extend(int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split())
         except OSError:
             continue
-        found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+    return out
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and its descendants so far."""
+    total, hz = 0, os.sysconf("SC_CLK_TCK")
+    for p in _tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / hz
+
+
+def peak_rss_mb(pid: int) -> float:
+    """``VmHWM`` of ``pid`` and its descendants, MiB (Linux ``/proc``)."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            found = re.search(r"^VmHWM:\s+(\d+) kB", Path(f"/proc/{p}/status").read_text(), re.M)
+        except OSError:
+            continue
         total += int(found.group(1)) if found else 0
-        pids.extend(map(int, children))
     return total / 1024
 
 
@@ -272,6 +294,7 @@ class Phase:
     retries: int
     stored: int
     peak_mb: float
+    cpu_ms: float
 
 
 def _exporter(port: int, queue: list[bytes], lock: threading.Lock, latencies: list[float],
@@ -312,6 +335,7 @@ def run_phase(receiver: Receiver, bodies: list[bytes], ids: list[str], exporters
     failures: list[str] = []
     threads = [threading.Thread(target=_exporter, args=(receiver.port, queue, lock, latencies, retries, failures))
                for _ in range(exporters)]
+    cpu = cpu_s(receiver.proc.pid)
     t = time.perf_counter()
     for th in threads:
         th.start()
@@ -332,7 +356,7 @@ def run_phase(receiver: Receiver, bodies: list[bytes], ids: list[str], exporters
         print(f"  !! {receiver.name}: {stored} of {spans} spans stored after {spent:.0f} s")
     cuts = statistics.quantiles(latencies, n=100, method="inclusive")
     return Phase(stored / spent, spans / answered, cuts[49] * 1000, cuts[98] * 1000, len(retries), stored,
-                 peak_rss_mb(receiver.proc.pid))
+                 peak_rss_mb(receiver.proc.pid), (cpu_s(receiver.proc.pid) - cpu) * 1e6 / spans)
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -373,8 +397,8 @@ def main() -> None:
             receivers.append(start())
             print(f"{receivers[-1].name}: up in {time.perf_counter() - t:.1f} s, peak RSS "
                   f"{peak_rss_mb(receivers[-1].proc.pid):.0f} MiB")
-        print(f"\n{'exporters':>9}  {'receiver':<19}{'spans/s':>8}{'answered/s':>11}{'p50 ms':>7}{'p99 ms':>7}"
-              f"{'retries':>8}{'RSS MiB':>8}")
+        print(f"\n{'exporters':>9}  {'receiver':<18}{'spans/s':>8}{'acked/s':>8}{'p50 ms':>7}{'p99 ms':>7}"
+              f"{'503s':>5}{'RSS MiB':>8}{'CPU':>6}")
         warm = with_new_ids(base[:2], 0xF0)  # untimed: each receiver's first requests (connections, caches)
         for r in receivers:
             run_phase(r, warm, trace_ids(warm), 1, args.batch * len(warm))
@@ -384,8 +408,8 @@ def main() -> None:
                 bodies = with_new_ids(base, rnd * len(concurrency) + k + 1)
                 results = {r.name: run_phase(r, bodies, trace_ids(bodies), c, args.spans) for r in receivers}
                 for name, p in results.items():
-                    print(f"{c:>9}  {name:<19}{p.spans_s:>8.0f}{p.answered_s:>11.0f}{p.p50_ms:>7.0f}"
-                          f"{p.p99_ms:>7.0f}{p.retries:>8}{p.peak_mb:>8.0f}")
+                    print(f"{c:>9}  {name:<18}{p.spans_s:>8.0f}{p.answered_s:>8.0f}{p.p50_ms:>7.0f}"
+                          f"{p.p99_ms:>7.0f}{p.retries:>5}{p.peak_mb:>8.0f}{p.cpu_ms:>6.0f}")
                 ph = results["Phoenix"].spans_s
                 ratios[c].append((results["collect SQLite"].spans_s / ph, results["collect PostgreSQL"].spans_s / ph))
                 print(f"{'':>11}ratio to Phoenix: SQLite {ratios[c][-1][0]:.2f}x, PostgreSQL {ratios[c][-1][1]:.2f}x")
