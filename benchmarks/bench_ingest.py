@@ -443,7 +443,7 @@ def busiest(n: int = 5, seconds: float = 2.0) -> str:
     before = _ticks()
     time.sleep(seconds)
     after, hz = _ticks(), os.sysconf("SC_CLK_TCK")
-    use = sorted(((t - before.get(pid, t)) / hz / seconds, pid) for pid, t in after.items())[::-1][:n]
+    use = sorted(((t - before.get(pid, t)) / hz / seconds, pid) for pid, t in after.items())[::-1][:3 * n]
     named = []
     for share, pid in use:
         try:
@@ -453,8 +453,9 @@ def busiest(n: int = 5, seconds: float = 2.0) -> str:
         # some programs (chromium) rewrite their argv into one string: split on spaces as well
         shown = [Path(w).name[:30] for w in b" ".join(words).decode(errors="replace").split()
                  if not w.startswith("-")][:2]
-        named.append(f"{' '.join(shown)} {share:.0%}")
-    return textwrap.fill("busiest processes (share of a core): " + ", ".join(named), 78, initial_indent="  ",
+        if shown:  # kernel threads have no command line
+            named.append(f"{' '.join(shown)} {share:.0%}")
+    return textwrap.fill("busiest processes (share of a core): " + ", ".join(named[:n]), 78, initial_indent="  ",
                          subsequent_indent="    ")
 
 
