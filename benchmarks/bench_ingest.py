@@ -33,6 +33,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -424,6 +425,7 @@ def main() -> None:
         for r in receivers:
             r.stop()
         server.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ticks() -> dict[int, int]:
