@@ -282,3 +282,67 @@ def test_the_shared_store_stopped_for_10_s_loses_nothing_acknowledged(tmp_path, 
             collector.proc.wait()
         db.close()
         stoppable_postgres.drop_database(url)
+
+
+def test_a_spill_file_left_by_a_killed_receiver_is_stored_at_the_next_start(tmp_path, stoppable_postgres):
+    """The shared store stopped, spans acknowledged (held, and spilled to the home), the receiver killed with
+    ``kill -9``: a ``collect`` started again from the same home takes the spill file and stores every span."""
+    from searchtrace.cli import migrations
+    from searchtrace.database import Database, StoreUrl, migrate
+    from searchtrace.traces.store.postgres import PostgresTraceStore
+
+    url = stoppable_postgres.new_database()
+    db = Database(StoreUrl(url))
+    migrate(db, migrations())
+    home = tmp_path / "spill-home"
+    collector = Collector(home, "--store", url)
+    acknowledged: list[str] = []
+    try:
+        stoppable_postgres.stop()
+        try:
+            deadline = time.monotonic() + 60
+            for n in range(20):  # as an exporter does: a 503 (the store's first answer is awaited) is retried
+                body, ids = _batch(1, n)
+                while (r := httpx.post(collector.url, content=body, timeout=30,
+                                       headers={"Content-Type": "application/x-protobuf"})).status_code == 503 \
+                        and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert r.status_code == 200, (n, r.status_code, r.text)
+                acknowledged.extend(trace for trace, _ in ids)
+            # a request answered 503 may still be held once the store's first answer came: held again by its retry
+            held = httpx.get(f"http://127.0.0.1:{collector.port}/healthz", timeout=10).json()["held"]
+            assert held >= len(acknowledged) == 100, held
+            collector.proc.send_signal(signal.SIGKILL)
+            assert collector.proc.wait(30) == -signal.SIGKILL
+        finally:
+            stoppable_postgres.start()
+        left = list((home / "traces.spill").glob("*/*.jsonl"))
+        assert len(left) == 1 and left[0].stat().st_size > 0, left
+        store = PostgresTraceStore(db)
+        assert store.stored(acknowledged) == {}  # nothing reached the store before the kill
+
+        again = Collector(home, "--store", url)
+        try:
+            deadline = time.monotonic() + 60
+            while len(store.stored(acknowledged)) < len(acknowledged) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert again.stop() == 0
+        finally:
+            if again.proc.poll() is None:
+                again.proc.kill()
+                again.proc.wait()
+        log = again.log.read_text()
+        assert f"\n{held} spans a collect or serve of this home held for {StoreUrl(url).masked()} " \
+            "when it stopped are held again" in log, log
+        stored = store.stored(acknowledged)
+        assert set(stored) == set(acknowledged), f"{len(acknowledged) - len(stored)} of 100 spans missing"
+        assert sum(stored.values()) == len(acknowledged)  # each once: one root span per trace
+        assert list((home / "traces.spill").glob("*/*.jsonl")) == []  # written, then removed at a clean exit
+        assert store.dropped() == 0
+        store.close()
+    finally:
+        if collector.proc.poll() is None:
+            collector.proc.kill()
+            collector.proc.wait()
+        db.close()
+        stoppable_postgres.drop_database(url)
