@@ -162,29 +162,50 @@ def on_screen(tables: list[dict], wanted: tuple[str, ...]) -> bool:
                for t in tables)
 
 
+def check_page(browser, url: str, name: str, text: str, keys: list[tuple[str, ...]], shot: Path,
+               width: int) -> dict:
+    """Open ``url``, wait until it shows ``text``, and check what every page must hold; what it read."""
+    browser.open(url)
+    browser.wait_for(f"{IDLE} && document.querySelector('h1') !== null"
+                     f" && document.body.innerText.includes({json.dumps(text)})")
+    time.sleep(1.0)  # a rerun the page's own query-parameter update starts
+    browser.wait_for(IDLE)
+    time.sleep(0.5)  # the charts draw
+    assert browser.evaluate("document.querySelectorAll('[data-testid=stException]').length") == 0, name
+    seen = read_whole_page(browser, shot, width)
+    assert seen["problems"] == [], (name, width, seen["problems"])
+    assert all(c["width"] >= CHART_MIN and c["onScreen"] for c in seen["charts"]), (name, width, seen["charts"])
+    for wanted in keys:
+        assert on_screen(seen["tables"], wanted), (name, width, wanted, seen["tables"])
+    return seen
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_holds_at_the_width(server, run_ids, judged, shots, width):
     from headless_chromium import Chromium
 
     with Chromium(timeout_s=60, window=(width, 1000)) as browser:
         for name, path, text, keys in pages(run_ids, judged):
-            browser.open(f"{server}/{path}")
-            browser.wait_for(f"{IDLE} && document.querySelector('h1') !== null"
-                             f" && document.body.innerText.includes({json.dumps(text)})")
-            time.sleep(1.0)  # a rerun the page's own query-parameter update starts
-            browser.wait_for(IDLE)
-            time.sleep(0.5)  # the charts draw
-            assert browser.evaluate("document.querySelectorAll('[data-testid=stException]').length") == 0, name
-            seen = read_whole_page(browser, shots / f"layout-{name}-{width}.png", width)
-            assert seen["problems"] == [], (name, width, seen["problems"])
+            seen = check_page(browser, f"{server}/{path}", name, text, keys, shots / f"layout-{name}-{width}.png",
+                              width)
             assert bool(seen["charts"]) == (name in CHARTED), (name, seen["charts"])
-            assert all(c["width"] >= CHART_MIN and c["onScreen"] for c in seen["charts"]), (name, width,
-                                                                                          seen["charts"])
-            for wanted in keys:
-                assert on_screen(seen["tables"], wanted), (name, width, wanted, seen["tables"])
             if name == "query":
                 left, right = seen["rankings"]
                 beside = right["left"] >= left["left"] + left["width"]
                 assert (abs(left["top"] - right["top"]) <= 2) if beside else left["left"] == right["left"], \
                     (width, seen["rankings"])
                 assert beside == (width >= 1600), (width, seen["rankings"])  # side by side where both fit
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_implicit_page_with_served_traffic_holds_at_the_width(served, shots, width):
+    """The Implicit page with clicks to show: its click-through chart and its tables (the home above has
+    no served search, so the page shows none there)."""
+    from headless_chromium import Chromium
+    from streamlit_server import serve
+
+    home, dataset = served
+    with serve(home) as url, Chromium(timeout_s=60, window=(width, 1000)) as browser:
+        seen = check_page(browser, f"{url}/implicit?dataset={quote(str(dataset))}", "implicit", "Click-through",
+                          [], shots / f"layout-implicit-served-{width}.png", width)
+        assert len(seen["charts"]) >= 1 and len(seen["tables"]) >= 1, seen
