@@ -15,6 +15,7 @@ except ImportError:  # run from a checkout that is not installed
 from searchtrace.dashboard import data  # noqa: E402
 from searchtrace.dashboard.ui import context  # noqa: E402
 from searchtrace.dashboard.ui.history import keep_history_clean  # noqa: E402
+from searchtrace.dashboard.ui.layout import apply_layout  # noqa: E402
 from searchtrace.dashboard.ui.text import md  # noqa: E402
 from searchtrace.dashboard.ui.warmup import warm_up  # noqa: E402
 
@@ -42,6 +43,7 @@ pages = [
     st.Page(_root, title="Runs", url_path="start", default=True, visibility="hidden"),
 ]
 keep_history_clean()  # a page filling in its own URL adds no history entry
+apply_layout()  # every page holds from 800 to 1,600 pixels wide
 st.sidebar.caption(f"home: {md(context.home())}")
 if (shared := data.shared_store()) is not None:  # traces, runs and judgments from the team's store
     st.sidebar.caption(f"store: {md(shared.masked())}")

@@ -114,7 +114,8 @@ def query_table(comparison: RunComparison, metric: str, view: str) -> str | None
                "each gold document's final rank, highest grade first (- = not ranked). Select a row to open "
                "the query side by side.")
     number = st.column_config.NumberColumn
-    columns = ["query_id", "text", "category", "base", "candidate", "delta", "base_rank", "candidate_rank",
+    # the query's id, the metric and its delta first: what a narrow window must show (ui.layout)
+    columns = ["query_id", "base", "candidate", "delta", "text", "category", "base_rank", "candidate_rank",
                "base_gold_ranks", "candidate_gold_ranks"]
     event = show_table(st,
         shown[columns], hide_index=True, key=f"compare-queries-{view}", on_select="rerun",

@@ -10,6 +10,7 @@ import streamlit as st
 from searchtrace.dashboard.data import QueryRun, SideBySide
 from searchtrace.dashboard.data.gold_path import RANKING_STAGES
 from searchtrace.dashboard.ui import charts, context
+from searchtrace.dashboard.ui.layout import key_columns_first
 from searchtrace.dashboard.ui.query_help import help_for
 from searchtrace.dashboard.ui.text import BAND_BACKGROUND, band_style, gold_rows, md, plain_heading, show_table
 from searchtrace.retriever import RetryHints
@@ -94,6 +95,7 @@ def show_gold_moves(pair: SideBySide) -> None:
         return
     gold = pair.gold.assign(grade=["★" * int(g) for g in pair.gold["grade"]])
     show_table(st.container(key="query-gold-box"), gold, hide_index=True,
+                 column_order=key_columns_first(gold.columns, "doc_id", "grade", "base_rank", "candidate_rank", "move"),
                  key="query-gold", column_config={"move": st.column_config.TextColumn(
                      "base → candidate rank", help=help_for("gold_moves")),
                      "base_rank": "base rank", "candidate_rank": "cand. rank"})
@@ -108,7 +110,8 @@ def show_gold_paths(view: QueryRun | None, side: str, names: Mapping[str, str]) 
                           zip(view.gold_path["doc_id"], view.gold_path["grade"], view.gold_path["where"])))
     stages = [s for s in RANKING_STAGES if view.gold_path[s].notna().any()]
     table = view.gold_path[["doc_id", *stages, "final_rank", "lost_stage"]]
-    show_table(st, table, hide_index=True, key=f"query-gold-path-{side}", column_config={
+    show_table(st, table, hide_index=True, key=f"query-gold-path-{side}",
+               column_order=key_columns_first(table.columns, "doc_id", "final_rank", "lost_stage"), column_config={
         **{s: st.column_config.TextColumn(s, help=help_for("shape" if s == "shape" else "stage_rank"))
            for s in stages},
         "final_rank": st.column_config.NumberColumn("final rank", help=help_for("final_rank")),

@@ -6,6 +6,7 @@ import streamlit as st
 from searchtrace.dashboard.data import damaged_runs, differing_settings, gone_runs, metric_names, run_order
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.explain import FIGURES, explain, legend
+from searchtrace.dashboard.ui.layout import key_columns_first
 from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.runs_parts import delta_columns, flag_regressions, styled_runs
 from searchtrace.dashboard.ui.text import MEDIUM, METRIC_FORMAT, app_url, md
@@ -63,15 +64,16 @@ table["compare"] = [app_url("compare", base=b, cand=r) if b else None for r, b i
 table["queries view"] = [app_url("query", run=r, base=b) for r, b in pairs]
 table = delta_columns(table.reset_index(drop=True), deltas, names)
 flag_regressions(deltas, names, metric, shown["run_id"].tolist())
-st.caption(f"{len(shown)} of {len(runs)} runs, newest first. After the date: the baseline, the delta of "
-           f"{md(metric)} against it and its verdict, then the settings that differ between these runs. Select "
-           "a row to open its comparison with its baseline.")
+st.caption(f"{len(shown)} of {len(runs)} runs, newest first. After the name: its {md(metric)}, the delta "
+           "against its baseline and the verdict; after the date: the baseline and the settings that differ "
+           "between these runs. Select a row to open its comparison with its baseline.")
 number = st.column_config.NumberColumn
 picked_id = pick_row(
     styled_runs(table), shown["run_id"].tolist(), key="runs-table", param="pick", what="run", hide_index=True,
     height=min(50 + 35 * len(table), 560),
+    column_order=key_columns_first(table.columns, "name", metric, "delta", "vs baseline", "p", "created_at"),
     column_config={"name": st.column_config.TextColumn("name", pinned=True, width=MEDIUM),
-                   "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm", pinned=True),
+                   "created_at": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
                    "baseline": st.column_config.TextColumn("baseline", help=FIGURES["baseline"]),
                    "delta": number(f"Δ {metric}", format="%+.3f", help=FIGURES["delta"]),
                    "vs baseline": st.column_config.TextColumn("vs baseline", help=FIGURES["verdict"]),

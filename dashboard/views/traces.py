@@ -7,6 +7,7 @@ import streamlit as st
 from searchtrace.dashboard import data
 from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
+from searchtrace.dashboard.ui.layout import key_columns_first
 from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM
 from searchtrace.dashboard.ui.trace_filters import PARAMS, trace_filters
@@ -32,7 +33,9 @@ st.caption(f"{total:,}{among} matching trace{'' if total == 1 else 's'}; the new
            "pass for a slow search.")
 table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
 picked_trace = pick_row(table, listed["trace_id"].tolist(), key="traces-table", param="trace", what="trace",
-                        keep_unlisted=True, hide_index=True, height=320, column_config={
+                        keep_unlisted=True, hide_index=True, height=320,
+                        column_order=key_columns_first(table.columns, "start", "status", "duration_ms", "cold"),
+                        column_config={
                          "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),
                          "status": st.column_config.TextColumn("status", width="small"),
                          "source": st.column_config.TextColumn("source", width="small"),

@@ -302,8 +302,9 @@ SIDEBAR_LINK = "[data-testid=stSidebarNav] a[href$='/%s']"
 
 
 def test_runs_has_its_own_address_and_one_back_press_returns_to_the_page_before(server, browser):
-    """/runs opens Runs (the sidebar's link goes there); a sidebar move adds one history entry, not two: the
-    page filling in its own parameters replaces it (``dashboard.ui.history``), so Back returns at once."""
+    """/runs opens Runs (the sidebar's link goes there); a sidebar move to any page adds one history entry, not
+    two: the page filling in its own parameters replaces it (``dashboard.ui.history``), so Back from every page
+    returns to the page before it at once."""
     import json
 
     browser.open(f"{server}/runs")
@@ -311,16 +312,19 @@ def test_runs_has_its_own_address_and_one_back_press_returns_to_the_page_before(
     assert state["dialogs"] == 0 and "Page not found" not in state["text"], state["text"][:500]
     assert browser.evaluate(f"document.querySelector({json.dumps(SIDEBAR_LINK % 'runs')}) !== null")
     length = browser.evaluate("history.length")
-    for page, heading, text in (("compare", "Compare", "Most regressed queries"),  # fills in base and cand
-                                ("calibration", "Calibration", "Reliability diagram"),  # fills in run
-                                ("runs", "Runs", "Trend")):
+    walk = (("compare", "Compare", "Most regressed queries"),  # fills in base and cand
+            ("query", "Query", "Gold documents"), ("traces", "Traces", "matching traces"),
+            ("calibration", "Calibration", "Reliability diagram"),  # fills in run
+            ("latency", "Latency", ""), ("judge", "Judge", "Dataset"), ("implicit", "Implicit judgments", "Dataset"),
+            ("runs", "Runs", "Trend"))  # every page
+    for page, heading, text in walk:
         browser.click(SIDEBAR_LINK % page)
         settle(browser, heading, text)
         assert browser.evaluate("location.pathname").endswith(f"/{page}")
         length += 1
         assert browser.evaluate("history.length") == length, page  # one entry per move
     compare_search = None
-    for heading, path in (("Calibration", "/calibration"), ("Compare", "/compare"), ("Runs", "/runs")):
+    for heading, path in [(h, f"/{p}") for p, h, _ in walk[-2::-1]] + [("Runs", "/runs")]:
         browser.evaluate("history.back()")
         state = settle(browser, heading)  # one press: the page before, never the same page again
         assert state["exceptions"] == 0 and browser.evaluate("location.pathname").endswith(path)
