@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "is kept (one the runs rank again gets them added to its sources); "
                                         "--replace starts the pool again.")
     c.add_argument("dataset", help="dataset folder (the runs must have scored it)")
-    c.add_argument("--runs", nargs="+", default=[], metavar="RUN", help="run folders to pool")
+    c.add_argument("--runs", nargs="+", default=[], metavar="RUN",
+                   help="run folders to pool (default: none; --from-traces, or both)")
     c.add_argument("--from-traces", action="store_true",
                    help="pool what another retriever returned in its traces for each query (DATASET made by "
                         "`queries from-traces --service`), read from the trace store")

@@ -7,11 +7,14 @@ import json
 import re
 
 import pytest
+from opentelemetry.sdk.resources import Resource
 from trace_fixtures import MS, T0, FakeSearch, record
 
 from searchtrace.home import Home
 from searchtrace.traces import cli
 from searchtrace.traces.store.sqlite import TraceStore
+
+SDK_SERVICE = Resource.create().attributes["service.name"]  # unknown_service:<executable>
 
 S = 1000 * MS
 
@@ -46,7 +49,7 @@ def test_list_json(home, capsys):
         "complete": True, "status": "UNSET", "mode": "fast", "query": "Lantern Guild founder", "run_id": None,
         "query_id": None, "top_k": 3, "best_score": 0.1, "no_confident": True, "degraded": ["graph"], "bands": ["low"],
         "n_results": 1, "error_code": None, "n_spans": 11, "root_name": "search", "source": None, "kind": "search",
-        "cold": None, "status_code": None, "service": "unknown_service:python", "project": None}
+        "cold": None, "status_code": None, "service": SDK_SERVICE, "project": None}
 
 
 @pytest.mark.parametrize("flags, expected", [

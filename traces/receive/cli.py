@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--doc-id-key", type=_id_key, action="append", default=[], metavar="[SERVICE=]KEY",
                    help="the key of document.metadata holding a document's id when a span sends no document.id "
                         "(LangChain's send none): SERVICE's (its service.name), or every service's without one "
-                        "of its own; kept in the store's settings (as `traces id-key`); repeatable")
+                        "of its own; kept in the store's settings (as `traces id-key`); repeatable "
+                        "(default: the keys the store keeps)")
     p.add_argument("--every", type=float, default=5.0, metavar="S",
                    help="seconds between lines of totals while spans arrive (default 5; 0: none)")
     add_home_argument(p)
