@@ -37,6 +37,7 @@ from searchtrace.errors import (
 from searchtrace.guards import BearerAuth, HostCheck
 from searchtrace.retriever.response import response_schema
 from searchtrace.retriever.serve.config import MAX_BODY_BYTES, MAX_IDS, RETRY_AFTER_S
+from searchtrace.retriever.serve.dialects import Dialect
 from searchtrace.retriever.serve.limits import OPEN_PATHS, BodyLimit, TransportRefusals
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, TRACE_ID_SCHEMA, search_schema
 from searchtrace.retriever.serve.service import STATUS, Service, Variant
@@ -130,8 +131,9 @@ def _documents_schema(chunks: bool) -> dict[str, Any]:
     return {"type": "object", "required": [key], "properties": {key: {"type": "array", "items": item}}}
 
 
-def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
-    """The ASGI app: routes, error handlers, body limit, API key, CORS if configured, MCP at ``/mcp``."""
+def create_app(service: Service, *, mcp: bool = True, dialect: Dialect | None = None) -> FastAPI:
+    """The ASGI app: routes, error handlers, body limit, API key, CORS if configured, MCP at ``/mcp`` (with a
+    dialect's tools beside ours, when given one)."""
     manager = None
     if mcp:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -141,7 +143,7 @@ def create_app(service: Service, *, mcp: bool = True) -> FastAPI:
 
         # Host and Origin are checked for every route, /mcp included, by HostCheck (searchtrace.guards)
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        manager = StreamableHTTPSessionManager(build_server(service), json_response=True, stateless=True,
+        manager = StreamableHTTPSessionManager(build_server(service, dialect=dialect), json_response=True, stateless=True,
                                                security_settings=security, max_request_body_size=MAX_BODY_BYTES)
 
     # POST /v1/traces: the OTLP receiver of `searchtrace collect`, writing to this server's trace store

@@ -19,9 +19,10 @@ from opentelemetry import propagate
 from opentelemetry.context import Context
 
 from searchtrace import __version__
-from searchtrace.errors import SearchtraceError, ValidationError, error_object
+from searchtrace.errors import SearchFailed, SearchtraceError, ValidationError, error_object
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.serve import render
+from searchtrace.retriever.serve.dialects import Dialect
 from searchtrace.retriever.serve.schemas import TRACE_ID_FIELD, ids_fields, ids_schema, search_schema
 from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.retriever.serve.sessions import session_id
@@ -133,6 +134,27 @@ async def call_tool(service: Service, name: str, arguments: dict[str, Any] | Non
     return types.CallToolResult(content=[types.TextContent(text=_text(name, payload))], structured_content=payload)
 
 
+async def call_dialect_tool(service: Service, dialect: Dialect, name: str, arguments: dict[str, Any] | None,
+                            meta: Mapping[str, Any] | None, session: str | None = None) -> types.CallToolResult:
+    """One call of a dialect's tool under its server span (the dialect named on it); the answer and any error
+    in the dialect's own shapes."""
+    attributes = {v.MCP_METHOD_NAME: "tools/call", v.GEN_AI_TOOL_NAME: name, v.DIALECT: dialect.name,
+                  **attrs.session(session)}
+    try:
+        with service.server_span(f"tools/call {name}", v.Source.MCP, _parent(meta), attributes):
+            try:
+                payload = await dialect.handlers[name](dict(arguments or {}))
+            except SearchtraceError:
+                raise
+            except Exception as exc:  # recorded on the span as our own tools' are; answered in the dialect's schema
+                raise SearchFailed(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+    except SearchtraceError as exc:
+        await service.acknowledge()
+        return dialect.refuse(exc, name)
+    await service.acknowledge()
+    return dialect.answer(payload)
+
+
 def _session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | None:
     """The call's MCP session: over HTTP the ``Mcp-Session-Id`` its request carries (see ``sessions``), over
     stdio the one id of this process's pipe."""
@@ -142,20 +164,24 @@ def _session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | None:
     return session_id(headers)
 
 
-def build_server(service: Service, stdio_session: str | None = None) -> Server[Any]:
+def build_server(service: Service, stdio_session: str | None = None, dialect: Dialect | None = None) -> Server[Any]:
     """The MCP server (for stdio, or the streamable HTTP transport mounted at ``/mcp``).
 
     Args:
         stdio_session: the session id of every call that comes without an HTTP request (stdio: one client).
+        dialect: another system's tools, listed and answered beside ours (``serve --dialect NAME``).
     """
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                             ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools(service))
+        return types.ListToolsResult(tools=tools(service) + (list(dialect.tools) if dialect is not None else []))
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                            ) -> types.CallToolResult:
-        return await call_tool(service, params.name, params.arguments, ctx.meta, _session(ctx, stdio_session))
+        session = _session(ctx, stdio_session)
+        if dialect is not None and params.name in dialect.handlers:
+            return await call_dialect_tool(service, dialect, params.name, params.arguments, ctx.meta, session)
+        return await call_tool(service, params.name, params.arguments, ctx.meta, session)
 
     server: Server[Any] = Server("searchtrace", version=__version__,
                                  instructions="Search the served document collections; every call is traced.",

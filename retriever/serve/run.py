@@ -15,6 +15,7 @@ from searchtrace.database import add_store_argument
 from searchtrace.errors import ExitCode
 from searchtrace.retriever.config.flags import add_retriever_arguments, config_from_arguments, show_progress
 from searchtrace.retriever.serve.config import ServeConfig
+from searchtrace.retriever.serve.dialects import DIALECTS
 
 __all__ = ["add_serve_parser", "cmd_serve"]
 
@@ -30,6 +31,9 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", help="address to bind (default 127.0.0.1; any other needs SEARCHTRACE_API_KEY)")
     p.add_argument("--port", type=int, help="port (default 8765; 0 = any free port)")
     p.add_argument("--mcp", choices=["stdio"], help="serve MCP over stdin/stdout instead of HTTP")
+    p.add_argument("--dialect", choices=sorted(DIALECTS), metavar="NAME",
+                   help="also speak another system's MCP tools, beside ours (over stdio, or at /mcp): "
+                        f"{', '.join(sorted(DIALECTS))}")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="seconds a search may take before 504 (default: $SEARCHTRACE_SERVE_TIMEOUT or 2)")
     p.add_argument("--max-inflight", type=int, metavar="N",
@@ -116,12 +120,17 @@ def serve_process(args: argparse.Namespace, serve: ServeConfig, *, sockets: list
     commits = StoreCommits(handles.flush_store) if handles.store is not None and serve.trace_ack else None
     service = Service([Path(d) for d in args.datasets], config, serve, opener, tracer=tracer, store=handles.store,
                       commits=commits, worker=row, trace_export=handles.store_status)
+    dialect = None
+    if args.dialect is not None:
+        from searchtrace.retriever.serve.dialects import load_dialect
+
+        dialect = load_dialect(args.dialect, service)
     try:
         if args.mcp == "stdio":
             service.open()
-            run_stdio(service)
+            run_stdio(service, dialect)
         else:
-            run_http(service, sockets)
+            run_http(service, sockets, dialect)
     finally:
         service.close()
         encoder.close()
@@ -143,15 +152,16 @@ def serve_worker(args: argparse.Namespace, serve: ServeConfig, row: Any, port: i
         pass
 
 
-def run_stdio(service: Any) -> None:
-    """MCP over stdin/stdout until the client closes it (nothing else may write to stdout)."""
+def run_stdio(service: Any, dialect: Any = None) -> None:
+    """MCP over stdin/stdout until the client closes it (nothing else may write to stdout); ``dialect``: another
+    system's tools beside ours."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     from searchtrace.retriever.serve.mcp_tools import build_server
     from searchtrace.retriever.serve.sessions import new_session_id
 
-    server = build_server(service, stdio_session=new_session_id())  # one client's pipe: one session
+    server = build_server(service, stdio_session=new_session_id(), dialect=dialect)  # one client's pipe: one session
 
     async def main() -> None:
         async with stdio_server() as (read, write):
@@ -160,12 +170,13 @@ def run_stdio(service: Any) -> None:
     anyio.run(main)
 
 
-def run_http(service: Any, sockets: list[Any] | None = None) -> None:
+def run_http(service: Any, sockets: list[Any] | None = None, dialect: Any = None) -> None:
     """HTTP until SIGINT or SIGTERM; the datasets open in the background (see /readyz).
 
     Args:
         service: what to serve.
         sockets: listen on these (a worker's share of the port); None: bind the configured address.
+        dialect: another system's tools, at /mcp beside ours.
     """
     import uvicorn
 
@@ -177,7 +188,7 @@ def run_http(service: Any, sockets: list[Any] | None = None) -> None:
         sockets = [bind(serve.host, serve.port)]
         _announce(serve, sockets[0].getsockname()[1], "")
     threading.Thread(target=_open_quietly, args=(service,), name="open-datasets", daemon=True).start()
-    config = uvicorn.Config(create_app(service), host=serve.host, port=serve.port, log_level="warning",
+    config = uvicorn.Config(create_app(service, dialect=dialect), host=serve.host, port=serve.port, log_level="warning",
                             access_log=False, timeout_keep_alive=30, lifespan="on")
     server = uvicorn.Server(config)
     # uvicorn stops gracefully on SIGTERM, then raises it again; by default that kills the process

@@ -314,6 +314,10 @@ MCP_METHOD_NAME = "mcp.method.name"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
 """GenAI semantic convention: the MCP tool called."""
 
+DIALECT = "searchtrace.dialect"
+"""The other system's surface a served call came through (``serve --dialect NAME``: ``concept-rag``); on the
+server span of a dialect's tool call, whose source stays the transport (mcp)."""
+
 MCP_SESSION_ID = "mcp.session.id"
 """MCP semantic convention: the session a tool call belongs to. Over streamable HTTP, the ``Mcp-Session-Id``
 a handshake-era client (protocol 2025-11-25 and before) sends back, which the server mints when a POST has

@@ -1,0 +1,250 @@
+"""Concept-RAG's ten MCP tools (``../shared/seeds/004_*``, schema v7) over the service.
+
+Each answer is one text block holding JSON (an array, or an object), scores as strings with three decimals,
+documents known by ``source`` (our document id: one chunk per document in this index). The graph's entities
+are the concepts and the collections the categories (:mod:`.concept_catalog`). The search tools are our
+search, asked as the seed's limits say: ``broad_chunks_search`` at most 30 chunks, ``catalog_search`` 10
+documents, ``chunks_search`` 5 within one source, each cut at the first relevance drop above
+:data:`GAP_CUTOFF` (the seed cuts at its score gap). Unknown arguments are ignored, as the seed's server
+does; a missing or mistyped one is a ``VALIDATION_ERROR`` naming it. Errors follow the seed's schema
+(:func:`error_payload`). The first served dataset answers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import mcp_types as types
+
+from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from searchtrace.retriever.request import MAX_TOP_K
+from searchtrace.retriever.response import SearchResponse
+from searchtrace.retriever.serve.dialects import Dialect
+from searchtrace.retriever.serve.dialects import concept_answers as answers
+from searchtrace.retriever.serve.dialects.concept_catalog import Catalog, build_catalog
+from searchtrace.retriever.serve.service import Service
+from searchtrace.traces import vocabulary as v
+
+NAME = "concept-rag"
+GAP_CUTOFF = 0.2
+"""The relevance drop at which a search tool's list ends (our request's ``gap_cutoff``)."""
+LIMITS = {"broad_chunks_search": 30, "catalog_search": 10, "chunks_search": 5}
+"""The most entries each search tool answers (the seed: typically 1-30, typically 1-10, 5 max)."""
+QUERY_FIELD = {"broad_chunks_search": "text", "catalog_search": "text", "chunks_search": "text"}
+
+
+class ConceptNotFound(NotFoundError):
+    """A concept no entity of the graph is named or aliased by (``CONCEPT_NOT_FOUND``)."""
+
+
+def error_payload(exc: SearchtraceError, tool: str) -> dict[str, Any]:
+    """The seed's error object: code, message, field, type, context, and a timestamp."""
+    if isinstance(exc, ConceptNotFound):
+        code = "CONCEPT_NOT_FOUND"
+    elif isinstance(exc, ValidationError):
+        code = "VALIDATION_ERROR"
+    elif isinstance(exc, NotFoundError):
+        code = "RECORD_NOT_FOUND"
+    elif isinstance(exc, BackendUnavailable):
+        code = "DATABASE_ERROR"
+    else:
+        code = "SEARCH_ERROR"
+    return {"error": {"code": code, "message": exc.message, "field": exc.field or "",
+                      "type": type(exc).__name__, "context": {"tool": tool, "searchtraceCode": exc.code.value}},
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+
+
+def _text_result(text: str, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
+
+
+# -- arguments: checked here, each failure naming its field ---------------------------------------------------
+
+
+def _string(args: dict[str, Any], name: str, required: bool = True) -> str | None:
+    value = args.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"{name}: expected a non-empty string, got {value!r:.60}", field=name)
+    return value
+
+
+def _strings(args: dict[str, Any], name: str) -> list[str]:
+    value = args.get(name)
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(i, str) and i.strip() for i in items):
+        raise ValidationError(f"{name}: expected a string or a non-empty list of strings, got {value!r:.60}",
+                              field=name)
+    return items
+
+
+def _flag(args: dict[str, Any], name: str, default: bool) -> bool:
+    value = args.get(name, default)
+    if not isinstance(value, bool):
+        raise ValidationError(f"{name}: expected true or false, got {value!r:.60}", field=name)
+    return value
+
+
+def _count(args: dict[str, Any], name: str, default: int) -> int:
+    value = args.get(name, default)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValidationError(f"{name}: expected a whole number of 1 or more, got {value!r:.60}", field=name)
+    return value
+
+
+def _choice(args: dict[str, Any], name: str, allowed: tuple[str, ...]) -> str:
+    value = args.get(name, allowed[0])
+    if value not in allowed:
+        raise ValidationError(f"{name}: expected one of {', '.join(allowed)}, got {value!r:.60}", field=name)
+    return str(value)
+
+
+# -- the tools ---------------------------------------------------------------------------------------------------
+
+
+class ConceptRag:
+    """The tools over one service; the catalogue of the first dataset built on first use."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self._catalog: Catalog | None = None
+        self._lock = threading.Lock()
+
+    async def catalog(self) -> Catalog:
+        if self._catalog is None:
+            served = self.service.served(None)
+            main = served.main
+
+            def build() -> Catalog:
+                with self._lock:
+                    if self._catalog is None:
+                        ids = [str(i) for i in main.index.doc_ids]
+                        self._catalog = build_catalog(main.index.graph, main.get_docs(ids))
+                    return self._catalog
+
+            return await self.service.run(build)
+        return self._catalog
+
+    async def search(self, tool: str, query: str, top_k: int, doc_ids: list[str] | None = None,
+                     gap: bool = True) -> SearchResponse:
+        body: dict[str, Any] = {"query": query, "top_k": top_k}
+        if gap:
+            body["gap_cutoff"] = GAP_CUTOFF
+        if doc_ids is not None:
+            body["doc_ids"] = doc_ids
+        try:
+            return await self.service.search(body, None, v.Source.MCP)
+        except ValidationError as exc:  # our field names, said in the tool's
+            if exc.field == "query" and tool in QUERY_FIELD:
+                raise ValidationError(exc.message.replace("query", QUERY_FIELD[tool], 1),
+                                      field=QUERY_FIELD[tool]) from None
+            raise
+
+    async def broad_chunks_search(self, args: dict[str, Any]) -> Any:
+        response = await self.search("broad_chunks_search", str(_string(args, "text")), LIMITS["broad_chunks_search"])
+        return answers.chunks(response)
+
+    async def catalog_search(self, args: dict[str, Any]) -> Any:
+        response = await self.search("catalog_search", str(_string(args, "text")), LIMITS["catalog_search"])
+        return answers.documents(response, await self.catalog())
+
+    async def chunks_search(self, args: dict[str, Any]) -> Any:
+        text, source = str(_string(args, "text")), str(_string(args, "source"))
+        catalog = await self.catalog()
+        if source not in catalog.sources:
+            raise NotFoundError(f"source: no document {source!r}", field="source")
+        response = await self.search("chunks_search", text, LIMITS["chunks_search"], [source])
+        return answers.source_chunks(response, catalog)
+
+    async def concept_search(self, args: dict[str, Any]) -> Any:
+        name, source_filter = str(_string(args, "concept")), _string(args, "source_filter", required=False)
+        catalog = await self.catalog()
+        concept = catalog.concept(name)
+        if concept is None:
+            raise ConceptNotFound(f"concept: no concept {name!r}", field="concept")
+        related = catalog.related(concept)
+        primary = [d for d in concept.doc_ids if answers.passes(d, source_filter)]
+        ranked = primary[:MAX_TOP_K]  # the chunks ranked: as many as one search answers
+        response = (await self.search("concept_search", concept.name, len(ranked), ranked, gap=False)
+                    if ranked else None)
+        return answers.concept(concept, related, primary, response, catalog, source_filter)
+
+    async def extract_concepts(self, args: dict[str, Any]) -> Any:
+        query = str(_string(args, "document_query"))
+        form = _choice(args, "format", ("json", "markdown"))
+        include_summary = _flag(args, "include_summary", True)
+        catalog = await self.catalog()
+        doc = answers.named_document(query, catalog)
+        if doc is None:
+            found = (await self.search("catalog_search", query, 1)).chunks
+            doc = catalog.sources.get(found[0].id) if found else None
+        if doc is None:
+            raise NotFoundError(f"document_query: no document matches {query!r}", field="document_query")
+        return answers.extraction(doc, catalog, include_summary, form)
+
+    async def source_concepts(self, args: dict[str, Any]) -> Any:
+        names = _strings(args, "concept")
+        return answers.union_sources(names, await self.catalog(), _flag(args, "include_metadata", True))
+
+    async def concept_sources(self, args: dict[str, Any]) -> Any:
+        names = _strings(args, "concept")
+        return answers.per_concept_sources(names, await self.catalog(), _flag(args, "include_metadata", True))
+
+    async def list_categories(self, args: dict[str, Any]) -> Any:
+        sort = _choice(args, "sortBy", ("popularity", "name"))
+        limit, search = _count(args, "limit", 50), _string(args, "search", required=False)
+        return answers.categories(await self.catalog(), sort, limit, search)
+
+    async def category_search(self, args: dict[str, Any]) -> Any:
+        catalog = await self.catalog()
+        category = catalog.category(_category_arg(args))
+        if category is None:
+            raise NotFoundError(f"category: no category {args['category']!r}; categories: "
+                                f"{', '.join(c.name for c in catalog.categories)}", field="category")
+        return answers.category_documents(category, catalog, _flag(args, "includeChildren", False))
+
+    async def list_concepts_in_category(self, args: dict[str, Any]) -> Any:
+        catalog = await self.catalog()
+        category = catalog.category(_category_arg(args))
+        sort = _choice(args, "sortBy", ("documentCount", "name"))
+        limit = _count(args, "limit", 50)
+        if category is None:
+            raise NotFoundError(f"category: no category {args['category']!r}; categories: "
+                                f"{', '.join(c.name for c in catalog.categories)}", field="category")
+        return answers.category_concepts(category, catalog, sort, limit)
+
+
+def _category_arg(args: dict[str, Any]) -> str:
+    value = args.get("category")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(int(value))
+    return str(_string(args, "category"))
+
+
+TOOL_NAMES = ("concept_search", "source_concepts", "concept_sources", "extract_concepts", "list_categories",
+              "category_search", "list_concepts_in_category", "catalog_search", "chunks_search",
+              "broad_chunks_search")
+"""The seed's ten tools, in its order of concept analysis, categories, then search."""
+
+
+def tools(service: Service) -> Dialect:
+    """Concept-RAG's tools over ``service``: what ``serve --dialect concept-rag`` registers."""
+    impl = ConceptRag(service)
+    read_only = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    listed = tuple(types.Tool(name=name, description=answers.DESCRIPTIONS[name], input_schema=answers.SCHEMAS[name],
+                              annotations=read_only) for name in TOOL_NAMES)
+    handlers = {name: getattr(impl, name) for name in TOOL_NAMES}
+
+    def answer(payload: Any) -> types.CallToolResult:
+        return _text_result(payload if isinstance(payload, str) else json.dumps(payload, indent=2))
+
+    def refuse(exc: SearchtraceError, tool: str = "") -> types.CallToolResult:
+        return _text_result(json.dumps(error_payload(exc, tool), indent=2), error=True)
+
+    return Dialect(NAME, listed, handlers, answer, refuse)
