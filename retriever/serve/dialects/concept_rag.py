@@ -3,9 +3,10 @@
 Each answer is one text block holding JSON (an array, or an object), scores as strings with three decimals,
 documents known by ``source`` (our document id: one chunk per document in this index). The graph's entities
 are the concepts and the collections the categories (:mod:`.concept_catalog`). The search tools are our
-search, asked as the seed's limits say: ``broad_chunks_search`` at most 30 chunks, ``catalog_search`` 10
-documents, ``chunks_search`` 5 within one source, each cut at the first relevance drop above
-:data:`GAP_CUTOFF` (the seed cuts at its score gap). Unknown arguments are ignored, as the seed's server
+search, asked as the seed's limits say: ``broad_chunks_search`` 30 results and ``catalog_search`` 10, each cut
+at the first relevance drop above :data:`GAP_CUTOFF` (the seed cuts at its score gap), the relation hits among
+them left out (facts, not chunks); ``chunks_search`` 5 within one source and ``concept_search`` the sources
+naming the concept, in fast mode (passages only, uncut). Unknown arguments are ignored, as the seed's server
 does; a missing or mistyped one is a ``VALIDATION_ERROR`` naming it. Errors follow the seed's schema
 (:func:`error_payload`). The first served dataset answers.
 """
@@ -132,9 +133,13 @@ class ConceptRag:
         return self._catalog
 
     async def search(self, tool: str, query: str, top_k: int, doc_ids: list[str] | None = None,
-                     gap: bool = True) -> SearchResponse:
+                     chunks_only: bool = False) -> SearchResponse:
+        """Our search; ``chunks_only``: every result a passage (fast mode: no relation hit takes a place),
+        uncut (the caller asked for each document it names)."""
         body: dict[str, Any] = {"query": query, "top_k": top_k}
-        if gap:
+        if chunks_only:
+            body["mode"] = "fast"
+        else:
             body["gap_cutoff"] = GAP_CUTOFF
         if doc_ids is not None:
             body["doc_ids"] = doc_ids
@@ -159,7 +164,7 @@ class ConceptRag:
         catalog = await self.catalog()
         if source not in catalog.sources:
             raise NotFoundError(f"source: no document {source!r}", field="source")
-        response = await self.search("chunks_search", text, LIMITS["chunks_search"], [source])
+        response = await self.search("chunks_search", text, LIMITS["chunks_search"], [source], chunks_only=True)
         return answers.source_chunks(response, catalog)
 
     async def concept_search(self, args: dict[str, Any]) -> Any:
@@ -171,7 +176,7 @@ class ConceptRag:
         related = catalog.related(concept)
         primary = [d for d in concept.doc_ids if answers.passes(d, source_filter)]
         ranked = primary[:MAX_TOP_K]  # the chunks ranked: as many as one search answers
-        response = (await self.search("concept_search", concept.name, len(ranked), ranked, gap=False)
+        response = (await self.search("concept_search", concept.name, len(ranked), ranked, chunks_only=True)
                     if ranked else None)
         return answers.concept(concept, related, primary, response, catalog, source_filter)
 
