@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from concept_rag_seed import TOOLS, error_schema, same_shape, tools
+from mcp_types import TextContent
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -53,7 +54,9 @@ def call(served, name: str, args: dict) -> tuple[bool, object]:
     service, dialect, _ = served
     result = asyncio.run(call_dialect_tool(service, dialect, name, args, None))
     assert len(result.content) == 1 and result.structured_content is None  # one text block, as the seed's
-    text = result.content[0].text
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    text = block.text
     return bool(result.is_error), (text if args.get("format") == "markdown" else json.loads(text))
 
 
