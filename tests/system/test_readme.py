@@ -491,6 +491,8 @@ MANIFEST: dict[str, How] = {
     "Serving: HTTP API and MCP tools | curl -s http://127.0.0.1:8765/v1/search -H 'content-type: application/js":
         How("server", served_search),
     "Serving: HTTP API and MCP tools | {": How("checked", mcp_config),
+    "Concept-RAG | searchtrace eval datasets/sample --target-profile concept-rag   \"searcht":
+        How("run", run_as_written(phrase="run folder")),
     'Dashboard | searchtrace dashboard [--home DIR] [--port 8501] [--address 127.0.0.1] [':
         How("checked", synopsis),
     "Dashboard | location / {": How("checked", dashboard_proxy),

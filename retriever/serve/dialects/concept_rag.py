@@ -13,6 +13,7 @@ does; a missing or mistyped one is a ``VALIDATION_ERROR`` naming it. Errors foll
 
 from __future__ import annotations
 
+import enum
 import json
 import threading
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from typing import Any
 
 import mcp_types as types
 
-from searchtrace.errors import BackendUnavailable, NotFoundError, SearchtraceError, ValidationError
+from searchtrace.errors import ErrorCode, NotFoundError, SearchtraceError, ValidationError
 from searchtrace.retriever.request import MAX_TOP_K
 from searchtrace.retriever.response import SearchResponse
 from searchtrace.retriever.serve.dialects import Dialect
@@ -37,23 +38,32 @@ LIMITS = {"broad_chunks_search": 30, "catalog_search": 10, "chunks_search": 5}
 QUERY_FIELD = {"broad_chunks_search": "text", "catalog_search": "text", "chunks_search": "text"}
 
 
+class Code(str, enum.Enum):
+    """The seed's error codes (two of them ours as well, named through :class:`ErrorCode`)."""
+
+    VALIDATION_ERROR = ErrorCode.VALIDATION_ERROR.value
+    RECORD_NOT_FOUND = "RECORD_NOT_FOUND"
+    CONCEPT_NOT_FOUND = "CONCEPT_NOT_FOUND"
+    DATABASE_ERROR = "DATABASE_ERROR"
+    SEARCH_ERROR = ErrorCode.SEARCH_ERROR.value
+
+
 class ConceptNotFound(NotFoundError):
     """A concept no entity of the graph is named or aliased by (``CONCEPT_NOT_FOUND``)."""
 
 
-def error_payload(exc: SearchtraceError, tool: str) -> dict[str, Any]:
-    """The seed's error object: code, message, field, type, context, and a timestamp."""
+def error_code(exc: SearchtraceError) -> Code:
+    """The seed's code for one of our errors (by its class: the most specific first)."""
     if isinstance(exc, ConceptNotFound):
-        code = "CONCEPT_NOT_FOUND"
-    elif isinstance(exc, ValidationError):
-        code = "VALIDATION_ERROR"
-    elif isinstance(exc, NotFoundError):
-        code = "RECORD_NOT_FOUND"
-    elif isinstance(exc, BackendUnavailable):
-        code = "DATABASE_ERROR"
-    else:
-        code = "SEARCH_ERROR"
-    return {"error": {"code": code, "message": exc.message, "field": exc.field or "",
+        return Code.CONCEPT_NOT_FOUND
+    return {ErrorCode.VALIDATION_ERROR: Code.VALIDATION_ERROR, ErrorCode.NOT_FOUND: Code.RECORD_NOT_FOUND,
+            ErrorCode.BACKEND_UNAVAILABLE: Code.DATABASE_ERROR}.get(exc.code, Code.SEARCH_ERROR)
+
+
+def error_payload(exc: SearchtraceError, tool: str) -> dict[str, Any]:
+    """The seed's error object (its wire, written here once): code, message, field, type, context (the tool,
+    our own code), and a timestamp."""
+    return {"error": {"code": error_code(exc).value, "message": exc.message, "field": exc.field or "",
                       "type": type(exc).__name__, "context": {"tool": tool, "searchtraceCode": exc.code.value}},
             "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
 
