@@ -89,5 +89,36 @@ def test_eval_against_the_dialect_ranks_as_the_in_process_eval_up_to_its_cap(sam
     heads = {q: want[q][:len(docs)] for q, docs in got.items()}
     assert got == heads
     assert all(len(docs) <= 30 for docs in got.values())
-    print(f"served depth: mean {sum(map(len, got.values())) / len(got):.1f}, "
-          f"local {sum(map(len, want.values())) / len(want):.1f}")
+    from searchtrace.evals import RunFolder
+
+    ndcg = {name: RunFolder(folder).summary().metrics["ndcg@10"] for name, folder in (("local", local),
+                                                                                   ("served", served))}
+    print(f"served depth: mean {sum(map(len, got.values())) / len(got):.1f} of "
+          f"{sum(map(len, want.values())) / len(want):.1f}; nDCG@10 {ndcg}")
+
+
+def test_the_dialect_over_streamable_http_at_mcp(sample_index_path, sample_config, model):
+    """Over HTTP the same tools are listed beside ours at /mcp, and answer there as over stdio."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from serve_helpers import make_service, running
+
+    from searchtrace.retriever.serve.dialects import load_dialect
+    from searchtrace.retriever.serve.http import create_app
+
+    service = make_service([SAMPLE], sample_config, sample_index_path, model, TracerProvider().get_tracer("t"),
+                           timeout_s=30.0)
+    service.open()
+
+    async def drive(url: str) -> tuple[set[str], object]:
+        async with Client(f"{url}/mcp", read_timeout_seconds=60) as client:
+            listed = {t.name for t in (await client.list_tools()).tools}
+            return listed, await client.call_tool("broad_chunks_search", {"text": "who governs the islands"})
+
+    try:
+        with running(create_app(service, dialect=load_dialect("concept-rag", service))) as url:
+            listed, result = anyio.run(drive, url)
+    finally:
+        service.close()
+    assert listed == OURS | set(TOOLS)
+    answer = json.loads(result.content[0].text)
+    assert not result.is_error and answer and same_shape(tools()["broad_chunks_search"].answer, answer) == []
