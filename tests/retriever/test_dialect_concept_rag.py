@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from concept_rag_seed import TOOLS, error_schema, same_shape, tools
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp_types import TextContent
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -57,7 +59,8 @@ def call(served, name: str, args: dict) -> tuple[bool, object]:
     block = result.content[0]
     assert isinstance(block, TextContent)
     text = block.text
-    return bool(result.is_error), (text if args.get("format") == "markdown" else json.loads(text))
+    markdown = args.get("format") == "markdown" and not result.is_error
+    return bool(result.is_error), (text if markdown else json.loads(text))
 
 
 def test_the_registry_names_the_dialect_and_lists_the_seeds_ten_tools_with_its_parameters(served):
@@ -192,3 +195,23 @@ def test_each_call_is_traced_with_the_dialect_on_its_server_span(served):
     search = next(s for s in spans if s.name == "search")
     assert search.parent is not None and search.parent.span_id == servers[0].context.span_id
     assert servers[1].attributes[v.ERROR_CODE] == "NOT_FOUND" and not servers[1].status.is_ok
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=True) | st.text(max_size=12),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                     max_leaves=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(TOOLS), data=st.data())
+def test_any_arguments_answer_in_the_seeds_shapes_never_a_crash(served, name, data):
+    """Each parameter given any JSON value (or left out): an answer, or an error of the seed's codes other than a
+    crash's SEARCH_ERROR."""
+    params = list(tools()[name].parameters)
+    args = data.draw(st.fixed_dictionaries({}, optional={p: _JSON for p in params}))
+    error, answer = call(served, name, args)
+    if error:
+        assert answer["error"]["code"] in error_schema()[1] and answer["error"]["code"] != "SEARCH_ERROR", answer
+        assert answer["error"]["field"] in params, answer
+    elif args.get("format") != "markdown":
+        assert same_shape(tools()[name].answer, answer) == []

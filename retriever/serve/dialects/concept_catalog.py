@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from searchtrace.retriever.graph import GraphStore, normalize_name
@@ -76,22 +76,23 @@ class Catalog:
     categories: tuple[Category, ...]
     sources: Mapping[str, SourceDoc]
     graph: GraphStore | None
+    by_key: Mapping[str, Concept] = field(default_factory=dict)
+    by_name: Mapping[str, Concept] = field(default_factory=dict)
 
     def concept(self, name: str) -> Concept | None:
         """The concept named (or aliased) ``name``, compared as the graph compares names."""
         if self.graph is None:
             return None
-        by_key = {c.key: c for c in self.concepts}
         for entity in self.graph.match_entities([normalize_name(name)]):
-            if entity.key in by_key:
-                return by_key[entity.key]
+            if entity.key in self.by_key:
+                return self.by_key[entity.key]
         return None
 
     def related(self, concept: Concept) -> list[Concept]:
         """Concepts one relation away, nearest (the graph's order) first."""
         if self.graph is None:
             return []
-        by_name = {c.name: c for c in self.concepts}
+        by_name = self.by_name
         out: dict[int, Concept] = {}
         for hit in self.graph.neighbourhood([concept.key], 1, RELATED_LIMIT):
             for name in (hit.triple.subject, hit.triple.object):
@@ -136,4 +137,4 @@ def build_catalog(graph: GraphStore | None, docs: Iterable[Mapping[str, Any]]) -
         if doc.collection:
             of_collection.setdefault(doc.collection, []).append(doc.id)
     categories = tuple(Category(i, name, tuple(of_collection[name])) for i, name in enumerate(sorted(of_collection)))
-    return Catalog(concepts, categories, sources, graph)
+    return Catalog(concepts, categories, sources, graph, {c.key: c for c in concepts}, {c.name: c for c in concepts})

@@ -13,6 +13,7 @@ does; a missing or mistyped one is a ``VALIDATION_ERROR`` naming it. Errors foll
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import json
 import threading
@@ -139,7 +140,8 @@ class ConceptRag:
                         self._catalog = build_catalog(main.index.graph, main.get_docs(ids))
                     return self._catalog
 
-            return await self.service.run(build)
+            # once, off the event loop and outside the searches' time limit (a large corpus takes longer)
+            return await asyncio.to_thread(build)
         return self._catalog
 
     async def search(self, tool: str, query: str, top_k: int, doc_ids: list[str] | None = None,
