@@ -124,7 +124,7 @@ def call(speaker: Any, path: str, tool: str, args: dict[str, Any]) -> Any:
 
 
 def test_the_registry_names_each_dialect_once_and_refuses_an_unknown_one():
-    assert {"hawki", "huginn", "proxysql", "singlestore-kag"} <= set(DIALECTS)
+    assert set(DIALECTS) == {"hawki", "huginn", "proxysql", "singlestore-kag", "concept-rag"}
     assert all(v.Source(name).value == name for name in DIALECTS)  # each is a trace source
     assert check_dialects(["hawki", "huginn", "hawki"]) == ["hawki", "huginn"]
     with pytest.raises(ValidationError, match="unknown dialect 'nope'; known: hawki"):
@@ -358,7 +358,8 @@ def test_proxysql_needs_its_token_and_its_endpoint_is_not_behind_the_api_key(tmp
 @pytest.mark.parametrize(("flags", "said"), [
     (["--dialect", "nope"], "--dialect: unknown dialect 'nope'; known: hawki, huginn, proxysql, singlestore-kag"),
     (["--dialect", "proxysql"], "--dialect proxysql: its tools need a Bearer token; set SEARCHTRACE_PROXYSQL_TOKEN"),
-    (["--mcp", "stdio", "--dialect", "hawki"], "--dialect: dialects are HTTP routes and MCP endpoints"),
+    (["--mcp", "stdio", "--dialect", "hawki"], "--dialect hawki: served over HTTP only (its routes and MCP "
+                                               "endpoints); leave out --mcp stdio (over stdio: concept-rag)"),
 ])
 def test_serve_refuses_a_dialect_it_cannot_mount_before_opening_anything(flags, said, capsys, monkeypatch, tmp_path):
     from searchtrace.cli import main
