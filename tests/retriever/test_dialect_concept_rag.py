@@ -198,6 +198,7 @@ def test_each_call_is_traced_with_the_dialect_as_its_source(served):
     assert [s.name for s in servers] == ["tools/call broad_chunks_search", "tools/call concept_search"]
     assert all(s.attributes[v.SOURCE] == "concept-rag" for s in servers)
     search = next(s for s in spans if s.name == "search")
+    assert search.attributes[v.SOURCE] == "concept-rag"  # the search itself, not only its server span
     assert search.parent is not None and search.parent.span_id == servers[0].context.span_id
     assert servers[1].attributes[v.ERROR_CODE] == "NOT_FOUND" and not servers[1].status.is_ok
 

@@ -26,7 +26,7 @@ from searchtrace.names import Band, Mode
 from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.response import Metadata, RelationHit, Result, RetryHints, SearchResponse, Triple
 from searchtrace.retriever.serve.config import ServeConfig
-from searchtrace.retriever.serve.dialects import DIALECTS, check_dialects, mount_dialects
+from searchtrace.retriever.serve.dialects import DIALECTS, STDIO, check_dialects, mount_dialects, stdio_speakers
 from searchtrace.retriever.serve.http import traced
 from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import vocabulary as v
@@ -129,6 +129,15 @@ def test_the_registry_names_each_dialect_once_and_refuses_an_unknown_one():
     assert check_dialects(["hawki", "huginn", "hawki"]) == ["hawki", "huginn"]
     with pytest.raises(ValidationError, match="unknown dialect 'nope'; known: hawki"):
         check_dialects(["nope"])
+
+
+def test_over_stdio_only_a_dialect_whose_seed_speaks_stdio_is_served(tmp_path):
+    service = CannedService(tmp_path)
+    with pytest.raises(ValidationError, match="--dialect huginn: served over HTTP only"):
+        stdio_speakers(service, ["concept-rag", "huginn"])
+    speaker, = stdio_speakers(service, ["concept-rag"])
+    assert STDIO == {"concept-rag"} and list(speaker.endpoints) == ["/mcp/concept-rag"]
+    assert speaker.managers == [] and speaker.source is v.Source.CONCEPT_RAG  # recorded, nothing mounted
 
 
 # -- HAWKI ------------------------------------------------------------------------------------------------
