@@ -46,8 +46,8 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
                         "(Linux; 'auto' = one per core; default 1: one process, its memory once)")
     p.add_argument("--dialect", action="append", metavar="NAME",
                    help="also speak another system's API beside ours (repeatable): "
-                        "hawki, huginn, proxysql, singlestore-kag, concept-rag (over --mcp stdio too) "
-                        "(README: another system's dialect)")
+                        "hawki, huginn, proxysql, singlestore-kag, concept-rag (this one over --mcp stdio "
+                        "too; README: another system's dialect)")
     p.add_argument("--model-threads", type=int, metavar="N",
                    help="threads of each worker's embedding model (default: cores / workers, at least 1; "
                         "more cut one query's latency, fewer save CPU under load)")
