@@ -5,12 +5,13 @@ text an LLM reads well (:mod:`.render`). A failure is a tool error
 (``isError``) whose structured content is the error object. Every call is one
 trace: a server span ``tools/call <tool>`` (joined to the caller's trace when
 the request's ``_meta`` carries a W3C ``traceparent``) over the search span.
+Over stdio, a dialect of ``dialects.STDIO`` lists its tools beside these (:class:`MoreTools`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -142,20 +143,38 @@ def call_session(ctx: ServerRequestContext[Any], stdio: str | None) -> str | Non
     return session_id(headers)
 
 
-def build_server(service: Service, stdio_session: str | None = None) -> Server[Any]:
+class MoreTools(Protocol):
+    """Tools served beside ours over stdio: the dialects' (``dialects.StdioDialects``), each call traced by its
+    own dialect."""
+
+    @property
+    def tools(self) -> Sequence[types.Tool]: ...
+
+    async def call(self, name: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any] | None,
+                   session: str | None) -> types.CallToolResult: ...
+
+
+def build_server(service: Service, stdio_session: str | None = None, more: MoreTools | None = None
+                 ) -> Server[Any]:
     """The MCP server (for stdio, or the streamable HTTP transport mounted at ``/mcp``).
 
     Args:
         stdio_session: the session id of every call that comes without an HTTP request (stdio: one client).
+        more: over stdio, other tools listed and answered beside ours (the served dialects').
     """
+    theirs = {t.name for t in more.tools} if more is not None else set()
+    listed = list(more.tools) if more is not None else []
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                             ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools(service))
+        return types.ListToolsResult(tools=tools(service) + listed)
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                            ) -> types.CallToolResult:
-        return await call_tool(service, params.name, params.arguments, ctx.meta, call_session(ctx, stdio_session))
+        session = call_session(ctx, stdio_session)
+        if more is not None and params.name in theirs:
+            return await more.call(params.name, params.arguments, ctx.meta, session)
+        return await call_tool(service, params.name, params.arguments, ctx.meta, session)
 
     server: Server[Any] = Server("searchtrace", version=__version__,
                                  instructions="Search the served document collections; every call is traced.",

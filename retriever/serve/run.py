@@ -46,7 +46,8 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
                         "(Linux; 'auto' = one per core; default 1: one process, its memory once)")
     p.add_argument("--dialect", action="append", metavar="NAME",
                    help="also speak another system's API beside ours (repeatable): "
-                        "hawki, huginn, proxysql, singlestore-kag (README: another system's dialect)")
+                        "hawki, huginn, proxysql, singlestore-kag, concept-rag (this one over --mcp stdio "
+                        "too; README: another system's dialect)")
     p.add_argument("--model-threads", type=int, metavar="N",
                    help="threads of each worker's embedding model (default: cores / workers, at least 1; "
                         "more cut one query's latency, fewer save CPU under load)")
@@ -57,12 +58,14 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Resolve the settings (refusing an unsafe bind before loading anything), open, serve until stopped."""
-    from searchtrace.retriever.serve.dialects import check_dialects
+    from searchtrace.retriever.serve.dialects import STDIO, check_dialects
     from searchtrace.retriever.serve.workers import check_supported, run_workers
 
     dialects = tuple(check_dialects(args.dialect or ()))
-    if dialects and args.mcp == "stdio":
-        print("error: --dialect: dialects are HTTP routes and MCP endpoints; leave out --mcp stdio", file=sys.stderr)
+    http_only = [d for d in dialects if d not in STDIO]
+    if http_only and args.mcp == "stdio":
+        print(f"error: --dialect {http_only[0]}: served over HTTP only (its routes and MCP endpoints); leave out "
+              f"--mcp stdio (over stdio: {', '.join(sorted(STDIO))})", file=sys.stderr)
         return ExitCode.INVALID
     serve = ServeConfig.resolve(dialects=dialects, host=args.host, port=args.port, timeout_s=args.timeout,
                                 max_inflight=args.max_inflight, cors_origins=args.cors_origins,
@@ -152,14 +155,17 @@ def serve_worker(args: argparse.Namespace, serve: ServeConfig, row: Any, port: i
 
 
 def run_stdio(service: Any) -> None:
-    """MCP over stdin/stdout until the client closes it (nothing else may write to stdout)."""
+    """MCP over stdin/stdout until the client closes it (nothing else may write to stdout); the served
+    dialects' tools (``serve.dialects``, each of ``dialects.STDIO``) beside ours."""
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from searchtrace.retriever.serve.dialects import StdioDialects, stdio_speakers
     from searchtrace.retriever.serve.mcp_tools import build_server
     from searchtrace.retriever.serve.sessions import new_session_id
 
-    server = build_server(service, stdio_session=new_session_id())  # one client's pipe: one session
+    dialects = StdioDialects(tuple(stdio_speakers(service, service.serve.dialects)))  # dialects.STDIO's
+    server = build_server(service, stdio_session=new_session_id(), more=dialects)  # one pipe: one session
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -26,7 +26,7 @@ from searchtrace.names import Band, Mode
 from searchtrace.retriever.config.resolve import resolve_config
 from searchtrace.retriever.response import Metadata, RelationHit, Result, RetryHints, SearchResponse, Triple
 from searchtrace.retriever.serve.config import ServeConfig
-from searchtrace.retriever.serve.dialects import DIALECTS, check_dialects, mount_dialects
+from searchtrace.retriever.serve.dialects import DIALECTS, STDIO, check_dialects, mount_dialects, stdio_speakers
 from searchtrace.retriever.serve.http import traced
 from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import vocabulary as v
@@ -124,11 +124,20 @@ def call(speaker: Any, path: str, tool: str, args: dict[str, Any]) -> Any:
 
 
 def test_the_registry_names_each_dialect_once_and_refuses_an_unknown_one():
-    assert {"hawki", "huginn", "proxysql", "singlestore-kag"} <= set(DIALECTS)
+    assert set(DIALECTS) == {"hawki", "huginn", "proxysql", "singlestore-kag", "concept-rag"}
     assert all(v.Source(name).value == name for name in DIALECTS)  # each is a trace source
     assert check_dialects(["hawki", "huginn", "hawki"]) == ["hawki", "huginn"]
     with pytest.raises(ValidationError, match="unknown dialect 'nope'; known: hawki"):
         check_dialects(["nope"])
+
+
+def test_over_stdio_only_a_dialect_whose_seed_speaks_stdio_is_served(tmp_path):
+    service = CannedService(tmp_path)
+    with pytest.raises(ValidationError, match="--dialect huginn: served over HTTP only"):
+        stdio_speakers(service, ["concept-rag", "huginn"])
+    speaker, = stdio_speakers(service, ["concept-rag"])
+    assert STDIO == {"concept-rag"} and list(speaker.endpoints) == ["/mcp/concept-rag"]
+    assert speaker.managers == [] and speaker.source is v.Source.CONCEPT_RAG  # recorded, nothing mounted
 
 
 # -- HAWKI ------------------------------------------------------------------------------------------------
@@ -358,7 +367,8 @@ def test_proxysql_needs_its_token_and_its_endpoint_is_not_behind_the_api_key(tmp
 @pytest.mark.parametrize(("flags", "said"), [
     (["--dialect", "nope"], "--dialect: unknown dialect 'nope'; known: hawki, huginn, proxysql, singlestore-kag"),
     (["--dialect", "proxysql"], "--dialect proxysql: its tools need a Bearer token; set SEARCHTRACE_PROXYSQL_TOKEN"),
-    (["--mcp", "stdio", "--dialect", "hawki"], "--dialect: dialects are HTTP routes and MCP endpoints"),
+    (["--mcp", "stdio", "--dialect", "hawki"], "--dialect hawki: served over HTTP only (its routes and MCP "
+                                               "endpoints); leave out --mcp stdio (over stdio: concept-rag)"),
 ])
 def test_serve_refuses_a_dialect_it_cannot_mount_before_opening_anything(flags, said, capsys, monkeypatch, tmp_path):
     from searchtrace.cli import main

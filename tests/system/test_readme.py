@@ -555,6 +555,8 @@ MANIFEST: dict[str, How] = {
     DIALECT_SERVER: How("covered", reason="started as written by the check of the block after it"),
     "Talking to searchtrace in another system's dialect | curl -s 'http://127.0.0.1:8765/api/search?q=Who+founded+the+Tide+Council":
         How("server", dialect_clients),
+    "Concept-RAG | searchtrace eval datasets/sample --target-profile concept-rag   \"searcht":
+        How("run", run_as_written(phrase="run folder")),
     'Dashboard | searchtrace dashboard [--home DIR] [--port 8501] [--address 127.0.0.1] [':
         How("checked", synopsis),
     "Dashboard | location / {": How("checked", dashboard_proxy),

@@ -1,6 +1,6 @@
 """``searchtrace serve datasets/sample --dialect ...`` as a real process, each dialect called by its own kind of
 client: httpx for Huginn's and SingleStore's HTTP routes, the official ``mcp`` client for the MCP tools
-(HAWKI's, Huginn's text tool, ProxySQL's behind its token). Every call is a trace whose source is the dialect.
+(HAWKI's, Huginn's text tool, ProxySQL's behind its token, Concept-RAG's). Every call is a trace whose source is the dialect.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from test_serve_workers import _wait_ready, serving
 pytestmark = pytest.mark.slow
 
 TOKEN = "proxysql-system-token"
-DIALECTS = ("hawki", "huginn", "proxysql", "singlestore-kag")
+DIALECTS = ("hawki", "huginn", "proxysql", "singlestore-kag", "concept-rag")
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def _call(url: str, calls: list[tuple[str, dict[str, Any]]], token: str | None =
 
 def test_the_announcement_names_the_dialects(server):
     _, served, _ = server
-    assert "dialects: hawki, huginn, proxysql, singlestore-kag" in served.stderr
+    assert "dialects: hawki, huginn, proxysql, singlestore-kag, concept-rag" in served.stderr
 
 
 def test_hawki_query_search_over_the_mcp_client(server):
@@ -123,6 +123,21 @@ def test_proxysql_tools_behind_their_token(server):
     assert refetch.is_error and "not supported" in refetch.content[0].text
 
 
+def test_concept_rag_tools_at_their_own_endpoint(server):
+    url, _, _ = server
+    calls = [("broad_chunks_search", {"text": "Who founded the Tide Council?"}),
+             ("concept_search", {"concept": "no such concept at all"})]
+    got = _call(f"{url}/mcp/concept-rag", calls)
+    assert got["list"] == sorted(["concept_search", "source_concepts", "concept_sources", "extract_concepts",
+                                  "list_categories", "category_search", "list_concepts_in_category",
+                                  "catalog_search", "chunks_search", "broad_chunks_search"])
+    found, refused = (got[f"{name} {json.dumps(args, sort_keys=True)}"] for name, args in calls)
+    chunks = json.loads(found.content[0].text)
+    assert not found.is_error and found.structured_content is None  # one text block, as the seed answers
+    assert 0 < len(chunks) <= 30 and {"text", "source", "score", "expanded_terms"} <= set(chunks[0])
+    assert refused.is_error and json.loads(refused.content[0].text)["error"]["code"] == "CONCEPT_NOT_FOUND"
+
+
 def test_every_dialect_call_is_a_trace_with_the_dialect_as_its_source(server):
     url, _, home = server
     ids = {name: httpx.get(f"{url}/api/search", params={"q": f"harbour {name}"}, timeout=60).headers["x-trace-id"]
@@ -135,7 +150,10 @@ def test_every_dialect_call_is_a_trace_with_the_dialect_as_its_source(server):
         huginn = {t.trace_id for t in store.list_traces(TraceFilter(sources=("huginn",), limit=1000))}
         singlestore = {t.trace_id for t in store.list_traces(TraceFilter(sources=("singlestore-kag",), limit=1000))}
         hawki = store.list_traces(TraceFilter(sources=("hawki",), limit=1000))
+        concept = store.list_traces(TraceFilter(sources=("concept-rag",), limit=1000))
     finally:
         store.close()
     assert set(ids.values()) <= huginn and kag in singlestore and not huginn & singlestore
     assert hawki  # the HAWKI test's calls
+    assert concept  # the Concept-RAG test's calls
+

@@ -6,8 +6,9 @@ A dialect is one module here with one function::
 
 It adds FastAPI routes to ``app`` and/or MCP endpoints through
 ``speaker.mcp(app, path, name, tools)`` (:class:`~.speaker.Tool`: a description,
-an input schema, and an async handler from the tool's arguments to a
-:class:`~.speaker.ToolAnswer`). Every call goes through the ``speaker``
+an input schema, an async handler from the tool's arguments to a
+:class:`~.speaker.ToolAnswer`, and optionally the tool's error answer in the
+dialect's own error schema). Every call goes through the ``speaker``
 (:class:`~.speaker.Speaker`): ``await speaker.search(request)`` takes our
 request's fields and returns our response record (``speaker.passages`` the
 first ``n`` passages, for systems whose results are documents);
@@ -22,21 +23,29 @@ says so where its answer has a place for it; our own API stays strict.
 
 :data:`DIALECTS` names each module (imported only when served, so the command
 line stays light); one line per dialect.
+
+Over MCP stdio (``serve --mcp stdio``) there is one server and no routes: a
+dialect of :data:`STDIO` (its seed speaks stdio) is mounted with ``app`` None,
+which records its tools, and they are listed beside ours on that server
+(:func:`stdio_speakers`, :class:`StdioDialects`). The others are HTTP routes and MCP endpoints only.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from searchtrace.errors import ValidationError
 
 if TYPE_CHECKING:
+    import mcp_types as types
+
     from searchtrace.retriever.serve.dialects.speaker import Answer, Speaker
     from searchtrace.retriever.serve.service import Service
 
-__all__ = ["DIALECTS", "mount_dialects"]
+__all__ = ["DIALECTS", "STDIO", "check_dialects", "StdioDialects", "mount_dialects", "stdio_speakers"]
 
 _HERE = "searchtrace.retriever.serve.dialects"
 
@@ -45,8 +54,12 @@ DIALECTS: dict[str, str] = {
     "huginn": f"{_HERE}.huginn",
     "proxysql": f"{_HERE}.proxysql",
     "singlestore-kag": f"{_HERE}.singlestore_kag",
+    "concept-rag": f"{_HERE}.concept_rag",
 }
 """Dialect name (``--dialect``, and the traces' source) -> the module whose ``mount(app, speaker)`` mounts it."""
+
+STDIO: frozenset[str] = frozenset({"concept-rag"})
+"""The dialects whose seed speaks MCP over stdio: served by ``serve --mcp stdio`` too, their tools beside ours."""
 
 
 def check_dialects(names: Sequence[str]) -> list[str]:
@@ -68,5 +81,46 @@ def mount_dialects(app: Any, service: Service, names: Sequence[str], answer: Ans
     for name in check_dialects(names):
         speaker = Speaker(service, v.Source(name), answer)
         importlib.import_module(DIALECTS[name]).mount(app, speaker)
+        speakers.append(speaker)
+    return speakers
+
+
+@dataclass(frozen=True)
+class StdioDialects:
+    """The served dialects' tools on the stdio server, beside ours (``mcp_tools.MoreTools``); each call through
+    its dialect's speaker (traced with the dialect as the source, answered in its shapes)."""
+
+    speakers: tuple[Speaker, ...]
+
+    @property
+    def tools(self) -> list[types.Tool]:
+        from searchtrace.retriever.serve.dialects.speaker import listing
+
+        return [t for s in self.speakers for endpoint in s.endpoints.values() for t in listing(endpoint)]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any] | None,
+                   session: str | None) -> types.CallToolResult:
+        """One call of a dialect's tool (one of :attr:`tools`)."""
+        for speaker in self.speakers:
+            for endpoint in speaker.endpoints.values():
+                if name in endpoint:
+                    return await speaker.call(endpoint, name, arguments, meta, session)
+        raise KeyError(name)  # build_server routes only the names of :attr:`tools` here
+
+
+def stdio_speakers(service: Service, names: Sequence[str]) -> list[Speaker]:
+    """Each named dialect's tools for the stdio server (``speaker.endpoints``; no route is mounted). Raises
+    ValidationError naming a dialect that is not one of :data:`STDIO`."""
+    from searchtrace.retriever.serve.dialects.speaker import Speaker, no_http
+    from searchtrace.traces import vocabulary as v
+
+    speakers = []
+    for name in check_dialects(names):
+        if name not in STDIO:
+            raise ValidationError(f"--dialect {name}: served over HTTP only (its routes and MCP endpoints); "
+                                  f"leave out --mcp stdio (over stdio: {', '.join(sorted(STDIO))})",
+                                  field="dialect")
+        speaker = Speaker(service, v.Source(name), no_http)
+        importlib.import_module(DIALECTS[name]).mount(None, speaker)
         speakers.append(speaker)
     return speakers

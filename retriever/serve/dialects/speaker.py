@@ -22,7 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from searchtrace import __version__
-from searchtrace.errors import SearchtraceError, Unauthorized, ValidationError, error_object
+from searchtrace.errors import SearchFailed, SearchtraceError, Unauthorized, ValidationError, error_object
 from searchtrace.guards import ASGIApp, Receive, Scope, Send, refuse
 from searchtrace.retriever.request import MAX_TOP_K
 from searchtrace.retriever.response import RelationHit, Result, SearchResponse
@@ -31,7 +31,7 @@ from searchtrace.retriever.serve.service import Service, Variant
 from searchtrace.traces import attributes as attrs
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["Answer", "Passages", "Speaker", "Tool", "ToolAnswer"]
+__all__ = ["Answer", "Passages", "Speaker", "Tool", "ToolAnswer", "listing", "no_http"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,13 @@ ToolHandler = Callable[[dict[str, Any]], Awaitable[ToolAnswer]]
 
 @dataclass(frozen=True)
 class Tool:
-    """One MCP tool of a dialect: its description, input schema and handler (arguments in, answer out)."""
+    """One MCP tool of a dialect: its description, input schema and handler (arguments in, answer out);
+    ``refuse``: its error answer in the dialect's own error schema (None: our error object)."""
 
     description: str
     input_schema: dict[str, Any]
     handler: ToolHandler
+    refuse: Callable[[SearchtraceError], ToolAnswer] | None = None
 
 
 Answer = Callable[[Service, Request, str, Callable[[], Awaitable[Any]], v.Source], Awaitable[Response]]
@@ -118,7 +120,11 @@ class Speaker:
 
     def mcp(self, app: Any, path: str, name: str, tools: Mapping[str, Tool], token: str | None = None) -> None:
         """Mount an MCP endpoint (streamable HTTP, stateless) at ``path`` serving ``tools``; ``token``: the Bearer
-        token it requires instead of the server's API key."""
+        token it requires instead of the server's API key. ``app`` None (over stdio): the tools are only
+        recorded in :attr:`endpoints`, for the stdio server to list beside ours."""
+        if app is None:
+            self.endpoints[path] = tools
+            return
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -143,9 +149,7 @@ class Speaker:
         app.router.routes.append(Route(path, endpoint=endpoint, include_in_schema=False))
 
     def _server(self, name: str, tools: Mapping[str, Tool]) -> Server[Any]:
-        listed = [types.Tool(name=t, description=tool.description, input_schema=tool.input_schema,
-                             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False))
-                  for t, tool in tools.items()]
+        listed = listing(tools)
 
         async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                                 ) -> types.ListToolsResult:
@@ -180,12 +184,30 @@ class Speaker:
                 answer = await tool.handler(dict(arguments or {}))
         except SearchtraceError as exc:
             await self.service.acknowledge()
+            refuse = tools[name].refuse if name in tools else None
+            if refuse is not None:  # the dialect's own error schema
+                refused = refuse(exc)
+                return types.CallToolResult(content=[types.TextContent(text=refused.text)],
+                                            structured_content=refused.structured, is_error=True)
             text = render.error_text(exc) + (f"\ntrace {trace_id}" if trace_id else "")
             return types.CallToolResult(content=[types.TextContent(text=text)],
                                         structured_content=error_object(exc), is_error=True)
         await self.service.acknowledge()  # the trace is stored before the answer leaves
         return types.CallToolResult(content=[types.TextContent(text=answer.text)],
                                     structured_content=answer.structured)
+
+
+def listing(tools: Mapping[str, Tool]) -> list[types.Tool]:
+    """The tools as ``tools/list`` shows them (read-only, closed world)."""
+    return [types.Tool(name=t, description=tool.description, input_schema=tool.input_schema,
+                       annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False))
+            for t, tool in tools.items()]
+
+
+async def no_http(service: Service, request: Request, route: str, work: Callable[[], Awaitable[Any]],
+                  source: v.Source) -> Response:
+    """A stdio speaker's :attr:`Speaker.answer`: over stdio no route is mounted, so none is answered."""
+    raise SearchFailed(f"{route}: no HTTP route is served over MCP stdio")
 
 
 def json_answer(payload: dict[str, Any]) -> ToolAnswer:
