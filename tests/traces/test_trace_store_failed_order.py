@@ -81,6 +81,9 @@ def test_failed_is_a_failure_of_any_kind(store):
     assert store.count(TraceFilter(failed=True)) == 3 and store.count(TraceFilter(failed=False)) == 2
     search = TraceFilter(failed=True, sources=("http",), kind=None)
     assert store.count(search) == 3
+    id_of = {n: t for t, n in name_of.items()}
+    assert store.error_messages([*ids, "0" * 32]) == {id_of["invalid"]: "validation_error",
+                                                     id_of["refused"]: "overloaded"}  # the root's, said once
 
 
 @pytest.fixture

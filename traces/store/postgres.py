@@ -40,7 +40,7 @@ from searchtrace.traces.store.records import (
     TraceFilter,
     TraceSummary,
 )
-from searchtrace.traces.store.rows import packed_json, tuples, unpack
+from searchtrace.traces.store.rows import first_messages, packed_json, tuples, unpack
 from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 
 __all__ = ["PostgresTraceStore"]
@@ -273,6 +273,13 @@ class PostgresTraceStore:
                            "scope, attributes, events FROM st_spans WHERE trace_id = %s ORDER BY start_ns, span_id",
                            (trace_id,))
         return TraceDetail(sql.summary(rows[0][:-1]), tuple(_span(s) for s in spans), tuples(rows[0][-1] or {}))
+
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """Each given trace's error message (``TraceStoreProtocol.error_messages``), along the spans' key."""
+        rows = self._read("SELECT trace_id, status_message FROM st_spans WHERE trace_id = ANY(%s) AND status = 'ERROR' "
+                          "AND status_message != '' ORDER BY trace_id, parent_id IS NOT NULL, start_ns",
+                          ([t.lower() for t in trace_ids],))
+        return first_messages(rows)
 
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
         """(trace id, span name, ms) of the spans named ``names`` in the given traces."""

@@ -110,6 +110,12 @@ class TraceStoreProtocol(Protocol):
 
     def load_trace(self, trace_id: str) -> TraceDetail | None: ...
 
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """The status message of each given trace's error, by trace id: its root span's, else the first span in
+        error's (by start); a trace with no message in error is left out. What a list shows beside the error
+        code without loading each trace."""
+        ...
+
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]: ...
 
     def prune(self, older_than_days: float | None = None, keep_last: int | None = None, *,

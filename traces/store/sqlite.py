@@ -52,7 +52,7 @@ from searchtrace.traces.store.records import (
     TraceSummary,
     to_ns,
 )
-from searchtrace.traces.store.rows import packed_json, span_record, summary, tuples, unpack
+from searchtrace.traces.store.rows import first_messages, packed_json, span_record, summary, tuples, unpack
 from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 from searchtrace.traces.store.writers import WriterMark, register
 
@@ -321,6 +321,16 @@ class TraceStore:
         spans = self._read("SELECT * FROM spans WHERE trace_id = ? ORDER BY start_ns, span_id", (trace_id,))
         return TraceDetail(summary(row[:-1]), tuple(span_record(s) for s in spans),
                            tuples(unpack(row[-1] or "{}")))
+
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """Each given trace's error message (``TraceStoreProtocol.error_messages``), along the spans' key."""
+        rows: list[tuple] = []
+        for start in range(0, len(trace_ids), 500):
+            chunk = [t.lower() for t in trace_ids[start:start + 500]]
+            rows.extend(self._read(f"SELECT trace_id, status_message FROM spans WHERE trace_id IN "
+                                   f"({','.join('?' * len(chunk))}) AND status = 'ERROR' AND status_message != '' "
+                                   "ORDER BY trace_id, parent_id IS NOT NULL, start_ns", chunk))
+        return first_messages(rows)
 
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
         """(trace id, span name, ms) of the spans named ``names`` in the given traces (no attributes read)."""
