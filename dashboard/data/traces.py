@@ -76,6 +76,7 @@ def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
         frame[column] = frame[column].map(lambda x: ", ".join(x))
     frame["cold"] = frame["cold"].fillna("").astype(str)
     frame["status_code"] = frame["status_code"].astype("Int64")
+    frame["error_code"] = frame["error_code"].fillna("").astype(str)
     return frame[list(LIST_COLUMNS)]
 
 
