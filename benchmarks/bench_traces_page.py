@@ -1,0 +1,107 @@
+"""The Traces page's first page with N stored traces on the local store: every filter and preset, over the whole
+store (issue 40).
+
+Fills a fresh home's SQLite store with N synthetic searches (``bench_trace_store.Synth``: a ``search`` root and
+ten stage spans, 100 candidates per retriever stage), most from eval runs, one in 1,000 served over HTTP and
+one in 1,000 over MCP, one in 997 refused with an error code. Then times what the page reads for each filter:
+the first page (200 rows, ``dashboard.data.list_traces``) and the count (``count_traces``), median of several
+runs on the dashboard's long-lived connection. Prints measured figures only.
+
+    python benchmarks/bench_traces_page.py --traces 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from bench_trace_store import Synth, fill
+from opentelemetry.attributes import BoundedAttributes
+
+from searchtrace.dashboard import data
+from searchtrace.home import Home
+from searchtrace.traces import TraceFilter, TraceOrder
+from searchtrace.traces import attributes as attrs
+from searchtrace.traces import vocabulary as v
+from searchtrace.traces.store.sqlite import TraceStore
+
+LIMIT_MS = 300.0
+
+
+class Traffic(Synth):
+    """:class:`Synth`'s searches, each with its source (eval, a few served) and, now and then, an error code."""
+
+    def _root(self, i: int, degraded: str | None) -> BoundedAttributes:
+        root = dict(super()._root(i, degraded))
+        source = "http" if i % 1000 == 1 else "mcp" if i % 1000 == 2 else "eval"
+        root.update(attrs.origin(source, "sample", "key", i % 5000 == 7))
+        if i % 997 == 3:
+            root[v.ERROR_CODE] = "VALIDATION_ERROR"
+        return BoundedAttributes(maxlen=None, attributes=root, immutable=True)
+
+
+def filters() -> dict[str, TraceFilter]:
+    """What the page asks for: its default, each preset, each filter alone, and the orders."""
+    page = data.SEARCHES
+    out = {"default (searches)": page}
+    out.update({f"preset {name}": preset.apply(page) for name, preset in data.PRESETS.items()})
+    out.update({
+        "source http": replace(page, sources=("http",)), "service searchtrace": replace(page, service="searchtrace"),
+        "service absent": replace(page, service="rag-app"), "status errors": replace(page, errors=True),
+        "failed in any way": replace(page, failed=True), "mode fast": replace(page, mode="fast"),
+        "degraded graph": replace(page, degraded="graph"), "query text 'ferry'": replace(page, query_text="ferry"),
+        "document in every 16th trace": replace(page, doc_id="doc-0"),
+        "document in a few traces": replace(page, doc_id="doc-4242"),
+        "document absent": replace(page, doc_id="doc-absent"),
+        "attribute common": replace(page, attribute=(v.INPUT_VALUE, "harbour")),
+        "attribute rare (one in 1,000)": replace(page, attribute=(v.SOURCE, "mcp")),
+        "last hour": replace(page, since=time.time_ns() - 3600 * 10**9),
+        "slowest first": replace(page, order=TraceOrder.SLOWEST),
+        "live traffic, slowest first": replace(data.PRESETS["live traffic"].apply(page), order=TraceOrder.SLOWEST),
+    })
+    return out
+
+
+def timed(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up: the connection, the page cache
+    runs = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        runs.append((time.perf_counter() - t) * 1000)
+    return statistics.median(runs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", type=int, default=100_000)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        store = TraceStore(Home(home).traces)
+        t = time.perf_counter()
+        fill(store, Traffic(candidates=100), args.traces, 512)
+        store.close()
+        print(f"filled {args.traces:,} traces in {time.perf_counter() - t:.0f} s")
+        slowest = 0.0
+        print(f"{'filter':<34} {'page ms':>8} {'count ms':>9} {'rows':>5} {'matching':>9}")
+        for name, flt in filters().items():
+            page_ms = timed(functools.partial(data.list_traces, home, flt), args.repeats)
+            count_ms = timed(functools.partial(data.count_traces, home, flt), args.repeats)
+            rows, total = len(data.list_traces(home, flt)), data.count_traces(home, flt)
+            more = "+" if flt.attribute is not None and total >= data.COUNT_LIMIT else ""
+            print(f"{name:<34} {page_ms:>8.1f} {count_ms:>9.1f} {rows:>5} {f'{total:,}{more}':>9}")
+            slowest = max(slowest, page_ms + count_ms)
+        verdict = "within" if slowest <= LIMIT_MS else "over"
+        print(f"slowest page with its count: {slowest:.1f} ms ({verdict} {LIMIT_MS:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
