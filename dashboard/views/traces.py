@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from searchtrace.dashboard.data import COUNT_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.picks import pick_row
 from searchtrace.dashboard.ui.text import MEDIUM, MS_FORMAT
@@ -16,8 +15,12 @@ if context.restore("traces", VIEW):
     st.caption("The trace shown last in this session (the link named none).")
 home = context.home()
 flt = trace_filters(cached.list_runs(home))
-listed, total = cached.list_traces(home, flt), cached.count_traces(home, flt)
-more = " or more" if flt.attribute is not None and total >= COUNT_LIMIT else ""
+listed = cached.list_traces(home, flt)
+if flt.attribute is not None:  # counting reads every span the filter passes: the page found is the count
+    total = len(listed)
+    more = " or more" if flt.limit is not None and total >= flt.limit else ""
+else:
+    total, more = cached.count_traces(home, flt), ""
 st.caption(f"{total:,}{more} matching trace{'' if total == 1 else 's'} in the whole store; the first {len(listed):,} "
            f"shown, {flt.order.value} first. Click a row to open its trace. ❄ marks a cold search, its process's "
            "first (and the first after loading the model; ❄? an older slow search outside an eval run, likely one), "
