@@ -162,3 +162,21 @@ def test_a_fifth_schema_store_gains_its_documents_when_a_writer_opens_it(tmp_pat
         assert raw.execute("PRAGMA user_version").fetchone()[0] == 6
     assert writer.prune(keep_last=1) == 2 and _docs(path) == per_trace  # pruned with their traces
     writer.close()
+
+
+def test_traces_list_takes_failed_and_order_and_export_refuses_an_order(tmp_path, capsys):
+    import json
+
+    from searchtrace.cli import main
+    from searchtrace.home import Home
+
+    spans, ids = record(*(FakeSearch(start_ns=T0 + i * S, stage_ms=ms) for i, ms in enumerate((2.0, 9.0, 5.0))))
+    store = TraceStore(Home(tmp_path).traces)
+    store.write(spans)
+    store.close()
+    assert main(["traces", "list", "--home", str(tmp_path), "--order", "slowest", "--format", "json"]) == 0
+    assert [t["trace_id"] for t in json.loads(capsys.readouterr().out)] == [ids[1], ids[2], ids[0]]
+    assert main(["traces", "list", "--home", str(tmp_path), "--failed", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["traces", "export", "--home", str(tmp_path), "--order", "slowest"]) == 2
+    assert "--order goes with traces list" in capsys.readouterr().err
