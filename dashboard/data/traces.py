@@ -22,8 +22,8 @@ from searchtrace.traces import vocabulary as v
 __all__ = ["COLD_MS", "COUNT_LIMIT", "KINDS", "LIST_COLUMNS", "SEARCHES", "Waterfall", "count_traces", "list_traces",
            "span_documents", "waterfall"]
 
-LIST_COLUMNS = ("start", "status", "source", "service", "root", "query", "duration_ms", "cold", "error_code",
-                "message", "status_code", "mode", "best_score", "no_confident", "bands", "degraded", "n_results",
+LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "error_code", "message",
+                "status_code", "service", "mode", "best_score", "no_confident", "bands", "degraded", "n_results",
                 "run_id", "query_id", "n_spans", "trace_id")
 KINDS = {"searches": TraceKind.SEARCH.value, "model loads": TraceKind.MODEL_LOAD.value,
          "other requests": TraceKind.OTHER.value, "all": None}

@@ -23,6 +23,8 @@ pytestmark = [
 
 S = 1000 * MS
 SERVED, EVALS = 50, 600
+ROWS = "document.querySelectorAll('[class*=st-key-traces-table-] [role=row]').length > 1"
+"""The list's grid has drawn its rows (it may lag the page's text by a frame)."""
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -56,10 +58,12 @@ def test_the_live_traffic_preset_finds_served_requests_under_newer_evals(server,
     state = settle(browser, "Traces", "matching traces")
     assert state["exceptions"] == 0, state["text"][:2000]
     assert f"{SERVED + EVALS:,} matching traces" in state["text"]  # every search, the served ones included
+    browser.wait_for(ROWS)
     assert {r["source"] for r in table(browser, "traces-table-")} == {"eval"}  # the newest: evals only
     choose(browser, "tf-preset", "live traffic")
     state = settle(browser, "Traces", f"{SERVED} matching traces in the whole store")
     assert state["exceptions"] == 0, state["text"][:2000]
+    browser.wait_for(ROWS)
     rows = table(browser, "traces-table-")
     assert rows and {r["source"] for r in rows} == {"http", "mcp"}
     assert rows[0]["query"] == f"served question {SERVED - 1}"  # the newest served request first
