@@ -187,7 +187,8 @@ def page_loads(home: Path) -> dict[str, tuple[str, Callable[[], object], dict[st
         data.count_traces(home, flt)
 
     def traces_by_document():
-        data.list_traces(home, replace(data.SEARCHES, doc_id=doc_id, limit=data.SCAN_LIMIT))
+        data.list_traces(home, replace(data.SEARCHES, doc_id=doc_id))
+        data.count_traces(home, replace(data.SEARCHES, doc_id=doc_id))
 
     def calibration_page():
         data.calibration(home, newest)

@@ -173,6 +173,17 @@ def _query(value: object) -> str:
     return text
 
 
+def valid_query(raw: object) -> str | None:
+    """The query of a raw request whose ``query`` field is valid (whatever its other fields), else None: what
+    the trace of a refused request still records (a bad ``top_k`` leaves a good query to title it)."""
+    if not isinstance(raw, Mapping) or "query" not in raw:
+        return None
+    try:
+        return _query(raw["query"])
+    except _Invalid:
+        return None
+
+
 def _instant(value: object) -> datetime:
     try:
         return parse_instant(value)

@@ -66,9 +66,21 @@ def trace_id(span: ReadableSpan) -> str:
     return format(span.context.trace_id, "032x")
 
 
+def as_fifth_schema(path: Path) -> None:
+    """The store as schema 5 left it: without the ``trace_docs`` table, the source and failed indexes (schema 6)."""
+    conn = sqlite3.connect(path)
+    for index in ("traces_source", "traces_failed"):
+        conn.execute(f"DROP INDEX {index}")
+    conn.execute("DROP TABLE trace_docs")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+
+
 def as_fourth_schema(path: Path) -> None:
     """The store as schema 4 left it: without the service and project columns, the searches and the settings
     tables (schema 5)."""
+    as_fifth_schema(path)
     conn = sqlite3.connect(path)
     for index in ("traces_service", "traces_project"):
         conn.execute(f"DROP INDEX {index}")

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         SpanRecord,
         TraceDetail,
         TraceFilter,
+        TraceOrder,
         TraceSummary,
         parse_when,
         to_ns,

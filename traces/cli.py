@@ -219,7 +219,11 @@ def _one_trace(args: argparse.Namespace, store: TraceStoreProtocol | None) -> st
 @_store_errors
 def cmd_export(args: argparse.Namespace) -> int:
     from searchtrace.traces.export.otlp_json import export_jsonl
+    from searchtrace.traces.store.records import TraceOrder
 
+    if _filter(args).order is not TraceOrder.NEWEST:
+        print("error: traces export writes oldest first; --order goes with traces list", file=sys.stderr)
+        return ExitCode.INVALID
     store = _open(args)
     if args.out:
         try:

@@ -43,29 +43,32 @@ from searchtrace.dashboard.data.runs import (
     trend,
 )
 from searchtrace.dashboard.data.shared import shared_store, store_problem
+from searchtrace.dashboard.data.trace_presets import PRESETS, TIME_RANGES, Preset, range_start
 from searchtrace.dashboard.data.traces import (
+    COUNT_LIMIT,
     KINDS,
-    SCAN_LIMIT,
     SEARCHES,
     Waterfall,
     count_traces,
     list_traces,
-    scans_whole_store,
     span_documents,
     waterfall,
 )
 from searchtrace.dashboard.data.traffic import WINDOWS, Traffic, since_for, traffic
 
 __all__ = [
+    "COUNT_LIMIT",
     "KINDS",
-    "SCAN_LIMIT",
+    "PRESETS",
     "SEARCHES",
+    "TIME_RANGES",
     "WINDOWS",
     "Calibration",
     "OverlapView",
     "PairView",
     "Progress",
     "QueryRun",
+    "Preset",
     "Queue",
     "RunComparison",
     "SideBySide",
@@ -103,7 +106,7 @@ __all__ = [
     "queue",
     "run_deltas",
     "run_order",
-    "scans_whole_store",
+    "range_start",
     "settings_table",
     "shared_store",
     "side_by_side",

@@ -16,20 +16,22 @@ from searchtrace.dashboard.data.trace_errors import TraceError, exceptions, firs
 from searchtrace.dashboard.data.trace_titles import Triple, dataset_path, recorded_titles, relation_triples, triple_text
 from searchtrace.dashboard.data.tracestore import trace_store
 from searchtrace.errors import SearchtraceError
-from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceStoreProtocol, TraceSummary
+from searchtrace.traces import SpanRecord, TraceDetail, TraceFilter, TraceKind, TraceSummary
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["COLD_MS", "KINDS", "LIST_COLUMNS", "SCAN_LIMIT", "SEARCHES", "Waterfall", "count_traces", "list_traces",
-           "scans_whole_store", "span_documents", "waterfall"]
+__all__ = ["COLD_MS", "COUNT_LIMIT", "KINDS", "LIST_COLUMNS", "SEARCHES", "Waterfall", "count_traces", "list_traces",
+           "span_documents", "waterfall"]
 
-LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "mode", "best_score",
-                "no_confident", "bands", "degraded", "n_results", "error_code", "run_id", "query_id", "n_spans",
-                "trace_id")
+LIST_COLUMNS = ("start", "status", "source", "root", "query", "duration_ms", "cold", "error_code", "message",
+                "status_code", "service", "mode", "best_score", "no_confident", "bands", "degraded", "n_results",
+                "run_id", "query_id", "n_spans", "trace_id")
 KINDS = {"searches": TraceKind.SEARCH.value, "model loads": TraceKind.MODEL_LOAD.value,
          "other requests": TraceKind.OTHER.value, "all": None}
 """The list's kinds, by label: searches by default (a model load is no search, nor is a refused request)."""
 SHOWN_ITEMS = 20  # array attributes are cut to this many items for display
-SCAN_LIMIT = 500  # most traces a document or attribute filter counts (their spans read: about 2 ms each)
+COUNT_LIMIT = 1000
+"""Most traces the attribute filter counts (the spans of every trace it passes are read): the page says "or
+more" at this many. Every other filter, the document's included, is counted along an index over the whole store."""
 COLD_MS = 1000.0  # an embed span this slow, on a query not embedded ahead, loaded the model
 
 
@@ -53,53 +55,39 @@ def _likely_cold(summary: TraceSummary) -> str:
     return "likely" if searched and summary.duration_ms >= COLD_MS and not summary.run_id else ""
 
 
-def scans_whole_store(home: str | Path) -> bool:
-    """True when the document and attribute filters cover every stored trace (a store whose span filters are
-    fast: the shared store's), False when they look among the newest :data:`SCAN_LIMIT` the other filters
-    match (the home's file, whose every span of every trace would be read and unpacked)."""
-    store = trace_store(home)
-    return store is None or store.capabilities.span_filters_fast
-
-
-def _bounded(store: TraceStoreProtocol, flt: TraceFilter) -> TraceFilter:
-    """``flt``, its span-level filters kept among the newest :data:`SCAN_LIMIT` traces its other filters match
-    when the store's span filters are not fast (a ``since`` at the oldest of those); else ``flt`` itself."""
-    if (flt.doc_id is None and flt.attribute is None) or store.capabilities.span_filters_fast:
-        return flt
-    newest = store.list_traces(replace(flt, doc_id=None, attribute=None, limit=SCAN_LIMIT, offset=0))
-    if len(newest) < SCAN_LIMIT:
-        return flt
-    return replace(flt, since=newest[-1].start_ns)
-
-
 def list_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> pd.DataFrame:
-    """Traces matching ``flt``, newest first, at most its limit (columns :data:`LIST_COLUMNS`): the store's own
-    filter; its document and attribute filters (``TraceFilter.doc_id``, ``attribute``) over the whole store
-    when the store's span filters are fast, else among the newest :data:`SCAN_LIMIT` (:func:`scans_whole_store`).
+    """Traces matching ``flt`` in its order (newest first by default), at most its limit (columns
+    :data:`LIST_COLUMNS`): the store's own filter and order, every filter over the whole store.
 
     ``status`` is error, ok, or open (its root span not stored yet); ``root`` the root span's name;
     ``source`` the surface that called (``eval`` for an eval run's search stored before the source was).
     ``cold`` is ``yes`` for the first search its process ran after loading the model, ``likely`` for an older
     search outside an eval run (whose queries are embedded ahead) that took :data:`COLD_MS` or more, else empty.
+    ``message`` is the error's status message (the root span's, else the first span in error's).
     """
     store = trace_store(home)
-    rows = [_row(s, _likely_cold(s)) for s in store.list_traces(_bounded(store, flt))] if store else []
+    summaries = store.list_traces(flt) if store else []
+    failed = [s.trace_id for s in summaries if s.status == "ERROR"]
+    messages = store.error_messages(failed) if store and failed else {}
+    rows = [_row(s, _likely_cold(s)) | {"message": messages.get(s.trace_id, "")} for s in summaries]
     frame = pd.DataFrame(rows, columns=[*LIST_COLUMNS, "start_ns"])
     frame["start"] = pd.to_datetime(frame["start_ns"], unit="ns", utc=True)
     for column in ("bands", "degraded"):
         frame[column] = frame[column].map(lambda x: ", ".join(x))
     frame["cold"] = frame["cold"].fillna("").astype(str)
+    frame["status_code"] = frame["status_code"].astype("Int64")
+    frame["error_code"] = frame["error_code"].fillna("").astype(str)
     return frame[list(LIST_COLUMNS)]
 
 
 def count_traces(home: str | Path, flt: TraceFilter = SEARCHES) -> int:
-    """How many traces match ``flt`` (its limit and offset aside; 0 when the home has no store). With a document
-    or attribute filter, those of the first :data:`SCAN_LIMIT` found, looked for as :func:`list_traces` does."""
+    """How many traces match ``flt`` over the whole store (its limit and offset aside; 0 when the home has no
+    store); with an attribute filter, at most :data:`COUNT_LIMIT` (the first found, newest first)."""
     store = trace_store(home)
     if store is None:
         return 0
-    if flt.doc_id is not None or flt.attribute is not None:
-        return len(store.list_traces(_bounded(store, replace(flt, limit=SCAN_LIMIT, offset=0))))
+    if flt.attribute is not None:
+        return len(store.list_traces(replace(flt, limit=COUNT_LIMIT, offset=0)))
     return store.count(flt)
 
 

@@ -11,7 +11,7 @@ them; a window holding more says so (:attr:`Traffic.truncated`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ from searchtrace.names import Stage
 from searchtrace.traces import TraceFilter
 from searchtrace.traces import vocabulary as v
 
-__all__ = ["ALL", "LIVE_SOURCES", "REQUEST", "STAGE_SAMPLE", "TRAFFIC_LIMIT", "WINDOWS", "Traffic", "since_for",
+__all__ = ["ALL", "BY", "LIVE_SOURCES", "REQUEST", "STAGE_SAMPLE", "TRAFFIC_LIMIT", "WINDOWS", "Traffic", "since_for",
            "traffic"]
 
 LIVE_SOURCES = tuple(s.value for s in v.Source if s is not v.Source.EVAL)
@@ -38,6 +38,8 @@ STEP_S = 30  # window starts are rounded to this, so a window's figures stay cac
 OVERLOADED, TIMED_OUT = 429, 504
 PERCENTILES = (50, 95, 99)
 BUCKETS_MIN = (1, 5, 15, 60, 360, 1440)  # requests per minute averaged over buckets of these many minutes
+OVER_TIME_COLUMNS = ["minute", "by", "name", "percentile", "ms", "n"]
+BY = ("source", "service")  # what latency over time is grouped by
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Traffic:
         per_minute: requests per minute of each source, averaged over buckets: minute (bucket start),
             source, per_minute.
         bucket_min: the buckets' width in minutes.
+        over_time: the request's latency percentiles in each bucket, per source and per service (another
+            retriever's services included): minute (bucket start), by (``source`` or ``service``), name,
+            percentile (p50, p95, p99), ms, n (requests in the bucket).
         truncated: the window held more than :data:`TRAFFIC_LIMIT` traces (figures cover the newest).
         stage_traces: how many traces the per-stage figures read.
     """
@@ -63,6 +68,7 @@ class Traffic:
     bucket_min: int
     truncated: bool
     stage_traces: int
+    over_time: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=OVER_TIME_COLUMNS))
 
 
 def since_for(seconds: float | None, now_s: float | None = None) -> int | None:
@@ -79,7 +85,8 @@ def _requests(home: str | Path, since_ns: int | None, until_ns: int | None, limi
         if store else []
     frame = pd.DataFrame({
         "trace_id": [s.trace_id for s in rows], "start_ns": [s.start_ns for s in rows],
-        "source": [s.source or "" for s in rows], "root": [s.root_name or "" for s in rows],
+        "source": [s.source or "" for s in rows], "service": [s.service or "" for s in rows],
+        "root": [s.root_name or "" for s in rows],
         "status": ["error" if s.status == "ERROR" else "ok" for s in rows],
         "status_code": pd.array([s.status_code for s in rows], dtype="Int64"),
         "error_code": [s.error_code or "" for s in rows], "duration_ms": [s.duration_ms for s in rows]})
@@ -153,6 +160,24 @@ def _per_minute(requests: pd.DataFrame, lo: int, hi: int, bucket_min: int) -> pd
                          "per_minute": full["n"] / bucket_min})
 
 
+def _over_time(requests: pd.DataFrame, bucket_min: int) -> pd.DataFrame:
+    """p50, p95 and p99 of the request's duration in each bucket of ``bucket_min`` minutes, per source and per
+    service (a bucket without requests of a group has no row: no latency to say)."""
+    if requests.empty:
+        return pd.DataFrame(columns=OVER_TIME_COLUMNS)
+    bucket_ns = bucket_min * 60 * 10**9
+    timed = requests.assign(bucket=(requests["start_ns"] // bucket_ns) * bucket_ns)
+    rows: list[dict[str, object]] = []
+    for by in BY:
+        for (bucket, name), group in timed.groupby(["bucket", by], sort=True):
+            ms = group["duration_ms"].to_numpy(float)
+            rows.extend({"minute": bucket, "by": by, "name": name or "(none)", "percentile": p, "ms": x, "n": len(ms)}
+                        for p, x in _percentiles(ms).items())
+    frame = pd.DataFrame(rows, columns=OVER_TIME_COLUMNS)
+    frame["minute"] = pd.to_datetime(frame["minute"], unit="ns", utc=True)
+    return frame
+
+
 def traffic(home: str | Path, since_ns: int | None = None, until_ns: int | None = None,
             limit: int = TRAFFIC_LIMIT) -> Traffic:
     """Live traffic that started in ``[since_ns, until_ns)`` (epoch ns; None: unbounded), newest first."""
@@ -162,4 +187,5 @@ def traffic(home: str | Path, since_ns: int | None = None, until_ns: int | None 
     lo, hi = _span(requests, since_ns, until_ns) if len(requests) else (0, 0)
     bucket = _bucket_min(lo, hi)
     return Traffic(requests.drop(columns=["start_ns"]), _stages(home, requests), _by_source(requests),
-                   _per_minute(requests, lo, hi, bucket), bucket, truncated, min(len(requests), STAGE_SAMPLE))
+                   _per_minute(requests, lo, hi, bucket), bucket, truncated, min(len(requests), STAGE_SAMPLE),
+                   _over_time(requests, bucket))

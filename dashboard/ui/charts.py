@@ -253,6 +253,20 @@ def ctr_by_position(frame: pd.DataFrame) -> alt.Chart:
                  alt.Tooltip("ctr:Q", format=".3f", title="rate used (smoothed)"), "pooled"]).properties(height=260)
 
 
+def latency_over_time(frame: pd.DataFrame, bucket_min: int) -> alt.Chart:
+    """The request's p50, p95 and p99 over time (``Traffic.over_time`` of one grouping): a colour per name, a
+    dash per percentile, milliseconds on a log scale (a p99 ten times the p50 leaves both readable)."""
+    per = f" per {bucket_min} min" if bucket_min > 1 else " per minute"
+    return alt.Chart(frame).mark_line(point=len(frame) < 90).encode(
+        x=alt.X("minute:T", title="time (UTC)", axis=TIME_AXIS),
+        y=alt.Y("ms:Q", title=f"request latency (ms){per}", scale=alt.Scale(type="log")),
+        color=alt.Color("name:N", title=str(frame["by"].iloc[0]) if len(frame) else "name"),
+        strokeDash=alt.StrokeDash("percentile:N", title="percentile", sort=["p50", "p95", "p99"]),
+        tooltip=[alt.Tooltip("minute:T", format="%Y-%m-%d %H:%M"), "name", "percentile",
+                 alt.Tooltip("ms:Q", format=".1f", title="ms"), alt.Tooltip("n:Q", title="requests")]
+    ).properties(height=260)
+
+
 def requests_per_minute(frame: pd.DataFrame, bucket_min: int) -> alt.Chart:
     """Requests per minute of each source over time (averaged over buckets of ``bucket_min`` minutes)."""
     title = "requests per minute" + (f" (mean over {bucket_min} min)" if bucket_min > 1 else "")

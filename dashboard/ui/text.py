@@ -29,7 +29,7 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(://|www|@)", re.IGNORECASE)
 JOINER = "\u2060"  # word joiner: zero width, no line break
 METRIC_FORMAT = "%.3f"  # metric values, relevance, scores
-MS_FORMAT = "%.1f"  # durations in milliseconds
+MS_FORMAT = "%.1f ms"  # durations in milliseconds, the unit on every figure
 #: Background of a band's cells (the charts use the same hues, stronger).
 BAND_BACKGROUND = dict(zip((b.value for b in Band), ("#c8e6c9", "#fff3c4", "#ffcdd2")))  # best band first
 GOLD_BACKGROUND = "#fff8e1"  # a gold document's row (its rank, gold and title cells)

@@ -9,14 +9,14 @@ from typing import Any
 import streamlit as st
 
 from searchtrace.dashboard.data import WINDOWS, since_for
-from searchtrace.dashboard.data.traffic import ALL, LIVE_SOURCES, REQUEST, STAGE_SAMPLE, TRAFFIC_LIMIT
+from searchtrace.dashboard.data.traffic import ALL, BY, LIVE_SOURCES, REQUEST, STAGE_SAMPLE, TRAFFIC_LIMIT
 from searchtrace.dashboard.ui import cached, charts
 from searchtrace.dashboard.ui.text import MS_FORMAT, show_table
-from searchtrace.dashboard.ui.url_state import drop_params, url_date_range, url_selectbox
+from searchtrace.dashboard.ui.url_state import drop_params, url_date_range, url_segmented, url_selectbox
 
 __all__ = ["TRAFFIC_PARAMS", "show_traffic"]
 
-TRAFFIC_PARAMS = ("window", "dates", "source")  # what the view keeps in the URL
+TRAFFIC_PARAMS = ("window", "dates", "source", "by")  # what the view keeps in the URL
 
 DATES = "dates"  # the window picker's choice of a date range
 MS_COLUMNS = ("p50", "p95", "p99")
@@ -39,7 +39,10 @@ def _window() -> tuple[int | None, int | None, str]:
 
 
 def _ms_columns() -> dict[str, Any]:
-    return {c: st.column_config.NumberColumn(c, format=MS_FORMAT) for c in MS_COLUMNS}
+    """Milliseconds and counts, each with its unit."""
+    counts = {c: st.column_config.NumberColumn(c, format=f"%d {unit}") for c, unit in
+              (("requests", "req"), ("n", "traces"), ("errors", "err"), ("429", "req"), ("504", "req"))}
+    return {**counts, **{c: st.column_config.NumberColumn(c, format=MS_FORMAT) for c in MS_COLUMNS}}
 
 
 def show_traffic(home: Path) -> None:
@@ -56,6 +59,11 @@ def show_traffic(home: Path) -> None:
     st.subheader("Per source")
     show_table(st, seen.by_source, hide_index=True, key="latency-traffic-sources", column_config=_ms_columns())
     st.altair_chart(charts.requests_per_minute(seen.per_minute, seen.bucket_min), width="stretch")
+    st.subheader("Latency over time")
+    by = url_segmented(st, "Per", list(BY), key="latency-traffic-by", param="by", default=BY[0],
+                       help="service: the resource's service.name, another retriever's included")
+    st.altair_chart(charts.latency_over_time(seen.over_time[seen.over_time["by"] == by], seen.bucket_min),
+                    width="stretch")
     st.subheader("Per stage")
     sources = [s for s in dict.fromkeys(seen.stages["source"])]
     source = url_selectbox(st, "Source", sources, key="latency-traffic-source", param="source", default=ALL)

@@ -1,15 +1,11 @@
 """Traces: a filtered list (click a row to open one), its span tree, and a span's documents and attributes."""
 
-from dataclasses import replace
-
 import streamlit as st
 
-from searchtrace.dashboard import data
-from searchtrace.dashboard.data import SCAN_LIMIT
 from searchtrace.dashboard.ui import cached, charts, context
 from searchtrace.dashboard.ui.layout import key_columns_first
 from searchtrace.dashboard.ui.picks import pick_row
-from searchtrace.dashboard.ui.text import MEDIUM
+from searchtrace.dashboard.ui.text import MEDIUM, MS_FORMAT
 from searchtrace.dashboard.ui.trace_filters import PARAMS, trace_filters
 from searchtrace.dashboard.ui.trace_judging import show_trace_judging
 from searchtrace.dashboard.ui.trace_parts import show_span, show_trace_header
@@ -20,18 +16,19 @@ if context.restore("traces", VIEW):
     st.caption("The trace shown last in this session (the link named none).")
 home = context.home()
 flt = trace_filters(cached.list_runs(home))
-scanned = flt.doc_id is not None or flt.attribute is not None
-if scanned:  # one read gives both the rows and their count
-    matched = cached.list_traces(home, replace(flt, limit=SCAN_LIMIT))
-    listed, total = matched if flt.limit is None else matched.head(flt.limit), len(matched)
+listed = cached.list_traces(home, flt)
+if flt.attribute is not None:  # counting reads every span the filter passes: the page found is the count
+    total = len(listed)
+    more = " or more" if flt.limit is not None and total >= flt.limit else ""
 else:
-    listed, total = cached.list_traces(home, flt), cached.count_traces(home, flt)
-whole = scanned and data.scans_whole_store(home)  # over every trace: the first SCAN_LIMIT found
-among = (" or more" if total == SCAN_LIMIT else "") if whole else f" among the newest {SCAN_LIMIT:,}" if scanned else ""
-st.caption(f"{total:,}{among} matching trace{'' if total == 1 else 's'}; the newest {len(listed):,} shown. Click a row to open its trace. ❄ marks a cold search, its process's first after "
-           "loading the model (❄? an older slow search outside an eval run, likely one), so one slow start does not "
-           "pass for a slow search.")
-table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""))
+    total, more = cached.count_traces(home, flt), ""
+st.caption(f"{total:,}{more} matching trace{'' if total == 1 else 's'} in the whole store; the first {len(listed):,} "
+           f"shown, {flt.order.value} first. Click a row to open its trace. ❄ marks a cold search, its process's "
+           "first (and the first after loading the model; ❄? an older slow search outside an eval run, likely one), "
+           "so one slow start does not pass for a slow search.")
+table = listed.assign(cold=listed["cold"].map({"yes": "❄", "likely": "❄?"}).fillna(""),
+                      query=[q if q else "(refused before its query was read)" if code else ""
+                             for q, code in zip(listed["query"], listed["error_code"])])
 picked_trace = pick_row(table, listed["trace_id"].tolist(), key="traces-table", param="trace", what="trace",
                         keep_unlisted=True, hide_index=True, height=320,
                         column_order=key_columns_first(table.columns, "start", "status", "duration_ms", "cold"),
@@ -39,8 +36,12 @@ picked_trace = pick_row(table, listed["trace_id"].tolist(), key="traces-table", 
                          "start": st.column_config.DatetimeColumn("start (UTC)", format="YYYY-MM-DD HH:mm:ss"),
                          "status": st.column_config.TextColumn("status", width="small"),
                          "source": st.column_config.TextColumn("source", width="small"),
+                         "service": st.column_config.TextColumn("service", width="small"),
                          "root": st.column_config.TextColumn("root span"),
-                         "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
+                         "duration_ms": st.column_config.NumberColumn("duration", format=MS_FORMAT),
+                         "error_code": st.column_config.TextColumn("error code"),
+                         "message": st.column_config.TextColumn("error message"),
+                         "status_code": st.column_config.NumberColumn("HTTP", format="%d"),
                          "cold": st.column_config.TextColumn("cold", width="small"),
                          "query": st.column_config.TextColumn("query", width="large"),
                          "best_score": st.column_config.NumberColumn("bestScore", format="%.3f")})
@@ -77,6 +78,6 @@ with right:
                               "label": st.column_config.TextColumn("span", width=MEDIUM),
                               "status": st.column_config.TextColumn("state"),
                               "message": st.column_config.TextColumn("error message"),
-                              "duration_ms": st.column_config.NumberColumn("ms", format="%.1f")})
+                              "duration_ms": st.column_config.NumberColumn("duration", format=MS_FORMAT)})
 context.remember("traces", VIEW)
 show_span(home, view, span_id)

@@ -22,7 +22,7 @@ from searchtrace.names import Mode, Stage
 from searchtrace.retriever.config.model import RetrieverConfig
 from searchtrace.retriever.embedding.cache import Encoder
 from searchtrace.retriever.index import OpenIndex
-from searchtrace.retriever.request import SearchRequest
+from searchtrace.retriever.request import SearchRequest, valid_query
 from searchtrace.retriever.response import Metadata, SearchResponse
 from searchtrace.retriever.search import cold
 from searchtrace.retriever.search import confidence as conf
@@ -185,6 +185,8 @@ class Retriever:
             except SearchtraceError as exc:
                 root.set_status(Status(StatusCode.ERROR, exc.message))
                 root.set_attribute(v.ERROR_CODE, exc.code.value)
+                if v.INPUT_VALUE not in (getattr(root, "attributes", None) or {}):  # refused before it was recorded
+                    record(root, attrs.refused_query, valid_query(request), self.capture)
                 raise
             except Exception as exc:  # a bug or an unexpected backend failure: one error of ours, logged
                 log.exception("search failed")

@@ -49,8 +49,12 @@ def notices(at) -> list[str]:
 
 TRACE_FILTERS = {"kind": "all", "mode": "graph", "band": "high", "confident": "no", "degraded": "any stage",
                  "source": "eval", "status": "no errors", "latency": "2.5", "text": "ship", "doc": "bio-x",
-                 "rows": "60", "attr": "searchtrace.mode", "value": "gra"}
-TRACE_WIDGETS = {"kind": ("selectbox", "tf-kind", "all"), "mode": ("selectbox", "tf-mode", "graph"),
+                 "rows": "60", "attr": "searchtrace.mode", "value": "gra", "preset": "eval runs",
+                 "time": "last 30 days", "order": "slowest first", "service": "rag-app"}
+TRACE_WIDGETS = {"preset": ("selectbox", "tf-preset", "eval runs"), "time": ("selectbox", "tf-time", "last 30 days"),
+                 "order": ("selectbox", "tf-order", "slowest first"),
+                 "service": ("text_input", "tf-service", "rag-app"),
+                 "kind": ("selectbox", "tf-kind", "all"), "mode": ("selectbox", "tf-mode", "graph"),
                  "band": ("selectbox", "tf-band", "high"), "confident": ("selectbox", "tf-noconf", "no"),
                  "degraded": ("selectbox", "tf-degraded", "any stage"),
                  "source": ("selectbox", "tf-source", "eval"), "status": ("selectbox", "tf-status", "no errors"),
@@ -107,7 +111,8 @@ def test_the_traces_run_filter_is_in_the_url(dashboard_home, run_ids, monkeypatc
 @pytest.mark.parametrize("name, bad", [("kind", "parties"), ("mode", "<b>x</b>"), ("band", "ultra"),
                                        ("confident", "maybe"), ("degraded", "all"), ("source", "carrier pigeon"),
                                        ("status", "fine"), ("latency", "fast"), ("latency", "-3"),
-                                       ("rows", "1000000"), ("rows", "ten"), ("run", "../../etc")])
+                                       ("rows", "1000000"), ("rows", "ten"), ("run", "../../etc"),
+                                       ("preset", "everything"), ("time", "last year"), ("order", "random")])
 def test_a_bad_traces_filter_in_the_url_is_a_notice(dashboard_home, monkeypatch, name, bad):
     at = fresh(dashboard_home, TRACES, {name: bad}, monkeypatch)
     ok(at)

@@ -210,3 +210,23 @@ def test_document_filters_also_hold_for_relation_hits_and_kg(traced, sample_data
     assert set(relation_docs(filtered)) <= set(keep)
     tagged = retriever.search({"query": q.text, "mode": "graph", "top_k": 10, "collection": "no-such-collection"})
     assert tagged.results == () and tagged.kg == ()
+
+
+def test_a_request_refused_for_another_field_keeps_its_valid_query_in_its_trace(traced):
+    """A bad ``top_k`` leaves a good query to title the trace; a bad query records none; queries not captured
+    are never recorded, refused or not."""
+    from searchtrace.traces import vocabulary as v
+    from searchtrace.traces.spans.attributes import CaptureConfig
+
+    retriever, exporter = traced()
+    for request in ({"query": "harbour master of Port Vell", "top_k": 0}, {"query": "   ", "top_k": 3}):
+        with pytest.raises(ValidationError):
+            retriever.search(request)
+    kept, empty = [s for s in exporter.get_finished_spans() if s.name == v.SEARCH_SPAN]
+    assert kept.attributes[v.INPUT_VALUE] == "harbour master of Port Vell"
+    assert kept.attributes[v.ERROR_CODE] == "VALIDATION_ERROR"
+    assert v.INPUT_VALUE not in empty.attributes
+    private, spans = traced(capture=CaptureConfig(capture_query=False))
+    with pytest.raises(ValidationError):
+        private.search({"query": "harbour master of Port Vell", "top_k": 0})
+    assert all(v.INPUT_VALUE not in s.attributes for s in spans.get_finished_spans())

@@ -207,7 +207,7 @@ def test_a_fourth_schema_store_is_read_then_brought_to_the_fifth(tmp_path):
     assert len(writer.list_traces()) == 2
     writer.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,) == (5,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (sql.SCHEMA_VERSION,) == (6,)  # and on to the sixth (trace_docs)
     conn.close()
 
 

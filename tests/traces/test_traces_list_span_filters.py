@@ -56,22 +56,19 @@ def test_an_attribute_without_a_key_is_refused(tmp_path, capsys):
     assert "expected KEY=VALUE" in capsys.readouterr().err
 
 
-def test_the_dashboard_bounds_the_span_filters_where_the_store_says_they_are_slow(tmp_path):
-    """The dashboard answers at once: on the home's file (span filters not fast: every span of every trace
-    would be unpacked) a document or attribute filter looks among the newest SCAN_LIMIT traces, as it always
-    did; the shared store (its document index) covers every trace (tests/dashboard/test_dashboard_shared_store.py). The command line covers every trace on both
-    (the test above)."""
+def test_the_dashboard_covers_the_whole_store_on_the_homes_file_too(tmp_path):
+    """The dashboard reads the store's own filters over every trace on the home's file as on the shared store
+    (tests/dashboard/test_dashboard_shared_store.py): the document filter along ``trace_docs`` (schema 6), the
+    attribute filter read from the spans until the page is full, its count stopped at COUNT_LIMIT."""
     from dataclasses import replace
 
     from searchtrace.dashboard import data
 
     home = tmp_path / "home"
     ids = _six_hundred(home)
-    assert data.SCAN_LIMIT < 599 and not data.scans_whole_store(home)
     flt = replace(data.SEARCHES, kind=None, limit=None)
-    assert data.list_traces(home, replace(flt, doc_id="needle")).empty  # the oldest: beyond the newest 500
-    assert data.count_traces(home, replace(flt, doc_id="needle")) == 0
-    newest = data.list_traces(home, replace(flt, attribute=("input.value", "hay"))).trace_id.tolist()
-    assert newest == [ids[i] for i in range(599, 599 - data.SCAN_LIMIT, -1)]
-    assert data.count_traces(home, replace(flt, attribute=("input.value", "hay"))) == data.SCAN_LIMIT
+    assert data.list_traces(home, replace(flt, doc_id="needle")).trace_id.tolist() == [ids[0]]  # the oldest
+    assert data.count_traces(home, replace(flt, doc_id="needle")) == 1
+    assert data.list_traces(home, replace(flt, attribute=("input.value", "ferry"))).trace_id.tolist() == [ids[1]]
+    assert data.count_traces(home, replace(flt, attribute=("input.value", "hay"))) == 599  # all but the ferry
     assert data.list_traces(home, replace(flt, doc_id="hay598")).trace_id.tolist() == [ids[598]]

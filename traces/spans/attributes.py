@@ -99,6 +99,12 @@ def request(query: str, mode: str, top_k: int, candidates_: int, depth: int, cap
     return out
 
 
+def refused_query(query: str | None, capture: CaptureConfig) -> dict[str, AttributeValue]:
+    """Root-span attributes of a request refused before :func:`request` recorded it: its query, when the query
+    itself was valid (another field was not) and queries are captured; else none."""
+    return {v.INPUT_VALUE: query} if query is not None and capture.capture_query else {}
+
+
 def rewrite(entities: Iterable[str], terms: Iterable[str]) -> dict[str, AttributeValue]:
     return {v.DETECTED_ENTITIES: list(entities), v.REWRITE_TERMS: list(terms)}
 

@@ -16,10 +16,16 @@ from typing import Any
 
 from searchtrace.names import Band
 from searchtrace.traces.spans.vocabulary import TraceKind
-from searchtrace.traces.store.records import InteractionFilter, TraceFilter, to_ns
+from searchtrace.traces.store.records import InteractionFilter, TraceFilter, TraceOrder, to_ns
 from searchtrace.traces.store.rows import BAND_FLAG
 
-__all__ = ["POSTGRES", "SQLITE", "Dialect", "interactions_where", "kind_column", "older_than", "where"]
+__all__ = ["FAILED", "POSTGRES", "SQLITE", "Dialect", "interactions_where", "kind_column", "older_than", "order_by",
+           "where"]
+
+FAILED = "(status = 'ERROR' OR error_code IS NOT NULL OR status_code >= 400)"
+"""A trace that failed in any way: its root span in error, an error code recorded (a refused request's, a
+failed search's), or a served request answered with a client or server error. Spelled once: SQLite's partial
+index (``sqlite_sql.FAILED_INDEX``) serves a query whose WHERE holds this very text."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,8 @@ def where(flt: TraceFilter, dialect: Dialect, *, kind_column: str = "kind") -> t
         c.add(f"{off_index}{kind_column} = {{}}", flt.kind.value)
     if flt.errors is not None:
         c.add("status = 'ERROR'" if flt.errors else f"status {dialect.distinct} 'ERROR'")
+    if flt.failed is not None:
+        c.add(FAILED if flt.failed else f"{FAILED} IS NOT TRUE")  # NOT (...) would drop a NULL row
     return c.clause()
 
 
@@ -148,8 +156,14 @@ def kind_column(columns: Collection[str] | None, legacy: str) -> str:
     return "kind" if columns is None or "kind" in columns else legacy
 
 
-def older_than(clause: str, dialect: Dialect) -> str:
-    """``clause`` (a WHERE clause, or "") narrowed to traces listed after a given (start_ns, trace_id), newest
-    first: two more parameters, for reading a list a page at a time."""
-    cond = f"(start_ns, trace_id) < ({dialect.mark}, {dialect.mark})"
+def older_than(clause: str, dialect: Dialect, order: TraceOrder = TraceOrder.NEWEST) -> str:
+    """``clause`` (a WHERE clause, or "") narrowed to traces listed after a given (value, trace_id) in ``order``
+    (``TraceOrder.key``): two more parameters, for reading a list a page at a time."""
+    cond = f"({order.column}, trace_id) {'<' if order.descending else '>'} ({dialect.mark}, {dialect.mark})"
     return f"{clause} AND {cond}" if clause else f" WHERE {cond}"
+
+
+def order_by(order: TraceOrder) -> str:
+    """The ORDER BY clause of a list in ``order``, ties broken by trace id the same way."""
+    way = " DESC" if order.descending else ""
+    return f" ORDER BY {order.column}{way}, trace_id{way}"

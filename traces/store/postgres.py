@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from searchtrace.database import Database, check_version
 from searchtrace.traces.store import postgres_sql as sql
 from searchtrace.traces.store import searches
-from searchtrace.traces.store.filter_sql import POSTGRES, interactions_where, older_than
+from searchtrace.traces.store.filter_sql import POSTGRES, interactions_where, older_than, order_by
 from searchtrace.traces.store.filter_sql import where as filter_where
 from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
@@ -40,7 +40,7 @@ from searchtrace.traces.store.records import (
     TraceFilter,
     TraceSummary,
 )
-from searchtrace.traces.store.rows import packed_json, tuples, unpack
+from searchtrace.traces.store.rows import first_messages, packed_json, tuples, unpack
 from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 
 __all__ = ["PostgresTraceStore"]
@@ -143,8 +143,8 @@ class PostgresTraceStore:
         if flt.doc_id is not None:
             return self._doc_traces(flt.doc_id, flt)
         where, params = filter_where(flt, POSTGRES)
-        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
-                          "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s", [*params, flt.limit, flt.offset])
+        rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where}{order_by(flt.order)} "
+                          "LIMIT %s OFFSET %s", [*params, flt.limit, flt.offset])
         return [sql.summary(r) for r in rows]
 
     def _doc_traces(self, doc_id: str, flt: TraceFilter) -> list[TraceSummary]:
@@ -159,7 +159,7 @@ class PostgresTraceStore:
         self._ready()
         where, params = filter_where(flt, POSTGRES)
         columns = sql.SUMMARY_COLUMNS
-        page = "ORDER BY start_ns DESC, trace_id DESC LIMIT %s OFFSET %s"
+        page = f"{order_by(flt.order)} LIMIT %s OFFSET %s"
         with self.db.connection() as conn, conn.transaction():
             conn.execute("SET LOCAL enable_seqscan = off")
             conn.execute("SET LOCAL enable_indexscan = off")
@@ -182,14 +182,14 @@ class PostgresTraceStore:
         """A page of the traces a filter's columns match (and, given, that name ``doc_id``), newest first: the
         attribute filter reads the store this way, a batch at a time (``span_match.newest_matching``)."""
 
-        def page(flt: TraceFilter, after: tuple[int, str] | None, batch: int) -> list[TraceSummary]:
+        def page(flt: TraceFilter, after: tuple[int | float, str] | None, batch: int) -> list[TraceSummary]:
             where, params = filter_where(flt, POSTGRES)
             if doc_id is not None:
                 where, params = (f"{where} AND doc_ids @> %s" if where else " WHERE doc_ids @> %s"), [*params, [doc_id]]
             if after is not None:
-                where, params = older_than(where, POSTGRES), [*params, *after]
-            rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where} "
-                              "ORDER BY start_ns DESC, trace_id DESC LIMIT %s", [*params, batch])
+                where, params = older_than(where, POSTGRES, flt.order), [*params, *after]
+            rows = self._read(f"SELECT {sql.SUMMARY_COLUMNS} FROM st_traces{where}{order_by(flt.order)} LIMIT %s",
+                              [*params, batch])
             return [sql.summary(r) for r in rows]
 
         return page
@@ -273,6 +273,13 @@ class PostgresTraceStore:
                            "scope, attributes, events FROM st_spans WHERE trace_id = %s ORDER BY start_ns, span_id",
                            (trace_id,))
         return TraceDetail(sql.summary(rows[0][:-1]), tuple(_span(s) for s in spans), tuples(rows[0][-1] or {}))
+
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """Each given trace's error message (``TraceStoreProtocol.error_messages``), along the spans' key."""
+        rows = self._read("SELECT trace_id, status_message FROM st_spans WHERE trace_id = ANY(%s) AND status = 'ERROR' "
+                          "AND status_message != '' ORDER BY trace_id, parent_id IS NOT NULL, start_ns",
+                          ([t.lower() for t in trace_ids],))
+        return first_messages(rows)
 
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
         """(trace id, span name, ms) of the spans named ``names`` in the given traces."""

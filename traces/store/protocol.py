@@ -39,12 +39,12 @@ class Capabilities:
         reclaims_space_on_prune: ``prune`` gives the freed space back to the file system (the SQLite file
             shrinks, :meth:`TraceStoreProtocol.size_bytes` says by how much); else the server reuses it for
             later writes (PostgreSQL's autovacuum).
-        span_filters_fast: the document and attribute filters stay quick over every stored trace (the shared
-            store: the document index, and the server reading the spans). Both stores apply them to every
-            trace; the local store reads and unpacks every span of each trace the other filters pass (about
-            0.2 ms a trace), so a caller that must answer at once (the dashboard) bounds it with ``since``.
-        documents_indexed: the document filter reads an index (the shared store's ``doc_ids``), not the spans
-            of each trace the other filters match.
+        span_filters_fast: the attribute filter stays quick over every stored trace (the shared store: the
+            server reads the spans). Both stores apply it to every trace; the local store reads and unpacks
+            every span of each trace the other filters pass until its page is full, so a rare value over a
+            large store takes seconds (BENCHMARKS.md, "The Traces page over every trace").
+        documents_indexed: the document filter reads an index (the shared store's ``doc_ids``, the local
+            store's ``trace_docs`` from schema 6), not the spans of each trace the other filters match.
         write_timeout_ms: how long one write of a batch may take before the export processor gives up on it
             (the local store: its busy timeout and a second).
     """
@@ -109,6 +109,12 @@ class TraceStoreProtocol(Protocol):
     def trace_ids_starting(self, prefix: str, limit: int = 2) -> list[str]: ...
 
     def load_trace(self, trace_id: str) -> TraceDetail | None: ...
+
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """The status message of each given trace's error, by trace id: its root span's, else the first span in
+        error's (by start); a trace with no message in error is left out. What a list shows beside the error
+        code without loading each trace."""
+        ...
 
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]: ...
 

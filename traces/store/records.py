@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Any, Callable, Mapping, NamedTuple
 
 from searchtrace.names import Band, Mode, Stage
@@ -97,6 +98,29 @@ def non_negative(kind: type) -> Callable[[str], Any]:
     return parse
 
 
+class TraceOrder(StrEnum):
+    """The order a trace list comes in, sorted by the store over every trace the filter matches."""
+
+    NEWEST = "newest"
+    OLDEST = "oldest"
+    SLOWEST = "slowest"
+    FASTEST = "fastest"
+
+    @property
+    def column(self) -> str:
+        """The column sorted on (ties broken by trace id, the same way)."""
+        return "duration_ms" if self in (TraceOrder.SLOWEST, TraceOrder.FASTEST) else "start_ns"
+
+    @property
+    def descending(self) -> bool:
+        return self in (TraceOrder.NEWEST, TraceOrder.SLOWEST)
+
+    def key(self, summary: TraceSummary) -> tuple[int | float, str]:
+        """Where ``summary`` sits in this order: (the sorted column's value, its trace id)."""
+        value = summary.duration_ms if self.column == "duration_ms" else summary.start_ns
+        return value, summary.trace_id
+
+
 @dataclass(frozen=True)
 class TraceFilter:
     """Which traces to list; every field set must match. Results come newest first.
@@ -117,6 +141,8 @@ class TraceFilter:
         min_latency_ms: only traces at least this slow.
         kind: traces of this kind only (None: every kind).
         errors: True for traces whose root span ended in error, False for the others.
+        failed: True for traces that failed in any way (a root span in error, an error code recorded, or a
+            served request answered with an HTTP status of 400 or more), False for the others.
         run_id: eval run id.
         query_text: case-insensitive substring of the query text (no wildcards).
         sources: searches that came through one of these surfaces (``searchtrace.source``); empty: any.
@@ -127,6 +153,7 @@ class TraceFilter:
             fetches: ``span_match.DOC_ID_KEYS``).
         attribute: (key, text): traces one of whose spans has attribute ``key`` with ``text`` in its value
             (case-insensitive; an array's items joined by ", ").
+        order: the list's order (:class:`TraceOrder`), sorted by the store over every match.
         limit: most traces returned (None: all).
         offset: traces skipped first.
     """
@@ -171,6 +198,13 @@ class TraceFilter:
         "--attribute", "only traces with a span whose attribute KEY holds VALUE (case-insensitive text; an "
                        "array's items joined by ', ')", metavar="KEY=VALUE", parse=parse_attribute,
         example="searchtrace.dataset=scifact")))
+    failed: bool | None = field(default=None, metadata=_flag(Flag(
+        "--failed", "only traces that failed in any way: a root span in error, an error code, an HTTP status "
+                    ">= 400", switch=True, const=True,
+        opposite=("--not-failed", "only traces that did not fail in any way"))))
+    order: TraceOrder = field(default=TraceOrder.NEWEST, metadata=_flag(Flag(
+        "--order", "the list's order, sorted over every match (default: {default}); export is always oldest first",
+        choices=tuple(o.value for o in TraceOrder), convert=TraceOrder, example="slowest")))
     limit: int | None = field(default=50, metadata=_flag(Flag(
         "--limit", "at most this many traces (default: {default})", parse=non_negative(int), example="7")))
     offset: int = field(default=0, metadata=_flag(Flag(
@@ -187,6 +221,8 @@ class TraceFilter:
             raise ValueError(f"kind must be one of {', '.join(k.value for k in TraceKind)}, got {self.kind!r}")
         if self.attribute is not None and (len(self.attribute) != 2 or not self.attribute[0]):
             raise ValueError(f"attribute must be (key, text) with a key, got {self.attribute!r}")
+        if not isinstance(self.order, TraceOrder):
+            raise ValueError(f"order must be one of {', '.join(o.value for o in TraceOrder)}, got {self.order!r}")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise ValueError(f"limit and offset must be >= 0, got limit={self.limit} offset={self.offset}")
 

@@ -133,3 +133,12 @@ def _kind(value: str | None) -> TraceKind | None:
         return None if value is None else TraceKind(value)
     except ValueError:  # a kind a newer version stored
         return None
+
+
+def first_messages(rows: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """The first message of each trace among (trace id, message) rows read in order (root first)."""
+    out: dict[str, str] = {}
+    for trace_id, message in rows:
+        if message:
+            out.setdefault(str(trace_id), str(message))
+    return out

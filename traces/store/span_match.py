@@ -27,9 +27,9 @@ DOC_ID_KEYS = frozenset({v.CANDIDATE_IDS, v.RERANK_INPUT_IDS, v.RERANK_OUTPUT_ID
                          v.FILTER_DROPPED_IDS, v.FEEDBACK_IDS, v.FETCH_IDS})
 """The array attributes that name documents: what the document filter finds a trace by."""
 
-Page = Callable[[TraceFilter, "tuple[int, str] | None", int], list[TraceSummary]]
-"""Reads up to ``batch`` summaries the filter's columns match, newest first, older than the (start_ns,
-trace_id) given (None: from the newest)."""
+Page = Callable[[TraceFilter, "tuple[int | float, str] | None", int], list[TraceSummary]]
+"""Reads up to ``batch`` summaries the filter's columns match, in the filter's order, after the (value,
+trace_id) given (``TraceOrder.key``; None: from the first)."""
 SpanAttributes = Callable[[list[str]], Iterable[tuple[str, bytes]]]
 """Reads (trace id, attributes as JSON text) of every span of the traces given."""
 
@@ -85,12 +85,12 @@ def _matching(summaries: list[TraceSummary], flt: TraceFilter, attributes_of: Sp
 
 def newest_matching(flt: TraceFilter, page: Page, attributes_of: SpanAttributes,
                     batch: int = 500) -> list[TraceSummary]:
-    """The traces ``flt`` matches, its span-level filters included, newest first, its offset skipped and at
+    """The traces ``flt`` matches, its span-level filters included, in its order, its offset skipped and at
     most its limit: read ``batch`` traces at a time until the page is full or the store ends."""
     columns, skip = columns_only(flt), flt.offset
     limit = flt.limit if flt.limit is not None else float("inf")
     out: list[TraceSummary] = []
-    after: tuple[int, str] | None = None
+    after: tuple[int | float, str] | None = None
     while len(out) < limit:
         summaries = page(columns, after, batch)
         if not summaries:
@@ -100,7 +100,7 @@ def newest_matching(flt: TraceFilter, page: Page, attributes_of: SpanAttributes,
                 skip -= 1
             elif len(out) < limit:
                 out.append(summary)
-        after = (summaries[-1].start_ns, summaries[-1].trace_id)
+        after = flt.order.key(summaries[-1])
     return out
 
 

@@ -37,7 +37,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from searchtrace.traces.store import searches
 from searchtrace.traces.store import sqlite_sql as sql
 from searchtrace.traces.store.damage import Recheck, mark_whole, unchanged_since_whole
-from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, where
+from searchtrace.traces.store.filter_sql import SQLITE, interactions_where, kind_column, older_than, order_by, where
 from searchtrace.traces.store.protocol import Capabilities
 from searchtrace.traces.store.records import (
     EventRecord,
@@ -52,8 +52,8 @@ from searchtrace.traces.store.records import (
     TraceSummary,
     to_ns,
 )
-from searchtrace.traces.store.rows import packed_json, span_record, summary, tuples, unpack
-from searchtrace.traces.store.span_match import columns_only, filter_batches, newest_matching, span_level
+from searchtrace.traces.store.rows import first_messages, packed_json, span_record, summary, tuples, unpack
+from searchtrace.traces.store.span_match import Page, columns_only, filter_batches, newest_matching, span_level
 from searchtrace.traces.store.writers import WriterMark, register
 
 __all__ = ["BUSY_TIMEOUT_MS", "EventRecord", "Fetch", "Impression", "InteractionFilter", "SpanRecord", "TraceDetail",
@@ -149,6 +149,7 @@ class TraceStore:
             conn.executemany(sql.UPSERT_ROOT, p.roots)
             conn.executemany(sql.UPDATE_SEARCH, p.searches)
             conn.executemany(sql.COUNT_SPANS, p.trace_ids)
+            conn.executemany(sql.INSERT_DOC, p.docs)
             if p.foreign:  # read in the write lock: a key being set re-derives before or after, never during
                 keys = dict(conn.execute(sql.ID_KEYS, (searches.ID_KEY,)).fetchall())
                 conn.executemany(sql.INSERT_SEARCH, [searches.row(f, keys) for f in p.foreign])
@@ -173,20 +174,39 @@ class TraceStore:
 
     @property
     def capabilities(self) -> Capabilities:
-        """The home's file: local, shrunk by prune, the span-level filters read from the spans."""
+        """The home's file: local, shrunk by prune, the document filter on ``trace_docs``, the attribute filter
+        read from the spans."""
         return Capabilities(shared=False, reclaims_space_on_prune=True, span_filters_fast=False,
-                            documents_indexed=False, write_timeout_ms=self.busy_timeout_ms + 1000)
+                            documents_indexed=True, write_timeout_ms=self.busy_timeout_ms + 1000)
 
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
-        """Trace summaries matching ``flt``, newest first, its span-level filters over the whole store."""
-        if span_level(flt):
-            return newest_matching(flt, self._page, self._span_attributes)
+        """Trace summaries matching ``flt`` in its order (newest first by default), sorted over every match, its
+        span-level filters over the whole store (the document filter along ``trace_docs``)."""
+        indexed = flt.doc_id is not None and self._has_docs()
+        if flt.attribute is not None or (flt.doc_id is not None and not indexed):
+            return newest_matching(flt, self._page(flt.doc_id if indexed else None), self._span_attributes)
         columns = self._columns()
-        where, params = _where(flt, columns)
-        query = (f"SELECT {sql.summary_columns(columns)} FROM traces{where} ORDER BY start_ns DESC, trace_id DESC "
-                 "LIMIT ? OFFSET ?")
+        where, params = self._where_docs(flt, columns)
+        query = f"SELECT {sql.summary_columns(columns)} FROM traces{where}{order_by(flt.order)} LIMIT ? OFFSET ?"
         rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         return [summary(r) for r in rows]
+
+    def _has_docs(self) -> bool:
+        """True once the store has ``trace_docs`` (schema 6: a writer brought it up to date)."""
+        local = self._local
+        if getattr(local, "docs_of", None) is self._conn():
+            return True
+        found = bool(self._read("SELECT 1 FROM sqlite_master WHERE name = 'trace_docs'", ()))
+        if found:
+            local.docs_of = self._conn()
+        return found
+
+    def _where_docs(self, flt: TraceFilter, columns: frozenset[str]) -> tuple[str, list]:
+        """The filter's WHERE clause, its document filter along ``trace_docs`` (the caller checked it is there)."""
+        where, params = _where(flt, columns)
+        if flt.doc_id is None:
+            return where, params
+        return f"{where} AND {sql.DOC_TRACES}" if where else f" WHERE {sql.DOC_TRACES}", [*params, flt.doc_id]
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time (for progress over many).
@@ -211,26 +231,31 @@ class TraceStore:
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
-        if flt is not None and span_level(flt):
+        if flt is not None and (flt.attribute is not None or (flt.doc_id is not None and not self._has_docs())):
             return len(self.list_traces(replace(flt, limit=None, offset=0)))
         columns = self._columns()
         if flt is not None and sql.only_searches(flt) and "kind" in columns:
             # nearly every trace is a search: all of them less the few that are not, both counted on an index
             rows = self._read(f"SELECT ({sql.COUNT_ALL}) - ({sql.COUNT_NOT_SEARCH})", ())
         else:
-            where, params = _where(flt, columns) if flt else ("", [])
+            where, params = self._where_docs(flt, columns) if flt else ("", [])
             rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
-    def _page(self, flt: TraceFilter, after: tuple[int, str] | None, batch: int) -> list[TraceSummary]:
-        """Up to ``batch`` summaries the filter's columns match, newest first, listed after ``after``."""
-        columns = self._columns()
-        where, params = _where(flt, columns)
-        if after is not None:
-            where, params = older_than(where, SQLITE), [*params, *after]
-        rows = self._read(f"SELECT {sql.summary_columns(columns)} FROM traces{where} "
-                          "ORDER BY start_ns DESC, trace_id DESC LIMIT ?", [*params, batch])
-        return [summary(r) for r in rows]
+    def _page(self, doc_id: str | None) -> Page:
+        """A page of the traces a filter's columns match (and, given, that name ``doc_id``, along
+        ``trace_docs``), in its order, listed after ``after``: the attribute filter reads the store this way."""
+
+        def page(flt: TraceFilter, after: tuple[int | float, str] | None, batch: int) -> list[TraceSummary]:
+            columns = self._columns()
+            where, params = self._where_docs(replace(flt, doc_id=doc_id), columns)
+            if after is not None:
+                where, params = older_than(where, SQLITE, flt.order), [*params, *after]
+            rows = self._read(f"SELECT {sql.summary_columns(columns)} FROM traces{where}{order_by(flt.order)} "
+                              "LIMIT ?", [*params, batch])
+            return [summary(r) for r in rows]
+
+        return page
 
     def _span_attributes(self, trace_ids: list[str]) -> list[tuple[str, bytes]]:
         """(trace id, attributes as JSON text) of every span of ``trace_ids``."""
@@ -297,6 +322,16 @@ class TraceStore:
         return TraceDetail(summary(row[:-1]), tuple(span_record(s) for s in spans),
                            tuples(unpack(row[-1] or "{}")))
 
+    def error_messages(self, trace_ids: Sequence[str]) -> dict[str, str]:
+        """Each given trace's error message (``TraceStoreProtocol.error_messages``), along the spans' key."""
+        rows: list[tuple] = []
+        for start in range(0, len(trace_ids), 500):
+            chunk = [t.lower() for t in trace_ids[start:start + 500]]
+            rows.extend(self._read(f"SELECT trace_id, status_message FROM spans WHERE trace_id IN "
+                                   f"({','.join('?' * len(chunk))}) AND status = 'ERROR' AND status_message != '' "
+                                   "ORDER BY trace_id, parent_id IS NOT NULL, start_ns", chunk))
+        return first_messages(rows)
+
     def span_durations(self, trace_ids: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, float]]:
         """(trace id, span name, ms) of the spans named ``names`` in the given traces (no attributes read)."""
         out: list[tuple[str, str, float]] = []
@@ -340,6 +375,7 @@ class TraceStore:
                 if ids:
                     conn.execute(f"DELETE FROM spans WHERE trace_id IN ({marks})", ids)
                     conn.execute(f"DELETE FROM searches WHERE trace_id IN ({marks})", ids)
+                    conn.execute(f"DELETE FROM trace_docs WHERE trace_id IN ({marks})", ids)
                     conn.execute(f"DELETE FROM traces WHERE trace_id IN ({marks})", ids)
             deleted += len(ids)
             if len(ids) < PRUNE_BATCH:
@@ -363,6 +399,8 @@ class TraceStore:
                 if rows:
                     conn.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
             conn.execute(sql.CLASSIFY_UNKNOWN)  # rows of a schema before ``kind``: classified as an upgrade does
+            if spans:  # their documents, as an upgrade to schema 6 fills them
+                sql.fill_trace_docs(conn, list(dict.fromkeys(row[0] for row in spans)))
 
     def reclaim(self) -> int:
         """Give free pages back to the file system, a bounded step at a time; returns the pages freed."""

@@ -31,6 +31,12 @@ reading the wide table rows, which lie scattered among span pages (about
 30 ms instead of 200 ms at 100,000 traces). Equality filters have their own
 (column, start_ns) indexes.
 
+Schema 6 adds ``trace_docs``: one row per (document id, trace) for every id any span of the trace names in an
+id list (``span_match.DOC_ID_KEYS``), so the document filter reads an index rather than every span of the
+store; the source filter and a partial index of the traces that failed in any way
+(``filter_sql.FAILED``), so the dashboard's "errors of any kind" and "live traffic" need no scan either. The
+writer that brings a store to schema 6 fills ``trace_docs`` from the spans already stored, once.
+
 The rows' encoding and the records read back are ``traces.store.rows``'s (the shared store's too); the
 filter's WHERE clause is ``traces.store.filter_sql``'s.
 """
@@ -48,22 +54,26 @@ from opentelemetry.sdk.trace import ReadableSpan
 from searchtrace.traces.spans import vocabulary as v
 from searchtrace.traces.spans.foreign import source_of
 from searchtrace.traces.spans.vocabulary import TraceKind
+from searchtrace.traces.store.filter_sql import FAILED
 from searchtrace.traces.store.records import Fetch, Impression, TraceFilter
 from searchtrace.traces.store.rows import (
     NEWER_SUMMARY_COLUMNS,
     SUMMARY_COLUMNS,
     dump,
     pack,
+    packed_json,
     root_columns,
     search_columns,
 )
 from searchtrace.traces.store.searches import Pending, pending
+from searchtrace.traces.store.span_match import DOC_ID_KEYS
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: the first schema. 2: ``traces.source`` and ``traces.dataset``, from the search span. 3:
 ``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches). 4:
 ``traces.kind``, ``traces.cold`` and ``traces.status_code``. 5: ``traces.service`` and ``traces.project`` (from
-the resource), the ``searches`` table (another retriever's searches) and the ``settings`` table."""
+the resource), the ``searches`` table (another retriever's searches) and the ``settings`` table. 6: the
+``trace_docs`` table (each trace's document ids), the source index and the failed traces' partial index."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -105,6 +115,16 @@ FOREIGN_SCHEMA = (
     "PRIMARY KEY (service, name))")
 """Schema 5: the resource's service and project filters, another retriever's searches (one row per search span,
 ``traces.store.searches``) and the per-service settings (the document-id key)."""
+DOCS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS trace_docs (doc_id TEXT NOT NULL, trace_id TEXT NOT NULL, "
+    "PRIMARY KEY (doc_id, trace_id)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS trace_docs_trace ON trace_docs (trace_id)",
+    "CREATE INDEX IF NOT EXISTS traces_source ON traces (source, start_ns, trace_id)",
+    f"CREATE INDEX IF NOT EXISTS traces_failed ON traces (start_ns, trace_id) WHERE {FAILED}")
+"""Schema 6: the document filter, the source filter and the failed filter, each along an index."""
+INSERT_DOC = "INSERT OR IGNORE INTO trace_docs VALUES (?, ?)"
+DOC_TRACES = "trace_id IN (SELECT trace_id FROM trace_docs WHERE doc_id = ?)"
+"""The document filter's condition on ``traces``: one parameter, the document id."""
 INSERT_SEARCH = f"INSERT OR REPLACE INTO searches VALUES ({','.join('?' * 15)})"
 MARK_FOREIGN = """UPDATE traces SET kind = 'search', source = coalesce(source, ?2),
     query = (SELECT query FROM searches WHERE trace_id = ?1 ORDER BY start_ns, duration_ms DESC, span_id LIMIT 1),
@@ -157,6 +177,7 @@ class WritePlan:
     searches: list[tuple]
     trace_ids: list[tuple[str]]
     foreign: list[Pending]
+    docs: list[tuple[str, str]]
 
 
 def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
@@ -164,6 +185,7 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
     partial: dict[str, list] = {}
     roots, searches = [], []
     foreign: list[Pending] = []
+    docs: dict[tuple[str, str], None] = {}
     resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
     for span, row in zip(spans, rows):
         trace_id, start, end = row[0], row[5], row[6]
@@ -182,8 +204,33 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
             searches.append((*search_columns(span.attributes or {}), trace_id))
         elif (found := pending(span, trace_id, row[1], row[2])) is not None:
             foreign.append(found)
+        docs.update(dict.fromkeys((d, trace_id) for d in named_documents(span.attributes or {})))
     return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
-                     foreign)
+                     foreign, list(docs))
+
+
+def named_documents(attributes: Any) -> set[str]:
+    """Every document id a span's id lists (``span_match.DOC_ID_KEYS``) name, as text."""
+    return {str(d) for key in DOC_ID_KEYS.intersection(attributes) if isinstance(attributes[key], (list, tuple))
+            for d in attributes[key]}
+
+
+def fill_trace_docs(conn: sqlite3.Connection, trace_ids: Sequence[str] | None = None, batch: int = 2_000) -> None:
+    """Fill ``trace_docs`` from the stored spans (of ``trace_ids``; None: every trace): once, when a writer
+    brings a store to schema 6, and for rows a repair copied. Only spans whose JSON holds an id list's key are
+    parsed."""
+    needles = [k.encode() for k in DOC_ID_KEYS]
+    chunks = [None] if trace_ids is None else [list(trace_ids[i:i + 500]) for i in range(0, len(trace_ids), 500)]
+    for chunk in chunks:
+        where = "" if chunk is None else f" WHERE trace_id IN ({','.join('?' * len(chunk))})"
+        cursor = conn.execute(f"SELECT trace_id, attributes FROM spans{where}", chunk or ())
+        while rows := cursor.fetchmany(batch):
+            found: dict[tuple[str, str], None] = {}
+            for trace_id, packed in rows:
+                text = packed_json(packed)
+                if any(n in text for n in needles):
+                    found.update(dict.fromkeys((d, trace_id) for d in named_documents(orjson.loads(text))))
+            conn.executemany(INSERT_DOC, list(found))
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
@@ -200,6 +247,11 @@ def create_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
         for statement in KIND_INDEXES:
             conn.execute(statement)
+        had_docs = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'trace_docs'").fetchone() is not None
+        for statement in DOCS_SCHEMA:
+            conn.execute(statement)
+        if not had_docs:  # a store made before schema 6: its traces' documents, once
+            fill_trace_docs(conn)
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

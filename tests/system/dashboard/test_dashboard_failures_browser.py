@@ -66,6 +66,6 @@ def test_a_model_load_is_not_in_the_search_list(live_server, narrow_browser, liv
 def test_the_latency_page_shows_served_traffic(live_server, narrow_browser, shots):
     narrow_browser.open(f"{live_server}/latency")
     state = settle(narrow_browser, "Latency", "Per stage")
-    assert state["exceptions"] == 0 and state["tables"] == 2 and state["charts"] == 1
+    assert state["exceptions"] == 0 and state["tables"] == 2 and state["charts"] == 2  # and latency over time
     assert "Per source" in state["text"] and "requests and searches" in state["text"]
     narrow_browser.screenshot(shots / "failures-4-served-traffic.png")
