@@ -238,36 +238,43 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
         log.warning("%s; that query is searched again", problem.message)
     todo = [q for q in queries if q.id not in done]
     bar = progress_of(len(queries), "eval", "query", bars=progress, initial=len(queries) - len(todo))
-    _search_and_journal(ctx, todo, bar.update)
+    journaled = _search_and_journal(ctx, todo, bar.update)
     bar.close()
     by_id = {q.id: q for q in queries}
-    untraced = [by_id[o.query_id] for o in ctx.folder.outcomes() if not o.traced and o.query_id in by_id]
+    # every query not traced before was searched again just now: its record from this pass is its latest
+    untraced = [by_id[o.query_id] for o in journaled if not o.traced and o.query_id in by_id]
     if untraced:  # their traces were not stored (a store locked too long): once more, now
         _search_and_journal(ctx, untraced, lambda n: None)
 
 
-def _search_and_journal(ctx: RunContext, queries: Sequence[Query], done: Callable[[int], object]) -> None:
+def _search_and_journal(ctx: RunContext, queries: Sequence[Query],
+                        done: Callable[[int], object]) -> list[QueryOutcome]:
+    """Search and journal ``queries``; returns their records as journaled."""
     if isinstance(ctx.retriever, Streaming) and ctx.retriever.concurrency > 1:
-        _stream_and_journal(ctx, ctx.retriever, queries, done)
-        return
-    step = ctx.settings.batch_size
+        return _stream_and_journal(ctx, ctx.retriever, queries, done)
+    step, journaled = ctx.settings.batch_size, []
     for start in range(0, len(queries), step):
-        batch = queries[start:start + step]
-        ctx.folder.append(store_traces(ctx, search_batch(ctx, batch)))  # traces first: journaled => traced
+        batch = store_traces(ctx, search_batch(ctx, queries[start:start + step]))  # traces first: journaled => traced
+        ctx.folder.append(batch)
+        journaled.extend(batch)
         done(len(batch))
+    return journaled
 
 
 def _stream_and_journal(ctx: RunContext, searcher: Streaming, queries: Sequence[Query],
-                        done: Callable[[int], object]) -> None:
+                        done: Callable[[int], object]) -> list[QueryOutcome]:
     """A target's searches kept ``concurrency`` in flight throughout, journaled ``batch_size`` at a time as
     they are answered (the journal in the order answered; the run's files are written in query order
     whatever the journal's order), so a slow query holds back neither the other searches nor their journaling."""
     requests = [_request(ctx.settings, q.text) for q in queries]
     answered: list[QueryOutcome] = []
+    journaled: list[QueryOutcome] = []
 
     def journal() -> None:
-        ctx.folder.append(store_traces(ctx, list(answered)))
-        done(len(answered))
+        batch = store_traces(ctx, list(answered))  # traces first: journaled => traced
+        ctx.folder.append(batch)
+        journaled.extend(batch)
+        done(len(batch))
         answered.clear()
 
     for i, answer in searcher.search_stream(requests, run_id=ctx.run_id, query_ids=[q.id for q in queries]):
@@ -276,6 +283,7 @@ def _stream_and_journal(ctx: RunContext, searcher: Streaming, queries: Sequence[
             journal()
     if answered:
         journal()
+    return journaled
 
 
 def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOutcome]:
