@@ -325,13 +325,69 @@ Hit = Result | RelationHit
 
 def _hit_from_json(data: Any, i: int) -> Hit:
     where = f"results[{i}]."
-    kind = _field(data, "component_type", where) if isinstance(data, Mapping) and "component_type" in data else "chunk"
+    read(data, OBJECT, f"results[{i}]", _refuse_type)
+    kind = data.get("component_type", ComponentType.CHUNK.value)
     if kind == ComponentType.RELATION.value:
         return RelationHit.from_json(data, where)
     if kind != ComponentType.CHUNK.value:
         raise ValidationError(f"{where}component_type: expected chunk or relation, got {kind!r}",
                               field=f"{where}component_type")
     return Result.from_json(data, where)
+
+
+_BANDS = {b.value: b for b in Band}
+_NO_TAGS: list[str] = []  # read, never written
+
+
+def _plain_metadata(data: Any) -> Metadata | None:
+    """:meth:`Metadata.from_json` of plain JSON (a dict of strings, ``tags`` a list of strings); None for
+    anything else, which the checked reader then reads (and refuses with the field named)."""
+    if type(data) is not dict:
+        return None
+    get = data.get
+    title, url, language = get("title", ""), get("url", ""), get("language", "")
+    timestamp, collection, tags = get("timestamp", ""), get("collection", ""), get("tags", _NO_TAGS)
+    if not (type(title) is str and type(url) is str and type(language) is str and type(timestamp) is str
+            and type(collection) is str and type(tags) is list):
+        return None
+    for tag in tags:
+        if type(tag) is not str:
+            return None
+    return Metadata(title, url, language, timestamp, tuple(tags), collection)
+
+
+def _plain_chunk(data: Any) -> Result | None:
+    """:meth:`Result.from_json` of a passage in plain JSON, in a few exact type tests (a 100-result answer is
+    read per query of an ``eval --target``); None for anything else (a fact, a mapping that is not a dict,
+    a value of another type, a bad one), which the checked reader reads or refuses, naming the field."""
+    if type(data) is not dict or data.get("component_type", "chunk") != "chunk":
+        return None
+    doc, content, score = data.get("id"), data.get("content", ""), data.get("score")
+    if type(doc) is not str or not doc or type(content) is not str:
+        return None
+    if type(score) is int:
+        score = float(score)
+    elif type(score) is not float or score != score:
+        return None
+    band = data.get("confidenceBand", "low")
+    band = _BANDS.get(band) if type(band) is str else None
+    meta = data.get("metadata")
+    metadata = EMPTY_METADATA if meta is None else _plain_metadata(meta)
+    if band is None or metadata is None:
+        return None
+    components, ranks = data.get("score_components"), data.get("ranks")
+    detail = (ScoreDetail.from_json(components, ranks) if components is not None and ranks is not None
+              and isinstance(components, Mapping) and isinstance(ranks, Mapping) else None)
+    return Result(doc, content, score, band, metadata, detail)
+
+
+def _hits_from_json(data: list[Any]) -> tuple[Hit, ...]:
+    """Each result, the plain passage read fast and any other through :func:`_hit_from_json`, checked."""
+    out: list[Hit] = []
+    for i, r in enumerate(data):
+        hit = _plain_chunk(r)
+        out.append(hit if hit is not None else _hit_from_json(r, i))
+    return tuple(out)
 
 
 def _triple_json(t: Triple) -> TripleJson:
@@ -439,7 +495,7 @@ class SearchResponse:
         if mode not in (Mode.FAST.value, Mode.GRAPH.value):
             raise ValidationError(f"mode: expected fast or graph, got {mode!r}", field="mode")
         trace_url = data.get("traceUrl")
-        results = tuple(_hit_from_json(r, i) for i, r in enumerate(_list(data, "results")))
+        results = _hits_from_json(_list(data, "results"))
         return cls(
             results=results,
             kg=tuple(_triple_from_json(t, i) for i, t in enumerate(data.get("kg") or [])),

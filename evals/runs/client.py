@@ -14,16 +14,21 @@ What is left failing after the last attempt is the query's error, recorded as su
 
 :func:`map_bounded` runs a batch's searches with at most ``concurrency`` in flight, on
 threads (a search function is synchronous), answers in the batch's order.
+:func:`stream_bounded` keeps ``concurrency`` in flight over a whole run: each thread takes
+the next search as soon as its last one is answered, so a slow query holds back only
+its own thread, and the answers come as they finish.
 """
 
 from __future__ import annotations
 
+import queue
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from opentelemetry import trace
 
@@ -31,7 +36,7 @@ from searchtrace.errors import BackendUnavailable, Overloaded, SearchTimeout, Va
 from searchtrace.traces import vocabulary as v
 
 __all__ = ["MAX_CONCURRENCY", "MAX_RETRIES", "OVERLOADED_STATUSES", "ClientPolicy", "RetryingSearch", "map_bounded",
-           "retry_after_seconds"]
+           "retry_after_seconds", "stream_bounded"]
 
 MAX_CONCURRENCY = 64
 """The most searches ``--concurrency`` may keep in flight."""
@@ -155,3 +160,44 @@ def map_bounded(fn: Callable[[T], R], items: Sequence[T], pool: ThreadPoolExecut
     if pool is None or len(items) < 2:
         return [fn(item) for item in items]
     return list(pool.map(fn, items))
+
+
+def stream_bounded(fn: Callable[[T], R], items: Sequence[T], pool: ThreadPoolExecutor | None,
+                   window: int) -> Iterator[tuple[int, R]]:
+    """``(index, fn(item))`` of each item, as each finishes: ``window`` of ``pool``'s threads each take
+    the next item as soon as their last one is done (a sliding window, never a wave that waits for its
+    slowest), else one after another, in order.
+
+    An exception (a ``KeyboardInterrupt`` too) raised by ``fn`` is raised here; leaving the iterator
+    early stops the threads after the item each is on.
+    """
+    if pool is None or window < 2 or len(items) < 2:
+        for i, item in enumerate(items):
+            yield i, fn(item)
+        return
+    todo = iter(enumerate(items))
+    answers: queue.SimpleQueue[tuple[int, R | None, BaseException | None]] = queue.SimpleQueue()
+    lock, stop = threading.Lock(), threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            with lock:
+                nxt = next(todo, None)
+            if nxt is None:
+                return
+            try:
+                answers.put((nxt[0], fn(nxt[1]), None))
+            except BaseException as exc:  # raised in the caller's thread, where the run stops
+                answers.put((nxt[0], None, exc))
+                return
+
+    for _ in range(min(window, len(items))):
+        pool.submit(worker)
+    try:
+        for _ in range(len(items)):
+            i, result, error = answers.get()
+            if error is not None:
+                raise error
+            yield i, cast(R, result)
+    finally:
+        stop.set()

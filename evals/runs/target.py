@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -38,7 +38,7 @@ from searchtrace.errors import (
     ValidationError,
     error_from_object,
 )
-from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds
+from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds, stream_bounded
 from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
 from searchtrace.retriever import (
@@ -311,3 +311,12 @@ class TargetRetriever:
         calls = [functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id)
                  for request, query_id in zip(requests, ids)]
         return map_bounded(Answer.timed, calls, self._pool)
+
+    def search_stream(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
+                      query_ids: Sequence[str] | None = None) -> Iterator[tuple[int, Answer]]:
+        """``(index, answer)`` of each request as it is answered, ``concurrency`` kept in flight throughout
+        (a slow query holds back no other); a failed one is its answer's error."""
+        ids: Sequence[str | None] = query_ids if query_ids is not None else [None] * len(requests)
+        calls = [functools.partial(self.search_detailed, request, run_id=run_id, query_id=query_id)
+                 for request, query_id in zip(requests, ids)]
+        return stream_bounded(Answer.timed, calls, self._pool, self.concurrency)

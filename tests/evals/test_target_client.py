@@ -390,6 +390,39 @@ def test_concurrency_keeps_n_searches_in_flight_each_in_its_own_eval_trace(tmp_p
         store.close()
 
 
+def test_a_slow_query_holds_back_neither_the_other_searches_nor_their_journal(tmp_path, config, module):
+    """A sliding window, not waves: the first query answers only once every other query has been answered
+    (an event, waited for at most 10 s). Searched in waves of a batch, the first wave would wait for it and
+    the others would never be asked; kept 4 in flight, they all are, and all but it are journaled first."""
+    from searchtrace.evals.runs.execution import run_eval
+
+    slow, lock = TEST_IDS[0], threading.Lock()
+    others, released = threading.Event(), []
+    answered: list[str] = []
+
+    def one_slow(request: dict) -> dict:
+        qid = QUERIES[request["query"]]
+        if qid == slow:
+            released.append(others.wait(timeout=10))
+        out = answer(request)
+        with lock:
+            answered.append(qid)
+            if len(answered) == len(TEST_IDS) - 1 and slow not in answered:
+                others.set()
+        return out
+
+    spec = install(module, one_slow)
+    settings = EvalSettings(dataset=str(SAMPLE), depth=10, batch_size=8)
+    folder = run_eval(settings, config, out=tmp_path / "r", target=spec, progress=False,
+                      trace_settings=trace_settings(), client=ClientPolicy(concurrency=4))
+    assert released == [True]  # the others were all answered while the slow one was in flight
+    assert answered[-1] == slow and folder.summary().errors == 0
+    journal = [o.query_id for o in folder.outcomes()]
+    assert sorted(journal) == sorted(TEST_IDS) and journal[-1] == slow
+    assert trec_rows(folder) == trec_rows(run_eval(settings, config, out=tmp_path / "one", target=spec,
+                                                   progress=False, trace_settings=trace_settings()))
+
+
 def test_target_secrets_are_masked():
     spec = "https://bob:hunter2pw@svc.test/rag?api_key=TOPSECRET99&mode=fuse&access_token=tok123"
     assert mask_target(spec) == "https://bob:****@svc.test/rag?api_key=****&mode=fuse&access_token=****"

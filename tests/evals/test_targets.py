@@ -173,6 +173,39 @@ def test_the_answer_mapping_reads_ids_scores_and_refuses_naming_the_place():
     assert [r["id"] for r in answer["results"]] == ["7#c1", "d#2"] and answer["results"][1]["score"] == 0.0
 
 
+_GONE = object()
+_ODD = [_GONE, None, True, False, 0, 7, -1, 0.5, 12.5, float("nan"), float("inf"), "", "d1", "0.873", "high", [],
+        ["a"], {}, {"x": 1}]
+
+
+def test_a_plain_result_mapped_fast_is_what_the_checked_mapping_reads():
+    """The fast read of a plain result (one key a field) gives what the field-by-field mapping gives, or
+    leaves the result to it: each field of a result changed to each odd value in turn (or left out), under
+    a mapping with every field, one without score or text, and one excluding facts."""
+    from searchtrace.evals.runs.targets.mapping import _mapped
+
+    base = {"id": "d1", "score": 0.5, "content": "c", "component_type": "chunk"}
+    items = [{k: v for k, v in {**base, key: value}.items() if v is not _GONE}
+             for key in [*base, "other"] for value in _ODD] + [base, *_ODD[1:]]
+    specs = [Answer("json", "results", "id", "score", "content"), Answer("json", "results", "id"),
+             Answer("json", "results", "id", "score", "content", exclude={"component_type": "relation"})]
+    refused = 0
+    for spec in specs:
+        for item in items:
+            excluded = spec.exclude and isinstance(item, dict) and item.get("component_type") == "relation"
+            try:
+                expected = [] if excluded else [_mapped(item, spec, "results[0]")]
+            except SearchFailed as exc:
+                refused += 1
+                with pytest.raises(SearchFailed) as caught:
+                    map_results([item], spec, "results", "svc")
+                assert (caught.value.message, caught.value.field) == (f"svc: {exc.message}", exc.field), item
+                continue
+            got = map_results([item], spec, "results", "svc")
+            assert [(m.id, m.score, m.text) for m in got] == [(m.id, m.score, m.text) for m in expected], item
+    assert 0 < refused < len(items) * len(specs)
+
+
 LINES_TOML = """
 [target]
 transport = "mcp-stdio"

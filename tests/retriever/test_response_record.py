@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -87,6 +88,8 @@ def test_from_json_accepts_what_another_retriever_leaves_out():
 @pytest.mark.parametrize("payload,field", [
     ([], None),
     ({"results": {}}, "results"),
+    ({"results": [None]}, "results[0]"),
+    ({"results": [{"id": "x", "score": 1}, "x"]}, "results[1]"),
     ({"results": [{"score": 1}]}, "results[0].id"),
     ({"results": [{"id": "", "score": 1}]}, "results[0].id"),
     ({"results": [{"id": "x", "score": "high"}]}, "results[0].score"),
@@ -120,3 +123,50 @@ def test_the_error_object_is_written_once_and_read_back_as_its_error():
     unknown = error_from_object({"error": {"code": "X"}})
     assert isinstance(unknown, SearchFailed) and unknown.message == "X"
     assert error_from_object({"results": []}) is None and error_from_object("error") is None
+
+
+_GONE = object()
+_ODD_VALUES = [_GONE, None, True, False, 0, 1, -1, 2.5, float("nan"), float("inf"), "", "x", "high", "medium", "low",
+               "chunk", "relation", "0.5", [], ["a"], ["a", 1], ("a",), {}, {"title": "T"}]
+_PLAIN_META = {"title": "T", "url": "u", "language": "en", "timestamp": "t", "tags": ["a", "b"], "collection": "c"}
+_PLAIN_HIT = {"id": "d1", "content": "c", "score": 0.5, "confidenceBand": "high", "component_type": "chunk",
+              "metadata": _PLAIN_META, "score_components": {"dense": 0.5}, "ranks": {"fused": 2}}
+
+
+def _edited(base: dict, key: str, value: object) -> dict:
+    return {k: v for k, v in {**base, key: value}.items() if v is not _GONE}
+
+
+_EDITED_HITS = [_edited(_PLAIN_HIT, key, value) for key in [*_PLAIN_HIT, "other"] for value in _ODD_VALUES] + [
+    _edited(_PLAIN_HIT, "metadata", _edited(_PLAIN_META, key, value))
+    for key in [*_PLAIN_META, "other"] for value in _ODD_VALUES] + [_PLAIN_HIT, *_ODD_VALUES[1:]]
+
+
+def test_a_plain_passage_read_fast_is_what_the_checked_reader_reads():
+    """The fast read of a plain passage (exact types) gives what the field-by-field reader gives, and
+    anything it does not take goes to that reader: the same record, or the same error naming the field.
+    Each field of a served passage (and of its metadata) is changed to each odd value in turn, or left out."""
+    from searchtrace.retriever.response import _hit_from_json
+
+    refused = 0
+    for hit in _EDITED_HITS:
+        try:
+            expected = _hit_from_json(hit, 0)
+        except ValidationError as exc:
+            refused += 1
+            with pytest.raises(ValidationError) as caught:
+                SearchResponse.from_json({"results": [hit]})
+            assert (caught.value.message, caught.value.field) == (exc.message, exc.field), hit
+            continue
+        assert SearchResponse.from_json({"results": [hit]}).results == (expected,), hit
+    assert 0 < refused < len(_EDITED_HITS)
+
+
+def test_a_served_answer_takes_the_fast_read():
+    from searchtrace.retriever.response import _plain_chunk
+
+    wire = json.loads(json.dumps(RESPONSE.to_json()))
+    passage = wire["results"][0]
+    assert _plain_chunk(passage) == RESPONSE.results[0]
+    assert _plain_chunk({**passage, "score": 1}) == replace(RESPONSE.results[0], score=1.0)
+    assert _plain_chunk({**passage, "score": "0.5"}) is None and _plain_chunk(wire["results"][2]) is None

@@ -13,11 +13,11 @@ from __future__ import annotations
 import errno
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from searchtrace.errors import BackendUnavailable, ErrorCode, SearchtraceError, ValidationError
 from searchtrace.evals.runs.naming import RunLabel, run_id_stem, settings_of
@@ -38,7 +38,7 @@ from searchtrace.retriever import (
 )
 from searchtrace.traces import FailureKind, TraceHandles
 
-__all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "execute", "load_for_run", "outcome_of",
+__all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "Streaming", "execute", "load_for_run", "outcome_of",
            "run_folder", "run_id", "search_batch", "search_one"]
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,16 @@ class Searcher(Protocol):
                              query_ids: Sequence[str] | None = None) -> list[Answer]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Streaming(Protocol):
+    """A retriever that keeps ``concurrency`` searches in flight and answers each as it finishes (a target)."""
+
+    concurrency: int
+
+    def search_stream(self, requests: Sequence[Mapping[str, Any]], *, run_id: str | None = None,
+                      query_ids: Sequence[str] | None = None) -> Iterator[tuple[int, Answer]]: ...
 
 
 @dataclass
@@ -153,15 +163,16 @@ def search_batch(ctx: RunContext, queries: Sequence[Query]) -> list[QueryOutcome
     """Search a batch of queries (their vectors embedded together) and build their journal records."""
     requests = [_request(ctx.settings, q.text) for q in queries]
     answers = ctx.retriever.search_many_detailed(requests, run_id=ctx.run_id, query_ids=[q.id for q in queries])
-    out = []
-    for query, answer in zip(queries, answers):
-        if answer.response is None or answer.detail is None:
-            out.append(failed(query, answer.error, {"total": round(answer.ms, 3)}))
-            continue
-        latency = ctx.timer.pop(answer.response.trace_id)
-        latency["total"] = round(answer.ms, 3)
-        out.append(outcome_of(ctx, query, answer.response, answer.detail, latency))
-    return out
+    return [_answered(ctx, query, answer) for query, answer in zip(queries, answers)]
+
+
+def _answered(ctx: RunContext, query: Query, answer: Answer) -> QueryOutcome:
+    """One query's journal record from its answer: its ranking, or its error."""
+    if answer.response is None or answer.detail is None:
+        return failed(query, answer.error, {"total": round(answer.ms, 3)})
+    latency = ctx.timer.pop(answer.response.trace_id)
+    latency["total"] = round(answer.ms, 3)
+    return outcome_of(ctx, query, answer.response, answer.detail, latency)
 
 
 def search_one(ctx: RunContext, query: Query) -> QueryOutcome:
@@ -227,21 +238,52 @@ def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
         log.warning("%s; that query is searched again", problem.message)
     todo = [q for q in queries if q.id not in done]
     bar = progress_of(len(queries), "eval", "query", bars=progress, initial=len(queries) - len(todo))
-    _search_and_journal(ctx, todo, bar.update)
+    journaled = _search_and_journal(ctx, todo, bar.update)
     bar.close()
     by_id = {q.id: q for q in queries}
-    untraced = [by_id[o.query_id] for o in ctx.folder.outcomes() if not o.traced and o.query_id in by_id]
+    # every query not traced before was searched again just now: its record from this pass is its latest
+    untraced = [by_id[o.query_id] for o in journaled if not o.traced and o.query_id in by_id]
     if untraced:  # their traces were not stored (a store locked too long): once more, now
         _search_and_journal(ctx, untraced, lambda n: None)
 
 
-def _search_and_journal(ctx: RunContext, queries: Sequence[Query], done: Callable[[int], object]) -> None:
-    # A batch holds at least as many queries as a target keeps in flight, so none of its threads idles.
-    step = max(ctx.settings.batch_size, getattr(ctx.retriever, "concurrency", 1))
+def _search_and_journal(ctx: RunContext, queries: Sequence[Query],
+                        done: Callable[[int], object]) -> list[QueryOutcome]:
+    """Search and journal ``queries``; returns their records as journaled."""
+    if isinstance(ctx.retriever, Streaming) and ctx.retriever.concurrency > 1:
+        return _stream_and_journal(ctx, ctx.retriever, queries, done)
+    step, journaled = ctx.settings.batch_size, []
     for start in range(0, len(queries), step):
-        batch = queries[start:start + step]
-        ctx.folder.append(store_traces(ctx, search_batch(ctx, batch)))  # traces first: journaled => traced
+        batch = store_traces(ctx, search_batch(ctx, queries[start:start + step]))  # traces first: journaled => traced
+        ctx.folder.append(batch)
+        journaled.extend(batch)
         done(len(batch))
+    return journaled
+
+
+def _stream_and_journal(ctx: RunContext, searcher: Streaming, queries: Sequence[Query],
+                        done: Callable[[int], object]) -> list[QueryOutcome]:
+    """A target's searches kept ``concurrency`` in flight throughout, journaled ``batch_size`` at a time as
+    they are answered (the journal in the order answered; the run's files are written in query order
+    whatever the journal's order), so a slow query holds back neither the other searches nor their journaling."""
+    requests = [_request(ctx.settings, q.text) for q in queries]
+    answered: list[QueryOutcome] = []
+    journaled: list[QueryOutcome] = []
+
+    def journal() -> None:
+        batch = store_traces(ctx, list(answered))  # traces first: journaled => traced
+        ctx.folder.append(batch)
+        journaled.extend(batch)
+        done(len(batch))
+        answered.clear()
+
+    for i, answer in searcher.search_stream(requests, run_id=ctx.run_id, query_ids=[q.id for q in queries]):
+        answered.append(_answered(ctx, queries[i], answer))
+        if len(answered) >= ctx.settings.batch_size:
+            journal()
+    if answered:
+        journal()
+    return journaled
 
 
 def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOutcome]:

@@ -241,7 +241,7 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
     settings, folder, dataset = ctx.settings, ctx.folder, ctx.dataset
     records = folder.records()
     order = {q.id: i for i, q in enumerate(dataset.queries)}
-    outcomes = sorted(folder.outcomes(), key=lambda o: order.get(o.query_id, len(order)))
+    outcomes = sorted(folder.outcomes(records), key=lambda o: order.get(o.query_id, len(order)))
     ev = analysis.evaluation(outcomes, dataset.qrels, settings.metrics, settings.rules)
     folder.write_run_file(analysis.run_of(outcomes), tag=folder.run_id)
     folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))

@@ -243,10 +243,11 @@ class RunFolder:
         """Every readable journal record, in order (unreadable lines: ``journal.problems``)."""
         return self.journal.read()
 
-    def outcomes(self) -> list[QueryOutcome]:
-        """The latest record of each query (corrective retries left out), in the order of the latest."""
+    def outcomes(self, records: Sequence[JournalRecord] | None = None) -> list[QueryOutcome]:
+        """The latest record of each query (corrective retries left out), in the order of the latest; of
+        ``records`` when given (the journal's, read once by a caller that needs both)."""
         latest: dict[str, QueryOutcome] = {}
-        for r in self.records():
+        for r in self.records() if records is None else records:
             if isinstance(r, QueryOutcome):
                 latest.pop(r.query_id, None)
                 latest[r.query_id] = r

@@ -110,17 +110,45 @@ def _text(item: Any, path: str, where: str) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _mapped(item: Any, spec: Answer, at: str) -> Mapped:
+    """One result (``at`` in the answer) read through ``spec``, every field checked."""
+    if not isinstance(item, Mapping):
+        raise SearchFailed(f"{at} is {type(item).__name__}, not an object", field=at)
+    return Mapped(_id(item, spec.id, at), _score(item, spec.score, at), _text(item, spec.text, at))
+
+
+def _plain_mapped(item: Any, id_key: str, score_key: str, text_key: str) -> Mapped | None:
+    """:func:`_mapped` of a result in plain JSON whose fields are each one key (a dict; the id a non-empty string
+    or an integer, the score a number, the text a string), in a few exact type tests: an eval reads a hundred a
+    query. None for anything else, which :func:`_mapped` reads or refuses, naming the field."""
+    if type(item) is not dict:
+        return None
+    doc = item.get(id_key)
+    if type(doc) is int:
+        doc = str(doc)
+    elif type(doc) is not str or not doc:
+        return None
+    score = item.get(score_key) if score_key else None
+    if type(score) is int:
+        score = float(score)
+    elif score is not None and (type(score) is not float or score != score):
+        return None
+    text = item.get(text_key, "") if text_key else ""
+    if type(text) is not str:
+        return None
+    return Mapped(doc, score, text)
+
+
 def map_results(items: Sequence[Any], spec: Answer, where: str, origin: str) -> list[Mapped]:
     """Each result read through ``spec``; a refusal names the result's place in the answer."""
+    plain = bool(spec.id) and "{" not in spec.id and not any("." in path for path in (spec.id, spec.score, spec.text))
     out = []
     for i, item in enumerate(items):
-        at = f"{where}[{i}]" if where else f"[{i}]"
         try:
-            if not isinstance(item, Mapping):
-                raise SearchFailed(f"{at} is {type(item).__name__}, not an object", field=at)
-            if spec.exclude and all(item.get(k) == x for k, x in spec.exclude.items()):
+            if spec.exclude and isinstance(item, Mapping) and all(item.get(k) == x for k, x in spec.exclude.items()):
                 continue
-            out.append(Mapped(_id(item, spec.id, at), _score(item, spec.score, at), _text(item, spec.text, at)))
+            mapped = _plain_mapped(item, spec.id, spec.score, spec.text) if plain else None
+            out.append(mapped if mapped is not None else _mapped(item, spec, f"{where}[{i}]" if where else f"[{i}]"))
         except SearchFailed as exc:
             raise SearchFailed(f"{origin}: {exc.message}", field=exc.field) from None
     return out
