@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
+from collect_process import Collector
 
 from searchtrace.cli import main
 from searchtrace.traces import TraceFilter
@@ -26,42 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "datasets" / "sample"
 APP = ROOT / "tests" / "langchain_app.py"
 STARTUP_S = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Collector:
-    """``searchtrace collect`` on a free loopback port with its own home; its stderr in a file (the pattern of
-    tests/system/test_collect.py, kept private to this module)."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1/traces"
-        self.log = home.parent / "collect.log"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "SEARCHTRACE_STORE": "", "SEARCHTRACE_API_KEY": ""}
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "searchtrace", "collect", "--port", str(self.port),
-                                          "--home", str(home), "--every", "0"], env=env, stdout=out, stderr=out)
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"collect exited {self.proc.returncode}: {self.log.read_text()}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        pytest.fail(f"collect did not answer within {STARTUP_S} s: {self.log.read_text()}")
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(30)
 
 
 class LangChainApp:
