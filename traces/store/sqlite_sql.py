@@ -246,21 +246,31 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
 def shown_value(value: Any) -> str | None:
     """A span attribute's value as the attribute filter reads it (``span_match.has_attribute``), casefolded; None
     when longer than :data:`ATTR_VALUE_MAX` or not surely read back the same from the stored JSON (a float that
-    is not finite, text with a NUL)."""
+    is not finite, an integer over 64 bits, a map, a nested array, text with a NUL)."""
     if isinstance(value, (list, tuple)):
         if 3 * len(value) - 2 > ATTR_VALUE_MAX:  # each item at least one character, ", " between them
             return None
-        if any(isinstance(x, float) and not math.isfinite(x) for x in value):
+        if not all(map(_read_back, value)):
             return None
         shown = ", ".join(map(str, value))
-    elif isinstance(value, float) and not math.isfinite(value):
-        return None
-    else:
+    elif _read_back(value):
         shown = str(value)
+    else:
+        return None
     if len(shown) > ATTR_VALUE_MAX:
         return None
     folded = shown.casefold()
     return folded if len(folded) <= ATTR_VALUE_MAX and "\x00" not in folded else None
+
+
+def _read_back(value: Any) -> bool:
+    """True when the stored JSON gives ``value`` back as it was, so shown the same (orjson reads an integer over
+    64 bits as a float, stores a float that is not finite as null)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        return -2**63 <= value < 2**64
+    return isinstance(value, str)
 
 
 def _add_shown(attributes: Mapping[str, Any], trace_id: str, attrs: dict[tuple[str, str, str], None],
