@@ -51,7 +51,8 @@ class Traffic(Synth):
 
 
 def replicate(path: Path, copies: int) -> None:
-    """Add ``copies`` copies of every stored trace (traces, spans, documents), trace ids and times changed."""
+    """Add ``copies`` copies of every stored trace (traces, spans, documents, attributes), trace ids and times
+    changed."""
     conn = sqlite3.connect(path)
     traces = [r[1] for r in conn.execute("PRAGMA table_info(traces)")]
     spans = [r[1] for r in conn.execute("PRAGMA table_info(spans)")]
@@ -66,6 +67,8 @@ def replicate(path: Path, copies: int) -> None:
                 conn.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) SELECT "
                              f"{', '.join(pick.get(c, c) for c in columns)} FROM {table} {mine}")
             conn.execute(f"INSERT OR IGNORE INTO trace_docs SELECT doc_id, {new_id} FROM trace_docs {mine}")
+            conn.execute(f"INSERT OR IGNORE INTO trace_attrs SELECT key, value, {new_id} FROM trace_attrs {mine}")
+            conn.execute(f"INSERT OR IGNORE INTO trace_attrs_long SELECT key, {new_id} FROM trace_attrs_long {mine}")
     conn.close()  # no ANALYZE: a store's own writers never run one
 
 
@@ -127,8 +130,9 @@ def main() -> None:
             store = TraceStore(Home(home).traces)
             t = time.perf_counter()
             written = min(args.written, args.traces)
-            fill(store, Traffic(candidates=100), written, 512)
+            _, spent, _ = fill(store, Traffic(candidates=100), written, 512)
             store.close()
+            print(f"written through the store: {spent / written * 1000:.1f} s per 1,000 traces")
             replicate(Home(home).traces, args.traces // written - 1)
             print(f"filled ({written:,} written, the rest copied) in {time.perf_counter() - t:.0f} s")
         print(f"{TraceStore(Home(home).traces).count():,} traces in {Home(home).traces}")

@@ -67,11 +67,13 @@ def trace_id(span: ReadableSpan) -> str:
 
 
 def as_fifth_schema(path: Path) -> None:
-    """The store as schema 5 left it: without the ``trace_docs`` table, the source and failed indexes (schema 6)."""
+    """The store as schema 5 left it: without the ``trace_docs``, ``trace_attrs`` and ``trace_attrs_long`` tables,
+    the source and failed indexes (schema 6)."""
     conn = sqlite3.connect(path)
     for index in ("traces_source", "traces_failed"):
         conn.execute(f"DROP INDEX {index}")
-    conn.execute("DROP TABLE trace_docs")
+    for table in ("trace_docs", "trace_attrs", "trace_attrs_long"):
+        conn.execute(f"DROP TABLE {table}")
     conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()

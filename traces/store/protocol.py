@@ -40,9 +40,10 @@ class Capabilities:
             shrinks, :meth:`TraceStoreProtocol.size_bytes` says by how much); else the server reuses it for
             later writes (PostgreSQL's autovacuum).
         span_filters_fast: the attribute filter stays quick over every stored trace (the shared store: the
-            server reads the spans). Both stores apply it to every trace; the local store reads and unpacks
-            every span of each trace the other filters pass until its page is full, so a rare value over a
-            large store takes seconds (BENCHMARKS.md, "The Traces page over every trace").
+            server reads the spans). Both stores apply it to every trace; the local store reads it along
+            ``trace_attrs`` (schema 6), but for a key with values over 200 characters (an id list) reads and
+            unpacks the spans of each trace holding one until its page is full, which over a large store can
+            take seconds (BENCHMARKS.md, "The Traces page over every trace").
         documents_indexed: the document filter reads an index (the shared store's ``doc_ids``, the local
             store's ``trace_docs`` from schema 6), not the spans of each trace the other filters match.
         write_timeout_ms: how long one write of a batch may take before the export processor gives up on it

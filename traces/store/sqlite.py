@@ -150,6 +150,7 @@ class TraceStore:
             conn.executemany(sql.UPDATE_SEARCH, p.searches)
             conn.executemany(sql.COUNT_SPANS, p.trace_ids)
             conn.executemany(sql.INSERT_DOC, p.docs)
+            sql.write_attrs(conn, p.attrs, p.long_attrs)
             if p.foreign:  # read in the write lock: a key being set re-derives before or after, never during
                 keys = dict(conn.execute(sql.ID_KEYS, (searches.ID_KEY,)).fetchall())
                 conn.executemany(sql.INSERT_SEARCH, [searches.row(f, keys) for f in p.foreign])
@@ -175,38 +176,56 @@ class TraceStore:
     @property
     def capabilities(self) -> Capabilities:
         """The home's file: local, shrunk by prune, the document filter on ``trace_docs``, the attribute filter
-        read from the spans."""
+        on ``trace_attrs`` (the spans read for a key with long values)."""
         return Capabilities(shared=False, reclaims_space_on_prune=True, span_filters_fast=False,
                             documents_indexed=True, write_timeout_ms=self.busy_timeout_ms + 1000)
 
     def list_traces(self, flt: TraceFilter = TraceFilter()) -> list[TraceSummary]:
         """Trace summaries matching ``flt`` in its order (newest first by default), sorted over every match, its
-        span-level filters over the whole store (the document filter along ``trace_docs``)."""
-        indexed = flt.doc_id is not None and self._has_docs()
-        if flt.attribute is not None or (flt.doc_id is not None and not indexed):
-            return newest_matching(flt, self._page(flt.doc_id if indexed else None), self._span_attributes)
+        span-level filters over the whole store (the document filter along ``trace_docs``, the attribute filter
+        along ``trace_attrs``)."""
+        docs = flt.doc_id is not None and self._has_table("trace_docs")
+        attrs = flt.attribute is not None and self._has_table("trace_attrs")
+        if (flt.doc_id is not None and not docs) or (flt.attribute is not None and not self._attrs_exact(flt)):
+            narrowed = replace(flt, doc_id=flt.doc_id if docs else None, attribute=flt.attribute if attrs else None)
+            return newest_matching(flt, self._page(narrowed), self._span_attributes)
         columns = self._columns()
-        where, params = self._where_docs(flt, columns)
+        where, params = self._where_indexed(flt, columns)
         query = f"SELECT {sql.summary_columns(columns)} FROM traces{where}{order_by(flt.order)} LIMIT ? OFFSET ?"
         rows = self._read(query, [*params, -1 if flt.limit is None else flt.limit, flt.offset])
         return [summary(r) for r in rows]
 
-    def _has_docs(self) -> bool:
-        """True once the store has ``trace_docs`` (schema 6: a writer brought it up to date)."""
-        local = self._local
-        if getattr(local, "docs_of", None) is self._conn():
-            return True
-        found = bool(self._read("SELECT 1 FROM sqlite_master WHERE name = 'trace_docs'", ()))
-        if found:
-            local.docs_of = self._conn()
-        return found
+    def _has_table(self, name: str) -> bool:
+        """True once the store has table ``name`` (``trace_docs``, ``trace_attrs``: schema 6, a writer brought
+        it up to date)."""
+        local, conn = self._local, self._conn()
+        seen: tuple[sqlite3.Connection, set[str]] | None = getattr(local, "tables_of", None)
+        if seen is None or seen[0] is not conn:
+            seen = local.tables_of = (conn, set())
+        if name not in seen[1] and self._read("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)):
+            seen[1].add(name)
+        return name in seen[1]
 
-    def _where_docs(self, flt: TraceFilter, columns: frozenset[str]) -> tuple[str, list]:
-        """The filter's WHERE clause, its document filter along ``trace_docs`` (the caller checked it is there)."""
+    def _attrs_exact(self, flt: TraceFilter) -> bool:
+        """True when ``trace_attrs`` alone answers ``flt``'s attribute filter: no trace holds a long value of its
+        key (else the candidates' spans are read)."""
+        return (flt.attribute is not None and self._has_table("trace_attrs")
+                and not self._read(sql.HAS_LONG_ATTR, (flt.attribute[0],)))
+
+    def _where_indexed(self, flt: TraceFilter, columns: frozenset[str]) -> tuple[str, list]:
+        """The filter's WHERE clause, its document filter along ``trace_docs`` and its attribute filter along
+        ``trace_attrs`` (the caller checked they are there): the attribute's candidates (:data:`sql.ATTR_CANDIDATES`),
+        exactly its matches for a key without long values."""
         where, params = _where(flt, columns)
-        if flt.doc_id is None:
-            return where, params
-        return f"{where} AND {sql.DOC_TRACES}" if where else f" WHERE {sql.DOC_TRACES}", [*params, flt.doc_id]
+        conds: list[str] = [where[len(" WHERE "):]] if where else []
+        if flt.doc_id is not None:
+            conds.append(sql.DOC_TRACES)
+            params = [*params, flt.doc_id]
+        if flt.attribute is not None:
+            key, text = flt.attribute
+            conds.append(sql.ATTR_CANDIDATES)
+            params = [*params, key, text.casefold(), key]
+        return (f" WHERE {' AND '.join(conds)}" if conds else ""), params
 
     def scan(self, flt: TraceFilter = TraceFilter(limit=None), batch: int = 10_000) -> Iterator[list[TraceSummary]]:
         """Trace summaries matching ``flt``, oldest first, ``batch`` at a time (for progress over many).
@@ -231,24 +250,27 @@ class TraceStore:
 
     def count(self, flt: TraceFilter | None = None) -> int:
         """How many traces are stored (matching ``flt`` when given; its limit and offset are ignored)."""
-        if flt is not None and (flt.attribute is not None or (flt.doc_id is not None and not self._has_docs())):
+        if flt is not None and ((flt.attribute is not None and not self._attrs_exact(flt))
+                                or (flt.doc_id is not None and not self._has_table("trace_docs"))):
             return len(self.list_traces(replace(flt, limit=None, offset=0)))
         columns = self._columns()
         if flt is not None and sql.only_searches(flt) and "kind" in columns:
             # nearly every trace is a search: all of them less the few that are not, both counted on an index
             rows = self._read(f"SELECT ({sql.COUNT_ALL}) - ({sql.COUNT_NOT_SEARCH})", ())
         else:
-            where, params = self._where_docs(flt, columns) if flt else ("", [])
+            where, params = self._where_indexed(flt, columns) if flt else ("", [])
             rows = self._read(f"SELECT count(*) FROM traces{where}", params)
         return int(rows[0][0]) if rows else 0
 
-    def _page(self, doc_id: str | None) -> Page:
-        """A page of the traces a filter's columns match (and, given, that name ``doc_id``, along
-        ``trace_docs``), in its order, listed after ``after``: the attribute filter reads the store this way."""
+    def _page(self, narrowed: TraceFilter) -> Page:
+        """A page of the traces a filter's columns match (and, given in ``narrowed``, that name its document, along
+        ``trace_docs``, or may match its attribute, along ``trace_attrs``), in its order, listed after ``after``:
+        the span-level filters read the store this way when no index answers them alone."""
 
         def page(flt: TraceFilter, after: tuple[int | float, str] | None, batch: int) -> list[TraceSummary]:
             columns = self._columns()
-            where, params = self._where_docs(replace(flt, doc_id=doc_id), columns)
+            where, params = self._where_indexed(replace(flt, doc_id=narrowed.doc_id, attribute=narrowed.attribute),
+                                                columns)
             if after is not None:
                 where, params = older_than(where, SQLITE, flt.order), [*params, *after]
             rows = self._read(f"SELECT {sql.summary_columns(columns)} FROM traces{where}{order_by(flt.order)} "
@@ -375,7 +397,8 @@ class TraceStore:
                 if ids:
                     conn.execute(f"DELETE FROM spans WHERE trace_id IN ({marks})", ids)
                     conn.execute(f"DELETE FROM searches WHERE trace_id IN ({marks})", ids)
-                    conn.execute(f"DELETE FROM trace_docs WHERE trace_id IN ({marks})", ids)
+                    for table in ("trace_docs", "trace_attrs", "trace_attrs_long"):
+                        conn.execute(f"DELETE FROM {table} WHERE trace_id IN ({marks})", ids)
                     conn.execute(f"DELETE FROM traces WHERE trace_id IN ({marks})", ids)
             deleted += len(ids)
             if len(ids) < PRUNE_BATCH:
@@ -399,8 +422,10 @@ class TraceStore:
                 if rows:
                     conn.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
             conn.execute(sql.CLASSIFY_UNKNOWN)  # rows of a schema before ``kind``: classified as an upgrade does
-            if spans:  # their documents, as an upgrade to schema 6 fills them
-                sql.fill_trace_docs(conn, list(dict.fromkeys(row[0] for row in spans)))
+            if spans:  # their documents and attributes, as an upgrade to schema 6 fills them
+                copied = list(dict.fromkeys(row[0] for row in spans))
+                sql.fill_trace_docs(conn, copied)
+                sql.fill_trace_attrs(conn, copied)
 
     def reclaim(self) -> int:
         """Give free pages back to the file system, a bounded step at a time; returns the pages freed."""

@@ -37,16 +37,25 @@ store; the source filter and a partial index of the traces that failed in any wa
 (``filter_sql.FAILED``), so the dashboard's "errors of any kind" and "live traffic" need no scan either. The
 writer that brings a store to schema 6 fills ``trace_docs`` from the spans already stored, once.
 
+Schema 6 also indexes the attribute filter (a span attribute's value, shown as text, holds a text, any case:
+``span_match.has_attribute``): ``trace_attrs`` holds one row per (key, value shown and casefolded, trace) for
+every span attribute whose shown value is at most :data:`ATTR_VALUE_MAX` characters, ``trace_attrs_long`` one
+row per (key, trace) for the longer ones (a list of 100 candidate ids). A key no trace holds a long value of is
+answered from ``trace_attrs`` alone, exactly; a key with long values narrows the traces to those with a
+matching short value or a long one, whose spans are then checked as before. Both are filled with
+``trace_docs``, in the same transaction, and for a store without them, once.
+
 The rows' encoding and the records read back are ``traces.store.rows``'s (the shared store's too); the
 filter's WHERE clause is ``traces.store.filter_sql``'s.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Collection, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 from opentelemetry.sdk.trace import ReadableSpan
@@ -73,7 +82,8 @@ SCHEMA_VERSION = 6
 ``session_id``, ``result_ids``, ``fetched_ids`` and ``fetch_of`` (impressions and fetches). 4:
 ``traces.kind``, ``traces.cold`` and ``traces.status_code``. 5: ``traces.service`` and ``traces.project`` (from
 the resource), the ``searches`` table (another retriever's searches) and the ``settings`` table. 6: the
-``trace_docs`` table (each trace's document ids), the source index and the failed traces' partial index."""
+``trace_docs`` table (each trace's document ids), the ``trace_attrs`` and ``trace_attrs_long`` tables (each trace's
+span attributes), the source index and the failed traces' partial index."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -125,6 +135,25 @@ DOCS_SCHEMA = (
 INSERT_DOC = "INSERT OR IGNORE INTO trace_docs VALUES (?, ?)"
 DOC_TRACES = "trace_id IN (SELECT trace_id FROM trace_docs WHERE doc_id = ?)"
 """The document filter's condition on ``traces``: one parameter, the document id."""
+ATTR_VALUE_MAX = 200
+"""The longest value shown (casefolded, in characters) ``trace_attrs`` holds; a longer one is in
+``trace_attrs_long``, its key only."""
+ATTRS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS trace_attrs (key TEXT NOT NULL, value TEXT NOT NULL, trace_id TEXT NOT NULL, "
+    "PRIMARY KEY (key, value, trace_id)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS trace_attrs_trace ON trace_attrs (trace_id)",
+    "CREATE TABLE IF NOT EXISTS trace_attrs_long (key TEXT NOT NULL, trace_id TEXT NOT NULL, "
+    "PRIMARY KEY (key, trace_id)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS trace_attrs_long_trace ON trace_attrs_long (trace_id)")
+"""Schema 6: the attribute filter along an index (the table's key, then the value)."""
+INSERT_ATTR = "INSERT OR IGNORE INTO trace_attrs VALUES (?, ?, ?)"
+INSERT_LONG_ATTR = "INSERT OR IGNORE INTO trace_attrs_long VALUES (?, ?)"
+ATTR_TRACES = "trace_id IN (SELECT trace_id FROM trace_attrs WHERE key = ? AND instr(value, ?) > 0)"
+"""The attribute filter's condition on ``traces`` for a key without long values: the key, the text casefolded."""
+ATTR_CANDIDATES = f"({ATTR_TRACES} OR trace_id IN (SELECT trace_id FROM trace_attrs_long WHERE key = ?))"
+"""The traces that may match an attribute filter (the key, the text casefolded, the key again): a matching short
+value's, and every long value's of the key (their spans are checked)."""
+HAS_LONG_ATTR = "SELECT 1 FROM trace_attrs_long WHERE key = ? LIMIT 1"
 INSERT_SEARCH = f"INSERT OR REPLACE INTO searches VALUES ({','.join('?' * 15)})"
 MARK_FOREIGN = """UPDATE traces SET kind = 'search', source = coalesce(source, ?2),
     query = (SELECT query FROM searches WHERE trace_id = ?1 ORDER BY start_ns, duration_ms DESC, span_id LIMIT 1),
@@ -178,6 +207,8 @@ class WritePlan:
     trace_ids: list[tuple[str]]
     foreign: list[Pending]
     docs: list[tuple[str, str]]
+    attrs: list[tuple[str, str, str]]
+    long_attrs: list[tuple[str, str]]
 
 
 def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
@@ -186,6 +217,8 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
     roots, searches = [], []
     foreign: list[Pending] = []
     docs: dict[tuple[str, str], None] = {}
+    shown: dict[tuple[str, str, str], None] = {}
+    long_attrs: dict[tuple[str, str], None] = {}
     resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
     for span, row in zip(spans, rows):
         trace_id, start, end = row[0], row[5], row[6]
@@ -205,8 +238,50 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
         elif (found := pending(span, trace_id, row[1], row[2])) is not None:
             foreign.append(found)
         docs.update(dict.fromkeys((d, trace_id) for d in named_documents(span.attributes or {})))
+        _add_shown(span.attributes or {}, trace_id, shown, long_attrs)
     return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
-                     foreign, list(docs))
+                     foreign, list(docs), list(shown), list(long_attrs))
+
+
+def shown_value(value: Any) -> str | None:
+    """A span attribute's value as the attribute filter reads it (``span_match.has_attribute``), casefolded; None
+    when longer than :data:`ATTR_VALUE_MAX` or not surely read back the same from the stored JSON (a float that
+    is not finite, an integer over 64 bits, a map, a nested array, text with a NUL)."""
+    if isinstance(value, (list, tuple)):
+        if 3 * len(value) - 2 > ATTR_VALUE_MAX:  # each item at least one character, ", " between them
+            return None
+        if not all(map(_read_back, value)):
+            return None
+        shown = ", ".join(map(str, value))
+    elif _read_back(value):
+        shown = str(value)
+    else:
+        return None
+    if len(shown) > ATTR_VALUE_MAX:
+        return None
+    folded = shown.casefold()
+    return folded if len(folded) <= ATTR_VALUE_MAX and "\x00" not in folded else None
+
+
+def _read_back(value: Any) -> bool:
+    """True when the stored JSON gives ``value`` back as it was, so shown the same (orjson reads an integer over
+    64 bits as a float, stores a float that is not finite as null)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        return -2**63 <= value < 2**64
+    return isinstance(value, str)
+
+
+def _add_shown(attributes: Mapping[str, Any], trace_id: str, attrs: dict[tuple[str, str, str], None],
+               long_attrs: dict[tuple[str, str], None]) -> None:
+    """Add a span's rows of ``trace_attrs`` (short values) and ``trace_attrs_long`` (the keys of long ones)."""
+    for key, value in attributes.items():
+        shown = shown_value(value)
+        if shown is None:
+            long_attrs[(str(key), trace_id)] = None
+        else:
+            attrs[(str(key), shown, trace_id)] = None
 
 
 def named_documents(attributes: Any) -> set[str]:
@@ -215,22 +290,46 @@ def named_documents(attributes: Any) -> set[str]:
             for d in attributes[key]}
 
 
-def fill_trace_docs(conn: sqlite3.Connection, trace_ids: Sequence[str] | None = None, batch: int = 2_000) -> None:
-    """Fill ``trace_docs`` from the stored spans (of ``trace_ids``; None: every trace): once, when a writer
-    brings a store to schema 6, and for rows a repair copied. Only spans whose JSON holds an id list's key are
-    parsed."""
-    needles = [k.encode() for k in DOC_ID_KEYS]
+def _stored_batches(conn: sqlite3.Connection, trace_ids: Sequence[str] | None,
+                    batch: int) -> Iterator[list[tuple[str, bytes]]]:
+    """(trace id, attributes' JSON text) of the stored spans of ``trace_ids`` (None: every trace), a batch at a
+    time."""
     chunks = [None] if trace_ids is None else [list(trace_ids[i:i + 500]) for i in range(0, len(trace_ids), 500)]
     for chunk in chunks:
         where = "" if chunk is None else f" WHERE trace_id IN ({','.join('?' * len(chunk))})"
         cursor = conn.execute(f"SELECT trace_id, attributes FROM spans{where}", chunk or ())
         while rows := cursor.fetchmany(batch):
-            found: dict[tuple[str, str], None] = {}
-            for trace_id, packed in rows:
-                text = packed_json(packed)
-                if any(n in text for n in needles):
-                    found.update(dict.fromkeys((d, trace_id) for d in named_documents(orjson.loads(text))))
-            conn.executemany(INSERT_DOC, list(found))
+            yield [(trace_id, packed_json(packed)) for trace_id, packed in rows]
+
+
+def fill_trace_docs(conn: sqlite3.Connection, trace_ids: Sequence[str] | None = None, batch: int = 2_000) -> None:
+    """Fill ``trace_docs`` from the stored spans (of ``trace_ids``; None: every trace): once, when a writer
+    brings a store to schema 6, and for rows a repair copied. Only spans whose JSON holds an id list's key are
+    parsed."""
+    needles = [k.encode() for k in DOC_ID_KEYS]
+    for rows in _stored_batches(conn, trace_ids, batch):
+        found: dict[tuple[str, str], None] = {}
+        for trace_id, text in rows:
+            if any(n in text for n in needles):
+                found.update(dict.fromkeys((d, trace_id) for d in named_documents(orjson.loads(text))))
+        conn.executemany(INSERT_DOC, list(found))
+
+
+def fill_trace_attrs(conn: sqlite3.Connection, trace_ids: Sequence[str] | None = None, batch: int = 2_000) -> None:
+    """Fill ``trace_attrs`` and ``trace_attrs_long`` from the stored spans (of ``trace_ids``; None: every
+    trace), as :func:`fill_trace_docs` fills ``trace_docs``."""
+    for rows in _stored_batches(conn, trace_ids, batch):
+        attrs: dict[tuple[str, str, str], None] = {}
+        long_attrs: dict[tuple[str, str], None] = {}
+        for trace_id, text in rows:
+            _add_shown(orjson.loads(text), trace_id, attrs, long_attrs)
+        write_attrs(conn, attrs, long_attrs)
+
+
+def write_attrs(conn: sqlite3.Connection, attrs: Iterable[tuple[str, str, str]],
+                long_attrs: Iterable[tuple[str, str]]) -> None:
+    conn.executemany(INSERT_ATTR, attrs)
+    conn.executemany(INSERT_LONG_ATTR, long_attrs)
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
@@ -252,6 +351,11 @@ def create_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
         if not had_docs:  # a store made before schema 6: its traces' documents, once
             fill_trace_docs(conn)
+        had_attrs = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'trace_attrs'").fetchone() is not None
+        for statement in ATTRS_SCHEMA:
+            conn.execute(statement)
+        if not had_attrs:  # a store made before them (schema 5, or 6 as first merged): its spans' attributes, once
+            fill_trace_attrs(conn)
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
