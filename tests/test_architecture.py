@@ -11,7 +11,7 @@ import importlib
 import os
 import re
 import typing
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -584,3 +584,10 @@ def test_no_module_outside_a_store_names_a_store_backend():
         wrong += [f"{m} line {line}: {name}" for line, name in _names_used(ast.parse(path.read_text(encoding="utf-8")))
                   if name in EVALS_STORE_BACKENDS]
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_test_module_has_a_name_of_its_own():
+    # The suite imports test modules by their file name (no packages under tests/): two files of one name
+    # in two folders stop the whole stage at collection ("import file mismatch").
+    names = Counter(p.name for p in Path(__file__).resolve().parent.rglob("*.py") if "__pycache__" not in p.parts)
+    assert [n for n, k in names.items() if k > 1 and n not in ("conftest.py", "__init__.py")] == []

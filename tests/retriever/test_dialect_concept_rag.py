@@ -3,7 +3,7 @@ text's requests with its keys and types (read from the seed's JSON, or its field
 error schema with its codes, the search tools are our search (cut at the gap, documents known by source, no
 relation hits), and each call is traced with the dialect as its source. The speaker is the stdio server's
 (``stdio_speakers``): the tools recorded, no route mounted; over HTTP the same tools are mounted at
-``/mcp/concept-rag`` (tests/system/test_dialect_concept_rag.py)."""
+``/mcp/concept-rag`` (tests/system/test_serve_dialect_concept_rag.py)."""
 
 from __future__ import annotations
 

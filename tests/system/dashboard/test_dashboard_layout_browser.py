@@ -111,7 +111,7 @@ def pages(run_ids: dict[str, str], judged: Path) -> list[tuple[str, str, str, li
          [("rank", "gold", "relevance", "band"), ("doc_id", "grade", "base rank", "cand. rank"),
           ("doc_id", "final rank", "lost at"), ("name", "date (UTC)", "mode", "ndcg@10")]),
         ("traces", "traces", "matching traces",
-         [("start (UTC)", "status", "ms"), ("span", "ms"), ("rank", "doc_id", "title", "score")]),
+         [("start (UTC)", "status", "duration"), ("span", "duration"), ("rank", "doc_id", "title", "score")]),
         ("calibration", f"calibration?run={nodense}", "Reliability diagram", [("band", "precision", "count")]),
         ("latency", f"latency?run={nodense}", "Skipped stages did not run", [("stage", "skipped", "p50", "p95")]),
         ("judge", f"judge?dataset={quote(str(judged))}&judge=layout", "pairs done", []),
