@@ -14,9 +14,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from searchtrace.cli import migrations
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 PASSWORD = "team-pw-7"
 SSL_REFUSED = "does not support SSL"
+
+VERSION = len(migrations())  # the shared store's schema: one version a migration step
 
 
 def team_blocks() -> list[list[str]]:
@@ -73,7 +77,7 @@ def test_the_readme_team_block_runs_as_written(stoppable_postgres, tmp_path):
     migrated = searchtrace(*shlex.split(commands[0])[1:], env=env)
     assert migrated.returncode == 0, migrated.stderr
     status = searchtrace(*shlex.split(commands[1])[1:], env=env)
-    assert status.returncode == 0 and "schema       version 3 (this searchtrace: 3)" in status.stdout
+    assert status.returncode == 0 and f"schema       version {VERSION} (this searchtrace: {VERSION})" in status.stdout
     assert "CREATE EXTENSION" in setup[-1] and not status.stderr
     # The remote form against this server, which has no TLS: one line saying so, and which URL a local one takes.
     [export] = remote
@@ -97,6 +101,6 @@ def test_a_store_never_migrated_names_the_command_that_migrates_it(pg_url, tmp_p
     result = searchtrace(*command, "--store", pg_url, env=base_env(tmp_path))
     assert result.returncode == (1 if command == ("store", "status") else 2)  # the others: a store they refuse
     assert result.stderr.splitlines() == [
-        f"error: store {masked} has no searchtrace schema; this searchtrace needs version 3: "
+        f"error: store {masked} has no searchtrace schema; this searchtrace needs version {VERSION}: "
         f"run `searchtrace store migrate --store {shlex.quote(masked.replace(':****', ''))}`"]  # to paste: no password
     assert urlsplit(pg_url).password not in result.stderr + result.stdout
