@@ -28,19 +28,6 @@ def sqlite_store(tmp_path):
     s.close()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    """Each implementation of the store in turn: the contract is the same (postgres skips without a server)."""
-    if request.param == "sqlite":
-        s = TraceStore(tmp_path / "home" / "traces.sqlite")
-    else:
-        from searchtrace.traces.store.postgres import PostgresTraceStore
-
-        s = PostgresTraceStore(request.getfixturevalue("pg_db"))
-    yield s
-    s.close()
-
-
 def test_constructor_does_no_io(tmp_path):
     TraceStore(tmp_path / "absent" / "traces.sqlite")
     assert not (tmp_path / "absent").exists()

@@ -31,19 +31,6 @@ QUERIES = [("app.note", "STRASSE"),  # one trace, "Straße" casefolded
            ("app.odd", "none"), ("app.odd", "e+21"), ("app.odd", "0.5")]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    """Each implementation of the store in turn (postgres skips without a server)."""
-    if request.param == "sqlite":
-        s = TraceStore(tmp_path / "home" / "traces.sqlite")
-    else:
-        from searchtrace.traces.store.postgres import PostgresTraceStore
-
-        s = PostgresTraceStore(request.getfixturevalue("pg_db"))
-    yield s
-    s.close()
-
-
 def _traces(n: int = N):
     """``n`` traces, a root and a step span each, with attributes of every kind: rare, common, arrays short and
     long, numbers, booleans, text longer than the index holds."""

@@ -17,19 +17,6 @@ from searchtrace.traces.store.sqlite import TraceFilter, TraceStore
 S = 1000 * MS
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    """Each implementation of the store in turn (postgres skips without a server)."""
-    if request.param == "sqlite":
-        s = TraceStore(tmp_path / "home" / "traces.sqlite")
-    else:
-        from searchtrace.traces.store.postgres import PostgresTraceStore
-
-        s = PostgresTraceStore(request.getfixturevalue("pg_db"))
-    yield s
-    s.close()
-
-
 def _served(status, code=None, search=True, name="POST /v1/search", at=1):
     """A server span answering ``status`` (None: none recorded), with ``code`` as its error, over a search span."""
     from opentelemetry.trace import SpanKind, Status, StatusCode

@@ -23,19 +23,6 @@ DOCS = [{"id": "kb-1", "score": 0.8, "content": "The harbour town lies on the ri
         {"id": "kb-3"}]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    """Each implementation of the store in turn (postgres: a system test, on the session's server)."""
-    if request.param == "sqlite":
-        s = TraceStore(tmp_path / "home" / "traces.sqlite")
-    else:
-        from searchtrace.traces.store.postgres import PostgresTraceStore
-
-        s = PostgresTraceStore(request.getfixturevalue("pg_db"))
-    yield s
-    s.close()
-
-
 def rag_chain(tracer, query="harbour town", docs=DOCS):
     """A LangChain-like trace: a CHAIN root, an EMBEDDING and a RETRIEVER under it, then a RERANKER."""
     with tracer.start_as_current_span("RetrievalQA", attributes={"openinference.span.kind": "CHAIN",
