@@ -16,8 +16,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from searchtrace.errors import BackendUnavailable, ErrorCode, SearchtraceError, ValidationError
 from searchtrace.evals.runs.naming import RunLabel, run_id_stem, settings_of
@@ -204,25 +207,35 @@ def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: 
     settings = ctx.settings
     gold = ctx.dataset.qrels.get(query.id, {})
     chunks = response.chunks
-    n_keep = settings.results_per_query
+    relevance, bands, features = detail.relevance, detail.bands, np.asarray(detail.features, dtype=np.float64)
     results = tuple(
-        RankedResult(doc_id=doc, relevance=round(detail.relevance[i], 6), band=detail.bands[i],
-                     grade=int(gold.get(doc, 0)),
-                     features={name: round(float(x), 6) for name, x in zip(FEATURES, detail.features[i])})
-        for i, doc in enumerate(detail.ranking[:n_keep]))
+        RankedResult(doc_id=doc, relevance=round(relevance[i], 6), band=bands[i], grade=int(gold.get(doc, 0)),
+                     features=dict(zip(FEATURES, map(round, features[i].tolist(), repeat(6)))))
+        for i, doc in enumerate(detail.ranking[:settings.results_per_query]))
     ranking = detail.ranking[: settings.depth]
     gold_traces = attribute(query.id, gold, detail.stage_ids, detail.fused_ids, detail.dropped_ids, ranking,
                             settings.attribution_k)
     hints = response.retry_hints
     return QueryOutcome(
         query_id=query.id, category=query.category, latency_ms=latency,
-        ranking=tuple((d, round(s, 9)) for d, s in zip(ranking, detail.ranking_scores)),
+        ranking=tuple(zip(ranking, rounded(detail.ranking_scores[: len(ranking)], 9))),
         results=results, best_score=response.best_score, no_confident=response.no_confident_results,
         bands=tuple(detail.bands[: len(chunks)]), weak=hints is not None,
         retry_hints=hints, kg=response.kg,
         rewrite_terms=response.rewrite_terms, degraded=response.degraded, trace_id=response.trace_id,
         attribution=tuple(gold_traces),
     )
+
+
+def rounded(values: Sequence[float], digits: int) -> Sequence[float]:
+    """``round(v, digits)`` of each value. An integral float is its own rounding (a target's rank-based scores
+    are all integral): when every value is one, ``values`` are returned as they are, uncomputed."""
+    try:
+        if all(map(float.is_integer, values)):
+            return values
+    except TypeError:  # a value that is not a float: rounded as any other
+        pass
+    return tuple(map(round, values, repeat(digits)))
 
 
 def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
