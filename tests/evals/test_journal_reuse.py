@@ -13,6 +13,7 @@ import json
 import math
 import sys
 import types
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,9 @@ def test_reused_records_are_what_parsing_gives(tmp_path_factory, batches):
     for batch in batches:
         journal.append(batch)
     assert_agree(journal)
+    lines = [json.dumps(r.to_json() | ({"kg": [asdict(t) for t in r.kg]} if getattr(r, "kg", None) else {}),
+                        ensure_ascii=False, separators=(",", ":")) + "\n" for batch in batches for r in batch]
+    assert journal.path.read_text(encoding="utf-8") == "".join(lines)  # a line is its record's JSON
 
 
 def test_a_line_changed_on_disk_is_parsed_again_and_a_copied_one_reused(tmp_path):

@@ -31,6 +31,10 @@ from searchtrace.evals.runs.runfolder.records import JournalRecord, QueryOutcome
 __all__ = ["Journal"]
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, its encoder made once."""
+
+
 def _reusable(record: JournalRecord, raw: bytes) -> bool:
     """Parsing ``raw``, the line of ``record``, gives ``record`` back: False for a line holding a non-finite
     float (``json.dumps`` writes ``NaN``, ``Infinity``), which a record's reader may refuse (a line with the
@@ -101,7 +105,7 @@ class Journal:
         """Append records as one write, then fsync."""
         if not records:
             return
-        lines = [json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n" for r in records]
+        lines = [_ENCODE(r.to_json()) + "\n" for r in records]
         with naming(self.path), open(self.path, "a", encoding="utf-8") as fh:
             fh.write("".join(lines))
             fh.flush()
