@@ -105,7 +105,7 @@ class Journal:
         """Append records as one write, then fsync."""
         if not records:
             return
-        lines = [_ENCODE(r.to_json()) + "\n" for r in records]
+        lines = [_ENCODE(r.to_json(shared=True)) + "\n" for r in records]
         with naming(self.path), open(self.path, "a", encoding="utf-8") as fh:
             fh.write("".join(lines))
             fh.flush()
