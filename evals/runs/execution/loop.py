@@ -207,11 +207,13 @@ def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: 
     settings = ctx.settings
     gold = ctx.dataset.qrels.get(query.id, {})
     chunks = response.chunks
+    kept = detail.ranking[:settings.results_per_query]
     relevance, bands, features = detail.relevance, detail.bands, np.asarray(detail.features, dtype=np.float64)
+    featureless = features.ndim == 2 and features.shape[1] == 0 and len(features) >= len(kept)  # a target's
     results = tuple(
         RankedResult(doc_id=doc, relevance=round(relevance[i], 6), band=bands[i], grade=int(gold.get(doc, 0)),
-                     features=dict(zip(FEATURES, map(round, features[i].tolist(), repeat(6)))))
-        for i, doc in enumerate(detail.ranking[:settings.results_per_query]))
+                     features={} if featureless else dict(zip(FEATURES, map(round, features[i].tolist(), repeat(6)))))
+        for i, doc in enumerate(kept))
     ranking = detail.ranking[: settings.depth]
     gold_traces = attribute(query.id, gold, detail.stage_ids, detail.fused_ids, detail.dropped_ids, ranking,
                             settings.attribution_k)
@@ -313,11 +315,16 @@ def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOut
         stored = ctx.traces.store.stored(list(expected))
     except BackendUnavailable:  # the shared store out of reach: its exporter holds the spans; nothing to check now
         return outcomes
-    out = [replace(o, traced=stored.get(o.trace_id, -1) >= expected[o.trace_id]) if o.trace_id in expected else o
+    out = [_traced(o, stored.get(o.trace_id, -1) >= expected[o.trace_id]) if o.trace_id in expected else o
            for o in outcomes]
     if not all(o.traced for o in out) and ctx.traces.store_failure is FailureKind.DISK_FULL:
         raise OSError(errno.ENOSPC, "no space left for the run's traces", ctx.traces.store.location)
     return out
+
+
+def _traced(outcome: QueryOutcome, traced: bool) -> QueryOutcome:
+    """``outcome`` marked ``traced`` (itself when it already is: a record is never changed in place)."""
+    return outcome if outcome.traced is traced else replace(outcome, traced=traced)
 
 
 def load_for_run(settings: EvalSettings) -> tuple[Dataset, list[Query]]:
