@@ -25,7 +25,7 @@ V1_FEATURES = ("dense", "keyword", "graph", "fused", "rank", "coverage", "unknow
 """Format 1 stored features as a list in this order (the relevance model's columns then)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RankedResult:
     """One of a query's top results, as calibration reads it.
 
@@ -101,7 +101,7 @@ def _ranking(f: Fields, key: str) -> tuple[tuple[str, float], ...]:
     return tuple((doc, float(score)) for doc, score in rows)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QueryOutcome:
     """One query's search, as journaled by the eval runner.
 
