@@ -298,6 +298,11 @@ def _beir_lines(path: Path, data: bytes) -> Iterator[tuple[int, str, str, int]]:
         yield number, qid, docid, grade
 
 
+def _numbers(last: int) -> list[str]:
+    """``str(i)`` for every ``i`` up to ``last``, by index (a run's ranks repeat in every query)."""
+    return [str(i) for i in range(last + 1)]
+
+
 def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:
     """Write ``run`` as TREC lines in ranking order, ranks from 1 per query.
 
@@ -317,7 +322,7 @@ def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:
         run.queries[query_index].tolist(),
         repeat("Q0"),
         run.docs[run.doc_index].tolist(),
-        map(str, ranks.tolist()),
+        map(_numbers(int(ranks.max()) if len(ranks) else 0).__getitem__, ranks.tolist()),
         map(repr, run.scores.tolist()),
         repeat(f"{tag}\n"),
     ))
