@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -109,6 +110,6 @@ def results_table(outcomes: Sequence[QueryOutcome], features: Sequence[str]) -> 
     nan = np.nan
     # rows of tuples take pandas' path for rows of dicts (one object array, converted column by column)
     rows = [(o.query_id, o.category, rank, res.doc_id, res.relevance, res.band.value, res.grade, int(res.grade > 0),
-             *[res.features.get(name, nan) for name in features])
+             *map(res.features.get, features, repeat(nan)))
             for o in outcomes for rank, res in enumerate(o.results, 1)]
     return pd.DataFrame(rows, columns=columns)
