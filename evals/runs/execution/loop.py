@@ -42,7 +42,7 @@ from searchtrace.retriever import (
 from searchtrace.traces import FailureKind, TraceHandles
 
 __all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "Streaming", "execute", "load_for_run", "outcome_of",
-           "run_folder", "run_id", "search_batch", "search_one"]
+           "rounded", "run_folder", "run_id", "search_batch", "search_one"]
 
 log = logging.getLogger(__name__)
 
