@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -27,25 +28,23 @@ __all__ = ["abstention_section", "attribution_section", "band_precision", "confi
 
 def run_of(outcomes: Sequence[QueryOutcome]) -> Run:
     """The ranking of every query as a :class:`Run`."""
-    q, d, s = [], [], []
-    for o in outcomes:
-        for doc, score in o.ranking:
-            q.append(o.query_id)
-            d.append(doc)
-            s.append(score)
-    return Run.from_arrays(q, d, s)
+    rows = list(chain.from_iterable(o.ranking for o in outcomes))
+    queries = chain.from_iterable(repeat(o.query_id, len(o.ranking)) for o in outcomes)
+    return Run.from_arrays(queries, [r[0] for r in rows], [r[1] for r in rows])
 
 
 def evaluation(outcomes: Sequence[QueryOutcome], qrels: Mapping[str, Mapping[str, int]],
-               metrics: Sequence[str], rules: QueryRules | None = None) -> Evaluation:
-    """The metrics of the outcomes' rankings over the queries with judgments, and Judged@k for their cutoffs.
+               metrics: Sequence[str], rules: QueryRules | None = None, run: Run | None = None) -> Evaluation:
+    """The metrics of the outcomes' rankings over the queries with judgments, and Judged@k for their cutoffs
+    (``run``: :func:`run_of` the outcomes, when the caller has it already).
 
     A query whose search failed is left out (its qrels too): it has no ranking to score, and scoring it as an
     empty one would call a failing target a bad retriever. The metrics are over the queries that answered.
     """
     failed = {o.query_id for o in outcomes if o.error}
     judged = {q: docs for q, docs in qrels.items() if docs and q not in failed}
-    return evaluate(Qrels.from_dict(judged), run_of(outcomes), [*metrics, *coverage_metrics(metrics)], rules)
+    return evaluate(Qrels.from_dict(judged), run_of(outcomes) if run is None else run,
+                    [*metrics, *coverage_metrics(metrics)], rules)
 
 
 def band_precision(bands: Sequence[Band], labels: Sequence[int]) -> tuple[dict[Band, BandPrecision], bool]:

@@ -46,8 +46,8 @@ def attribute(query_id: str, gold: Mapping[str, int], stage_ids: Mapping[str, Se
               fused_ids: Sequence[str], dropped_ids: Iterable[str], ranking: Sequence[str], k: int) -> list[GoldTrace]:
     """One :class:`GoldTrace` per relevant (grade > 0) document of the query."""
     stage_sets = {s: set(ids) for s, ids in stage_ids.items()}
-    fused_rank = {d: i + 1 for i, d in enumerate(fused_ids)}
-    final_rank = {d: i + 1 for i, d in enumerate(ranking)}
+    fused_rank = dict(zip(fused_ids, range(1, len(fused_ids) + 1)))  # a repeated id: its last rank
+    final_rank = dict(zip(ranking, range(1, len(ranking) + 1)))
     dropped = set(dropped_ids)
     out = []
     for doc, grade in sorted(gold.items()):

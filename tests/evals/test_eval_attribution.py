@@ -20,3 +20,8 @@ def test_summary_candidate_recall_and_lost_at():
     s = summarize(traces, ["dense", "keyword"])
     assert s["candidate_recall"] == {"dense": 0.5, "keyword": 1.0, "any": 1.0}
     assert s["lost_at"] == {"found": 1, "ranked_out": 1, "filtered": 0, "not_retrieved": 0}
+
+
+def test_an_id_listed_twice_is_ranked_where_it_was_last_listed():
+    [trace] = attribute("q", {"a": 1}, {"dense": ["a"]}, ["a", "b", "a"], [], ["b", "a", "c", "a"], k=3)
+    assert (trace.fused_rank, trace.final_rank, trace.lost_at) == (3, 4, LostAt.RANKED_OUT)

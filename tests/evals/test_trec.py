@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from searchtrace.errors import DataError, ValidationError
 from searchtrace.evals.runs.trec import columns, files, read_qrels, read_run, write_run
@@ -340,3 +342,20 @@ def test_one_very_long_id_keeps_the_columnar_reader(tmp_path, monkeypatch):
     monkeypatch.setattr(columns, "ENABLED", False)
     exact = read_run(path)
     assert fast.docs.tolist() == exact.docs.tolist() and fast.to_dict() == exact.to_dict()
+
+
+@given(rows=st.dictionaries(st.sampled_from(["q1", "q2", "é"]),
+                            st.dictionaries(st.text(st.characters(codec="utf-8", categories=["L", "N", "P"]),
+                                                    min_size=1, max_size=5),
+                                            st.floats(allow_nan=False) | st.integers(-3, 3).map(float),
+                                            max_size=5),
+                            max_size=3))
+def test_write_run_writes_each_line_as_its_format_says(tmp_path_factory, rows):
+    run = Run.from_dict(rows)
+    path = tmp_path_factory.mktemp("w") / "run.trec"
+    write_run(path, run, "tag")
+    want, start = [], None
+    for i, (q, d, s) in enumerate(zip(run.queries[run.query_index], run.docs[run.doc_index], run.scores.tolist())):
+        start = i if i == 0 or run.query_index[i] != run.query_index[i - 1] else start
+        want.append(f"{q} Q0 {d} {i - start + 1} {s!r} tag\n")
+    assert path.read_bytes() == "".join(want).encode("utf-8")

@@ -16,8 +16,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from searchtrace.errors import BackendUnavailable, ErrorCode, SearchtraceError, ValidationError
 from searchtrace.evals.runs.naming import RunLabel, run_id_stem, settings_of
@@ -39,7 +42,7 @@ from searchtrace.retriever import (
 from searchtrace.traces import FailureKind, TraceHandles
 
 __all__ = ["RESULTS_SHOWN", "TARGET_PREFIX", "RunContext", "Searcher", "Streaming", "execute", "load_for_run", "outcome_of",
-           "run_folder", "run_id", "search_batch", "search_one"]
+           "rounded", "run_folder", "run_id", "search_batch", "search_one"]
 
 log = logging.getLogger(__name__)
 
@@ -204,25 +207,37 @@ def outcome_of(ctx: RunContext, query: Query, response: SearchResponse, detail: 
     settings = ctx.settings
     gold = ctx.dataset.qrels.get(query.id, {})
     chunks = response.chunks
-    n_keep = settings.results_per_query
+    kept = detail.ranking[:settings.results_per_query]
+    relevance, bands, features = detail.relevance, detail.bands, np.asarray(detail.features, dtype=np.float64)
+    featureless = features.ndim == 2 and features.shape[1] == 0 and len(features) >= len(kept)  # a target's
     results = tuple(
-        RankedResult(doc_id=doc, relevance=round(detail.relevance[i], 6), band=detail.bands[i],
-                     grade=int(gold.get(doc, 0)),
-                     features={name: round(float(x), 6) for name, x in zip(FEATURES, detail.features[i])})
-        for i, doc in enumerate(detail.ranking[:n_keep]))
+        RankedResult(doc_id=doc, relevance=round(relevance[i], 6), band=bands[i], grade=int(gold.get(doc, 0)),
+                     features={} if featureless else dict(zip(FEATURES, map(round, features[i].tolist(), repeat(6)))))
+        for i, doc in enumerate(kept))
     ranking = detail.ranking[: settings.depth]
     gold_traces = attribute(query.id, gold, detail.stage_ids, detail.fused_ids, detail.dropped_ids, ranking,
                             settings.attribution_k)
     hints = response.retry_hints
     return QueryOutcome(
         query_id=query.id, category=query.category, latency_ms=latency,
-        ranking=tuple((d, round(s, 9)) for d, s in zip(ranking, detail.ranking_scores)),
+        ranking=tuple(zip(ranking, rounded(detail.ranking_scores[: len(ranking)], 9))),
         results=results, best_score=response.best_score, no_confident=response.no_confident_results,
         bands=tuple(detail.bands[: len(chunks)]), weak=hints is not None,
         retry_hints=hints, kg=response.kg,
         rewrite_terms=response.rewrite_terms, degraded=response.degraded, trace_id=response.trace_id,
         attribution=tuple(gold_traces),
     )
+
+
+def rounded(values: Sequence[float], digits: int) -> Sequence[float]:
+    """``round(v, digits)`` of each value. An integral float is its own rounding (a target's rank-based scores
+    are all integral): when every value is one, ``values`` are returned as they are, uncomputed."""
+    try:
+        if all(map(float.is_integer, values)):
+            return values
+    except TypeError:  # a value that is not a float: rounded as any other
+        pass
+    return tuple(map(round, values, repeat(digits)))
 
 
 def execute(ctx: RunContext, queries: Sequence[Query], progress: bool) -> None:
@@ -300,11 +315,16 @@ def store_traces(ctx: RunContext, outcomes: list[QueryOutcome]) -> list[QueryOut
         stored = ctx.traces.store.stored(list(expected))
     except BackendUnavailable:  # the shared store out of reach: its exporter holds the spans; nothing to check now
         return outcomes
-    out = [replace(o, traced=stored.get(o.trace_id, -1) >= expected[o.trace_id]) if o.trace_id in expected else o
+    out = [_traced(o, stored.get(o.trace_id, -1) >= expected[o.trace_id]) if o.trace_id in expected else o
            for o in outcomes]
     if not all(o.traced for o in out) and ctx.traces.store_failure is FailureKind.DISK_FULL:
         raise OSError(errno.ENOSPC, "no space left for the run's traces", ctx.traces.store.location)
     return out
+
+
+def _traced(outcome: QueryOutcome, traced: bool) -> QueryOutcome:
+    """``outcome`` marked ``traced`` (itself when it already is: a record is never changed in place)."""
+    return outcome if outcome.traced is traced else replace(outcome, traced=traced)
 
 
 def load_for_run(settings: EvalSettings) -> tuple[Dataset, list[Query]]:

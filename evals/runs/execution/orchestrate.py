@@ -242,8 +242,9 @@ def finalize(ctx: RunContext, wall_s: float, resumed: bool, label: RunLabel | No
     records = folder.records()
     order = {q.id: i for i, q in enumerate(dataset.queries)}
     outcomes = sorted(folder.outcomes(records), key=lambda o: order.get(o.query_id, len(order)))
-    ev = analysis.evaluation(outcomes, dataset.qrels, settings.metrics, settings.rules)
-    folder.write_run_file(analysis.run_of(outcomes), tag=folder.run_id)
+    run = analysis.run_of(outcomes)
+    ev = analysis.evaluation(outcomes, dataset.qrels, settings.metrics, settings.rules, run)
+    folder.write_run_file(run, tag=folder.run_id)
     folder.write_tables(per_query_table(outcomes, ev), results_table(outcomes, FEATURES))
     corrective = None
     if settings.corrective:

@@ -8,6 +8,13 @@ on reading and cut before the next append. A line that cannot be read
 anywhere else (a damaged disk block, a hand edit) is skipped and reported with
 its line number in :attr:`Journal.problems`: its query is searched again by a
 resumed run.
+
+A :class:`Journal` keeps the records it appended, by their line's bytes: a read
+of a line that is byte for byte one it wrote reuses that record instead of
+parsing it again (what the runner's ``finalize`` reads is what it just wrote).
+Parsing such a line gives back an equal record of the same types
+(``tests/evals/test_journal_reuse.py`` holds the runner to it); any other line
+is parsed. The records live as long as the :class:`Journal` object.
 """
 
 from __future__ import annotations
@@ -19,9 +26,23 @@ from pathlib import Path
 
 from searchtrace.durable import naming
 from searchtrace.errors import DataError
-from searchtrace.evals.runs.runfolder.records import JournalRecord, record_from_json
+from searchtrace.evals.runs.runfolder.records import JournalRecord, QueryOutcome, record_from_json
 
 __all__ = ["Journal"]
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, its encoder made once."""
+
+
+def _reusable(record: JournalRecord, raw: bytes) -> bool:
+    """Parsing ``raw``, the line of ``record``, gives ``record`` back: False for a line holding a non-finite
+    float (``json.dumps`` writes ``NaN``, ``Infinity``), which a record's reader may refuse (a line with the
+    same letters in a string is parsed too), and for an error message without an error (the line leaves it
+    out)."""
+    if isinstance(record, QueryOutcome) and record.error_message is not None and not record.error:
+        return False
+    return b"NaN" not in raw and b"Infinity" not in raw
 
 
 class Journal:
@@ -30,6 +51,7 @@ class Journal:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.problems: list[DataError] = []
+        self._written: dict[bytes, JournalRecord] = {}
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
         """(1-based line number, raw line) of every complete line; a torn final line is left out."""
@@ -49,11 +71,16 @@ class Journal:
         :class:`DataError` naming the file and line of each (from this read).
         """
         records, self.problems = [], []
+        written = self._written
         for number, raw in self.lines():
-            try:
-                records.append(self.parse(number, raw))
-            except DataError as exc:
-                self.problems.append(exc)
+            record = written.get(raw)
+            if record is None:
+                try:
+                    record = self.parse(number, raw)
+                except DataError as exc:
+                    self.problems.append(exc)
+                    continue
+            records.append(record)
         return records
 
     def parse(self, number: int, raw: bytes) -> JournalRecord:
@@ -78,12 +105,15 @@ class Journal:
         """Append records as one write, then fsync."""
         if not records:
             return
-        payload = "".join(json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
-                          for r in records)
+        lines = [_ENCODE(r.to_json(shared=True)) + "\n" for r in records]
         with naming(self.path), open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(payload)
+            fh.write("".join(lines))
             fh.flush()
             os.fsync(fh.fileno())
+        for line, record in zip(lines, records):
+            raw = line.encode("utf-8")
+            if _reusable(record, raw):
+                self._written[raw] = record
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.read())

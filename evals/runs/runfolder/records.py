@@ -9,7 +9,7 @@ the file each line is one record's :meth:`to_json`, told apart by ``kind``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, ClassVar
 
 from searchtrace.errors import ValidationError
@@ -25,7 +25,7 @@ V1_FEATURES = ("dense", "keyword", "graph", "fused", "rank", "coverage", "unknow
 """Format 1 stored features as a list in this order (the relevance model's columns then)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RankedResult:
     """One of a query's top results, as calibration reads it.
 
@@ -43,9 +43,10 @@ class RankedResult:
     grade: int
     features: Mapping[str, float]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shared: bool = False) -> dict[str, Any]:
+        """The result's JSON object (``shared``: see :meth:`QueryOutcome.to_json`)."""
         return {"doc_id": self.doc_id, "relevance": self.relevance, "band": self.band.value, "grade": self.grade,
-                "features": dict(self.features)}
+                "features": _object(self.features, shared)}
 
     @classmethod
     def from_json(cls, f: Fields, version: int) -> RankedResult:
@@ -57,6 +58,11 @@ class RankedResult:
             features = f.finite("features")
         return cls(doc_id=f.text("doc_id"), relevance=f.number("relevance"), band=_band(f, "band"),
                    grade=f.integer("grade"), features=features)
+
+
+def _object(mapping: Mapping[str, Any], shared: bool) -> dict[str, Any]:
+    """``mapping`` as a dict: itself when ``shared`` and it is one, else a copy."""
+    return mapping if shared and type(mapping) is dict else dict(mapping)
 
 
 def _band(f: Fields, key: str) -> Band:
@@ -95,7 +101,7 @@ def _ranking(f: Fields, key: str) -> tuple[tuple[str, float], ...]:
     return tuple((doc, float(score)) for doc, score in rows)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QueryOutcome:
     """One query's search, as journaled by the eval runner.
 
@@ -142,15 +148,19 @@ class QueryOutcome:
     traced: bool = True
     error_message: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shared: bool = False) -> dict[str, Any]:
+        """The record's JSON object. ``shared``: the record's own tuples and dicts stand in for lists and objects
+        of their own (what ``json.dumps`` writes alike), for a caller that only encodes the value (the journal)."""
         return {
             "format": FORMAT_VERSION, "kind": self.kind, "query_id": self.query_id, "category": self.category,
-            "latency_ms": dict(self.latency_ms), "ranking": [list(r) for r in self.ranking],
-            "results": [r.to_json() for r in self.results], "bestScore": self.best_score,
+            "latency_ms": _object(self.latency_ms, shared),
+            "ranking": self.ranking if shared else [list(r) for r in self.ranking],
+            "results": [r.to_json(shared) for r in self.results], "bestScore": self.best_score,
             "noConfidentResults": self.no_confident, "bands": [b.value for b in self.bands], "weak": self.weak,
             "retryHints": None if self.retry_hints is None else self.retry_hints.to_json(),
-            "kg": None if self.kg is None else [asdict(t) for t in self.kg], "rewrite_terms": list(self.rewrite_terms),
-            "degraded": list(self.degraded), "trace_id": self.trace_id,
+            "kg": None if self.kg is None else [_triple_to_json(t) for t in self.kg],
+            "rewrite_terms": self.rewrite_terms if shared else list(self.rewrite_terms),
+            "degraded": self.degraded if shared else list(self.degraded), "trace_id": self.trace_id,
             "attribution": [_gold_to_json(t) for t in self.attribution], "error": self.error,
             "traced": self.traced, **({"error_message": self.error_message} if self.error else {}),
         }
@@ -184,6 +194,14 @@ def _reads(parse: Callable[[Any], object], value: object) -> bool:
     except ValidationError:
         return False
     return True
+
+
+_TRIPLE_FIELDS = tuple(f.name for f in fields(Triple))
+
+
+def _triple_to_json(t: Triple) -> dict[str, Any]:
+    """``dataclasses.asdict`` of a triple (its fields are strings), without its deep copy's cost."""
+    return {name: getattr(t, name) for name in _TRIPLE_FIELDS}
 
 
 def _triple(data: Any) -> Triple:
@@ -233,9 +251,11 @@ class CorrectiveOutcome:
     added_ms: float
     tried: tuple[RetryAttempt, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shared: bool = False) -> dict[str, Any]:
+        """The record's JSON object (``shared``: see :meth:`QueryOutcome.to_json`)."""
         return {"format": FORMAT_VERSION, "kind": self.kind, "corrective_of": self.corrective_of,
-                "chosen": self.chosen, "ranking": [list(r) for r in self.ranking], "bestScore": self.best_score,
+                "chosen": self.chosen, "ranking": self.ranking if shared else [list(r) for r in self.ranking],
+                "bestScore": self.best_score,
                 "added_ms": self.added_ms, "tried": [t.to_json() for t in self.tried]}
 
     @classmethod

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,26 +80,36 @@ def per_query_table(outcomes: Sequence[QueryOutcome], ev: Evaluation) -> pd.Data
 
     values = {m: dict(zip(ev.query_ids, ev[m])) for m in ev.metrics}
     stages = sorted({s for o in outcomes for s in o.latency_ms})
-    rows = []
-    for o in outcomes:
-        row: dict[str, object] = {"query_id": o.query_id, "category": o.category}
-        row |= {str(m): values[m].get(o.query_id, np.nan) for m in ev.metrics}
-        row |= {BEST_SCORE: o.best_score, BANDS: ",".join(b.value for b in o.bands),
-                NO_CONFIDENT: o.no_confident, "error": o.error, TRACE_ID: o.trace_id}
-        row |= {latency_column(s): o.latency_ms.get(s, np.nan) for s in stages}
-        rows.append(row)
-    return pd.DataFrame(rows)
+    columns = ["query_id", "category", *(str(m) for m in ev.metrics), BEST_SCORE, BANDS, NO_CONFIDENT, "error",
+               TRACE_ID, *(latency_column(s) for s in stages)]
+    if not outcomes or len(set(columns)) < len(columns):  # no rows, or a column twice: as rows of dicts
+        return pd.DataFrame([_per_query_row(o, ev, values, stages) for o in outcomes])
+    by_metric = [values[m] for m in ev.metrics]
+    nan = np.nan
+    # rows of tuples take pandas' path for rows of dicts (one object array, converted column by column)
+    return pd.DataFrame([(o.query_id, o.category, *(v.get(o.query_id, nan) for v in by_metric), o.best_score,
+                          ",".join(b.value for b in o.bands), o.no_confident, o.error, o.trace_id,
+                          *(o.latency_ms.get(s, nan) for s in stages)) for o in outcomes], columns=columns)
+
+
+def _per_query_row(o: QueryOutcome, ev: Evaluation, values: dict[Any, dict[str, float]],
+                   stages: Sequence[str]) -> dict[str, object]:
+    row: dict[str, object] = {"query_id": o.query_id, "category": o.category}
+    row |= {str(m): values[m].get(o.query_id, np.nan) for m in ev.metrics}
+    row |= {BEST_SCORE: o.best_score, BANDS: ",".join(b.value for b in o.bands),
+            NO_CONFIDENT: o.no_confident, "error": o.error, TRACE_ID: o.trace_id}
+    row |= {latency_column(s): o.latency_ms.get(s, np.nan) for s in stages}
+    return row
 
 
 def results_table(outcomes: Sequence[QueryOutcome], features: Sequence[str]) -> pd.DataFrame:
     """The top results of each query, with a column per name in ``features`` (see the module docstring)."""
     import pandas as pd
 
-    rows = []
-    for o in outcomes:
-        for rank, res in enumerate(o.results, 1):
-            rows.append({"query_id": o.query_id, "category": o.category, "rank": rank, "doc_id": res.doc_id,
-                         "relevance": res.relevance, "band": res.band.value, "grade": res.grade,
-                         "label": int(res.grade > 0)}
-                        | {feature_column(name): res.features.get(name, np.nan) for name in features})
-    return pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *(feature_column(n) for n in features)])
+    columns = [*RESULT_COLUMNS, *(feature_column(n) for n in features)]
+    nan = np.nan
+    # rows of tuples take pandas' path for rows of dicts (one object array, converted column by column)
+    rows = [(o.query_id, o.category, rank, res.doc_id, res.relevance, res.band.value, res.grade, int(res.grade > 0),
+             *map(res.features.get, features, repeat(nan)))
+            for o in outcomes for rank, res in enumerate(o.results, 1)]
+    return pd.DataFrame(rows, columns=columns)

@@ -27,6 +27,7 @@ import codecs
 import os
 import re
 from collections.abc import Callable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -297,6 +298,11 @@ def _beir_lines(path: Path, data: bytes) -> Iterator[tuple[int, str, str, int]]:
         yield number, qid, docid, grade
 
 
+def _numbers(last: int) -> list[str]:
+    """``str(i)`` for every ``i`` up to ``last``, by index (a run's ranks repeat in every query)."""
+    return [str(i) for i in range(last + 1)]
+
+
 def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:
     """Write ``run`` as TREC lines in ranking order, ranks from 1 per query.
 
@@ -311,13 +317,14 @@ def write_run(path: str | os.PathLike[str], run: Run, tag: str) -> None:
     query_index = run.query_index
     starts = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]])
     ranks = np.arange(len(run)) - np.repeat(starts, np.diff(np.r_[starts, len(run)])) + 1
-    lines = map(
-        "{} Q0 {} {} {!r} {}\n".format,
-        run.queries[query_index],
-        run.docs[run.doc_index],
-        ranks.tolist(),
-        run.scores.tolist(),
-        [tag] * len(run),
-    )
+    # "<query> Q0 <doc> <rank> <repr(score)> <tag>\n", each line joined in C
+    lines = map(" ".join, zip(
+        run.queries[query_index].tolist(),
+        repeat("Q0"),
+        run.docs[run.doc_index].tolist(),
+        map(_numbers(int(ranks.max()) if len(ranks) else 0).__getitem__, ranks.tolist()),
+        map(repr, run.scores.tolist()),
+        repeat(f"{tag}\n"),
+    ))
     with Path(path).open("w", encoding="utf-8") as handle:
         handle.writelines(lines)
