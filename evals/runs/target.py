@@ -45,7 +45,7 @@ from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
     MAX_TOP_K_FIELD,
     Answer,
-    Result,
+    Ranking,
     RetrieverConfig,
     SearchDetail,
     SearchResponse,
@@ -224,22 +224,22 @@ def short_answers(lengths: Sequence[int], asked: int, documents: int) -> str | N
             f"(at most {max(lengths)})")
 
 
-def detail_of(chunks: Sequence[Result]) -> SearchDetail:
-    """What the runner reads off a local search, from a response's chunk results (best first)."""
-    ids = tuple(r.id for r in chunks)
+def detail_of(ranking: Ranking) -> SearchDetail:
+    """What the runner reads off a local search, from a response's ranking of passages (best first)."""
+    ids = ranking.ids
     return SearchDetail(stage_ids={}, fused_ids=ids, dropped_ids=(), ranking=ids,
-                        ranking_scores=tuple(float(len(ids) - i) for i in range(len(ids))),
-                        relevance=tuple(r.score for r in chunks), bands=tuple(r.band for r in chunks),
-                        features=np.zeros((len(ids), 0)))
+                        ranking_scores=tuple(map(float, range(len(ids), 0, -1))),
+                        relevance=ranking.scores, bands=ranking.bands, features=np.zeros((len(ids), 0)))
 
 
-def _response_of(spec: str, answer: Any) -> SearchResponse:
-    """The target's answer as a response; its error object raised as the error it names."""
+def _response_of(spec: str, answer: Any, shown: int) -> tuple[SearchResponse, Ranking]:
+    """The target's answer as a response with its first ``shown`` passages, and its ranking; its error object
+    raised as the error it names."""
     error = error_from_object(answer)
     if error is not None:
         raise error
     try:
-        return SearchResponse.from_json(answer)
+        return SearchResponse.ranked_from_json(answer, shown)
     except ValidationError as exc:
         raise SearchFailed(f"{spec}: response {exc.message}") from None
 
@@ -281,7 +281,7 @@ class TargetRetriever:
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs, record_exception=False,
                                                set_status_on_exception=False) as span:
             try:
-                response = _response_of(self.spec, self._call(asked))
+                response, ranking = _response_of(self.spec, self._call(asked), self.shown)
                 if response.trace_id:
                     span.set_attribute(v.TARGET_TRACE_ID, response.trace_id)
             except SearchtraceError as exc:
@@ -291,9 +291,7 @@ class TargetRetriever:
                 span.set_attribute(v.ERROR_CODE, exc.code.value)
                 raise
             trace_id = format(span.get_span_context().trace_id, "032x")
-        chunks = response.chunks
-        shown = replace(response, results=chunks[: self.shown], trace_id=trace_id, trace_url=None)
-        return shown, detail_of(chunks)
+        return replace(response, trace_id=trace_id, trace_url=None), detail_of(ranking)
 
     def _call(self, request: dict[str, Any]) -> Any:
         try:
