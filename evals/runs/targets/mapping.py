@@ -15,8 +15,7 @@ import math
 import re
 import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from searchtrace.errors import SearchFailed
 from searchtrace.evals.runs.targets.config import Answer
@@ -26,9 +25,10 @@ __all__ = ["Mapped", "line_answer", "map_results", "response_json", "results_of"
 _FIELD = re.compile(r"\{([^{}]+)\}")
 
 
-@dataclass(frozen=True, slots=True)
-class Mapped:
-    """One result, read: the id the qrels know, the score the service gave (None: it gave none), the text."""
+class Mapped(NamedTuple):
+    """One result, read: the id the qrels know, the score the service gave (None: it gave none), the text.
+
+    A named tuple: built a hundred times a query, at a third of a frozen dataclass's cost."""
 
     id: str
     score: float | None
@@ -139,16 +139,26 @@ def _plain_mapped(item: Any, id_key: str, score_key: str, text_key: str) -> Mapp
     return Mapped(doc, score, text)
 
 
+def _excluded(item: Mapping[str, Any], exclude: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether each of ``exclude``'s fields has its value in ``item``."""
+    for key, value in exclude:
+        if not item.get(key) == value:
+            return False
+    return True
+
+
 def map_results(items: Sequence[Any], spec: Answer, where: str, origin: str) -> list[Mapped]:
     """Each result read through ``spec``; a refusal names the result's place in the answer."""
     plain = bool(spec.id) and "{" not in spec.id and not any("." in path for path in (spec.id, spec.score, spec.text))
-    out = []
+    id_key, score_key, text_key, exclude = spec.id, spec.score, spec.text, tuple(spec.exclude.items())
+    out: list[Mapped] = []
+    append = out.append
     for i, item in enumerate(items):
         try:
-            if spec.exclude and isinstance(item, Mapping) and all(item.get(k) == x for k, x in spec.exclude.items()):
+            if exclude and (type(item) is dict or isinstance(item, Mapping)) and _excluded(item, exclude):
                 continue
-            mapped = _plain_mapped(item, spec.id, spec.score, spec.text) if plain else None
-            out.append(mapped if mapped is not None else _mapped(item, spec, f"{where}[{i}]" if where else f"[{i}]"))
+            mapped = _plain_mapped(item, id_key, score_key, text_key) if plain else None
+            append(mapped if mapped is not None else _mapped(item, spec, f"{where}[{i}]" if where else f"[{i}]"))
         except SearchFailed as exc:
             raise SearchFailed(f"{origin}: {exc.message}", field=exc.field) from None
     return out
@@ -195,13 +205,14 @@ def response_json(mapped: Sequence[Mapped], depth: int) -> dict[str, Any]:
     """Our response's JSON from mapped results: the first of each id (a service answering chunks, a document known
     by several, is scored once per document, at its best place), at most ``depth``; the order is the ranking."""
     seen: set[str] = set()
-    results = []
-    for m in mapped:
-        if m.id in seen:
+    results: list[dict[str, Any]] = []
+    append = results.append
+    for doc, score, text in mapped:
+        if doc in seen:
             continue
-        seen.add(m.id)
-        results.append({"id": m.id, "content": m.text, "score": _relevance(m.score), "confidenceBand": "low",
-                        "component_type": "chunk"})
+        seen.add(doc)
+        append({"id": doc, "content": text, "score": _relevance(score), "confidenceBand": "low",
+                "component_type": "chunk"})
         if len(results) == depth:
             break
     return {"results": results}
