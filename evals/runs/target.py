@@ -41,6 +41,7 @@ from searchtrace.errors import (
 from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds, stream_bounded
 from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
+from searchtrace.evals.runs.targets.wire import json_of
 from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
     MAX_TOP_K_FIELD,
@@ -110,7 +111,7 @@ class HttpTarget:
             raise Overloaded(f"{self.shown}: HTTP {reply.status_code}",
                              retry_after_s=retry_after_seconds(reply.headers.get("Retry-After")))
         try:
-            body = reply.json()
+            body = json_of(reply)
         except ValueError:
             why = "" if reply.is_error else ", the answer is not JSON"
             raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}{why}") from None

@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.sdk.trace import TracerProvider
 
 from searchtrace.errors import (
@@ -420,3 +422,43 @@ def test_a_service_scoring_outside_0_to_1_is_evaluated_by_its_order(target_file,
                                                                                    "relevance": 0.25}],
                                        Answer("json", "", "{doc}#{part}", "relevance"), "", "svc"), 5)
     assert [r["score"] for r in answer["results"]] == [0.0, 0.25]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=20)
+_BODIES = [b'{"n": 123456789012345678901234567890}', b'{"n": -9223372036854775809}', b'[18446744073709551615]',
+           b'{"s": NaN}', b'[Infinity]', b'[1e400]', b'"\\ud800"', b'\xef\xbb\xbf{"a": 1}', '{"a": 1}'.encode("utf-16"),
+           b'{"a": 1, "a": 2, "b": 3}', b"[1,]", b"", b"not json", b'"\xff"', b"[" * 5000 + b"]" * 5000,
+           b'{"id": "1234567890123456789012"}', b"1.7976931348623159e308", b"-0.0", b"[-0]"]
+
+
+def _decoded(read, body: bytes) -> object:
+    """The value read (as text, so an int read as a float differs, and a dict's key order), or the error's type."""
+    import httpx
+
+    reply = httpx.Response(200, content=body)
+    try:
+        return repr(read(reply))
+    except (ValueError, RecursionError) as exc:
+        return type(exc).__name__
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, spaced=st.booleans())
+def test_an_answer_decoded_fast_is_what_httpx_decodes(value, spaced):
+    """json_of reads each JSON value as ``reply.json()`` does: the same values, of the same types."""
+    from searchtrace.evals.runs.targets.wire import json_of
+
+    text = json.dumps(value, ensure_ascii=spaced, separators=(", ", ": ") if spaced else (",", ":"))
+    assert _decoded(json_of, text.encode()) == _decoded(lambda r: r.json(), text.encode())
+
+
+@pytest.mark.parametrize("body", _BODIES)
+def test_a_body_orjson_reads_otherwise_is_decoded_as_httpx_decodes_it(body):
+    """Big integers, NaN, numbers past a double, byte order marks, UTF-16, deep nesting: json_of gives what
+    ``reply.json()`` gives, or fails as it fails."""
+    from searchtrace.evals.runs.targets.wire import json_of
+
+    assert _decoded(json_of, body) == _decoded(lambda r: r.json(), body)
