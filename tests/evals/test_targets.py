@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Mapping
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from hypothesis import given, settings
@@ -209,6 +211,41 @@ def test_a_plain_result_mapped_fast_is_what_the_checked_mapping_reads():
             assert repr([(m.id, m.score, m.text) for m in got]) == repr(
                 [(m.id, m.score, m.text) for m in expected]), item
     assert 0 < refused < len(items) * len(specs)
+
+
+def test_a_list_of_results_is_mapped_as_each_one_is_by_the_checked_mapping():
+    """Odd results among plain ones: the same results as the field-by-field mapping of each in turn, or its
+    first refusal, naming the result's place."""
+    from searchtrace.evals.runs.targets.mapping import _mapped
+
+    def checked(items, spec):
+        out = []
+        for i, item in enumerate(items):
+            if spec.exclude and isinstance(item, Mapping) and all(item.get(k) == x for k, x in spec.exclude.items()):
+                continue
+            try:
+                out.append(_mapped(item, spec, f"results[{i}]"))
+            except SearchFailed as exc:
+                return f"svc: {exc.message}", exc.field
+        return repr(out)
+
+    def fast(items, spec):
+        try:
+            return repr(map_results(items, spec, "results", "svc"))
+        except SearchFailed as exc:
+            return exc.message, exc.field
+
+    base = {"id": "d1", "score": 0.5, "content": "c", "component_type": "chunk"}
+    odd = [{**base, "id": 7}, {**base, "score": "0.25"}, {**base, "component_type": "relation"}, {**base, "id": ""},
+           {"id": {"x": 1}}, "text", {**base, "content": 3}, {"id": [], "component_type": "relation"},
+           MappingProxyType({**base, "component_type": "relation"}), MappingProxyType(base)]
+    specs = [Answer("json", "results", "id", "score", "content", exclude={"component_type": "relation"}),
+             Answer("json", "results", "id", "score", "content")]
+    for spec in specs:
+        for a in odd:
+            for b in odd:
+                items = [base, a, {**base, "id": "d2"}, b, base, a]
+                assert fast(items, spec) == checked(items, spec), items
 
 
 LINES_TOML = """

@@ -117,28 +117,6 @@ def _mapped(item: Any, spec: Answer, at: str) -> Mapped:
     return Mapped(_id(item, spec.id, at), _score(item, spec.score, at), _text(item, spec.text, at))
 
 
-def _plain_mapped(item: Any, id_key: str, score_key: str, text_key: str) -> Mapped | None:
-    """:func:`_mapped` of a result in plain JSON whose fields are each one key (a dict; the id a non-empty string
-    or an integer, the score a number, the text a string), in a few exact type tests: an eval reads a hundred a
-    query. None for anything else, which :func:`_mapped` reads or refuses, naming the field."""
-    if type(item) is not dict:
-        return None
-    doc = item.get(id_key)
-    if type(doc) is int:
-        doc = str(doc)
-    elif type(doc) is not str or not doc:
-        return None
-    score = item.get(score_key) if score_key else None
-    if type(score) is int:
-        score = float(score)
-    elif score is not None and (type(score) is not float or score != score):
-        return None
-    text = item.get(text_key, "") if text_key else ""
-    if type(text) is not str:
-        return None
-    return Mapped(doc, score, text)
-
-
 def _excluded(item: Mapping[str, Any], exclude: tuple[tuple[str, Any], ...]) -> bool:
     """Whether each of ``exclude``'s fields has its value in ``item``."""
     for key, value in exclude:
@@ -147,20 +125,57 @@ def _excluded(item: Mapping[str, Any], exclude: tuple[tuple[str, Any], ...]) -> 
     return True
 
 
-def map_results(items: Sequence[Any], spec: Answer, where: str, origin: str) -> list[Mapped]:
-    """Each result read through ``spec``; a refusal names the result's place in the answer."""
-    plain = bool(spec.id) and "{" not in spec.id and not any("." in path for path in (spec.id, spec.score, spec.text))
-    id_key, score_key, text_key, exclude = spec.id, spec.score, spec.text, tuple(spec.exclude.items())
+_new_mapped = tuple.__new__
+
+
+def _plain_run(items: Sequence[Any], spec: Answer, exclude: tuple[tuple[str, Any], ...]) -> tuple[list[Mapped], int]:
+    """:func:`_mapped` of the leading results in plain JSON whose fields are each one key (a dict; the id a
+    non-empty string or an integer, the score a number, the text a string), in one loop of exact type tests (an
+    eval reads a hundred a query), and how many were read: the first that is not plain is left to
+    :func:`_mapped`, which reads it or refuses it, naming the field."""
+    id_key, score_key, text_key = spec.id, spec.score, spec.text
+    one_key, one_value = exclude[0] if len(exclude) == 1 else ("", None)
     out: list[Mapped] = []
     append = out.append
     for i, item in enumerate(items):
+        if type(item) is not dict:
+            return out, i
+        if exclude and (item.get(one_key) == one_value if one_key else _excluded(item, exclude)):
+            continue
+        doc = item.get(id_key)
+        if type(doc) is int:
+            doc = str(doc)
+        elif type(doc) is not str or not doc:
+            return out, i
+        score = item.get(score_key) if score_key else None
+        if type(score) is int:
+            score = float(score)
+        elif score is not None and (type(score) is not float or score != score):
+            return out, i
+        text = item.get(text_key, "") if text_key else ""
+        if type(text) is not str:
+            return out, i
+        append(_new_mapped(Mapped, (doc, score, text)))
+    return out, len(items)
+
+
+def map_results(items: Sequence[Any], spec: Answer, where: str, origin: str) -> list[Mapped]:
+    """Each result read through ``spec``; a refusal names the result's place in the answer."""
+    plain = bool(spec.id) and "{" not in spec.id and not any("." in path for path in (spec.id, spec.score, spec.text))
+    exclude = tuple(spec.exclude.items())
+    out, start = _plain_run(items, spec, exclude) if plain else ([], 0)
+    while start < len(items):
+        item = items[start]
         try:
-            if exclude and (type(item) is dict or isinstance(item, Mapping)) and _excluded(item, exclude):
-                continue
-            mapped = _plain_mapped(item, id_key, score_key, text_key) if plain else None
-            append(mapped if mapped is not None else _mapped(item, spec, f"{where}[{i}]" if where else f"[{i}]"))
+            if not (exclude and isinstance(item, Mapping) and _excluded(item, exclude)):
+                out.append(_mapped(item, spec, f"{where}[{start}]" if where else f"[{start}]"))
         except SearchFailed as exc:
             raise SearchFailed(f"{origin}: {exc.message}", field=exc.field) from None
+        start += 1
+        if plain:  # the results after an odd one are most likely plain again
+            more, read = _plain_run(items[start:], spec, exclude)
+            out.extend(more)
+            start += read
     return out
 
 
