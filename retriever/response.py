@@ -375,6 +375,7 @@ def _builder(cls: type[T]) -> Callable[..., T]:
 _new_result, _new_metadata, _new_triple = _builder(Result), _builder(Metadata), _builder(Triple)
 _SERVED = itemgetter("id", "content", "score", "confidenceBand", "component_type")
 _TRIPLE = itemgetter("subject", "relation", "object", "doc_id")
+_METADATA = itemgetter("title", "url", "language", "timestamp", "tags", "collection")
 
 MetadataValues = tuple[str, str, str, str, Sequence[str], str]
 _NO_METADATA: tuple[()] = ()
@@ -386,9 +387,12 @@ def _metadata_values(data: Any) -> MetadataValues | None:
     reader reads (and refuses, naming the field)."""
     if type(data) is not dict:
         return None
-    get = data.get
-    title, url, language = get("title", ""), get("url", ""), get("language", "")
-    timestamp, tags, collection = get("timestamp", ""), get("tags", _NO_METADATA), get("collection", "")
+    try:  # as served: the six keys, in one lookup
+        title, url, language, timestamp, tags, collection = _METADATA(data)
+    except KeyError:
+        get = data.get
+        title, url, language = get("title", ""), get("url", ""), get("language", "")
+        timestamp, tags, collection = get("timestamp", ""), get("tags", _NO_METADATA), get("collection", "")
     if not (type(title) is str and type(url) is str and type(language) is str and type(timestamp) is str
             and type(collection) is str and (type(tags) is list or tags is _NO_METADATA)):
         return None
