@@ -41,6 +41,7 @@ from searchtrace.errors import (
 from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds, stream_bounded
 from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
+from searchtrace.evals.runs.targets.keepalive import KeepAlive, plain_http
 from searchtrace.evals.runs.targets.wire import json_of
 from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
@@ -72,7 +73,9 @@ class HttpTarget:
     A 429 or 503 is :class:`Overloaded` (with its ``Retry-After``), a timeout :class:`SearchTimeout`, no
     connection :class:`BackendUnavailable`, an answer that is not a JSON object (or an error status without
     an error object) :class:`SearchFailed`; an error object is raised as the error it names. Messages name
-    the URL masked (:func:`~searchtrace.evals.runs.masking.mask_target`).
+    the URL masked (:func:`~searchtrace.evals.runs.masking.mask_target`). A plain ``http://`` URL is posted
+    to over a kept ``http.client`` connection (:mod:`~searchtrace.evals.runs.targets.keepalive`), through
+    ``httpx`` where that cannot answer as ``httpx`` would.
 
     Args:
         url: the service's base URL.
@@ -89,6 +92,7 @@ class HttpTarget:
         self._transport = transport
         self._secrets = secrets_of(url)
         self._client: Any = None
+        self._direct = KeepAlive(self.url, timeout_s) if transport is None and plain_http(self.url) else None
 
     def _http(self) -> Any:
         import httpx
@@ -98,15 +102,9 @@ class HttpTarget:
         return self._client
 
     def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
-        import httpx
-
-        try:
-            reply = self._http().post(self.url, json=request)
-        except httpx.TimeoutException:
-            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
-        except httpx.HTTPError as exc:
-            raise BackendUnavailable(f"{self.shown}: {redact(str(exc), self._secrets) or type(exc).__name__}") \
-                from None
+        reply = self._post_directly(self._direct, request) if self._direct is not None else None
+        if reply is None:
+            reply = self._post(request)
         if reply.status_code in OVERLOADED_STATUSES:
             raise Overloaded(f"{self.shown}: HTTP {reply.status_code}",
                              retry_after_s=retry_after_seconds(reply.headers.get("Retry-After")))
@@ -120,6 +118,24 @@ class HttpTarget:
         if reply.is_error and "error" not in body:
             raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}")
         return body
+
+    def _post_directly(self, direct: KeepAlive, request: dict[str, Any]) -> Any:
+        """The answer over a kept ``http.client`` connection; None where ``httpx`` must ask (:mod:`.keepalive`)."""
+        try:
+            return direct.post(request)
+        except TimeoutError:
+            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
+
+    def _post(self, request: dict[str, Any]) -> Any:
+        import httpx
+
+        try:
+            return self._http().post(self.url, json=request)
+        except httpx.TimeoutException:
+            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
+        except httpx.HTTPError as exc:
+            raise BackendUnavailable(f"{self.shown}: {redact(str(exc), self._secrets) or type(exc).__name__}") \
+                from None
 
     def max_top_k(self) -> int | None:
         """The most results the service answers, as its ``GET /v1/stats`` states (None: it states none)."""
@@ -154,6 +170,8 @@ class HttpTarget:
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
+        if self._direct is not None:
+            self._direct.close()
 
 
 def resolve_target(spec: str, timeout_s: float | None = None) -> SearchFn:
