@@ -189,3 +189,18 @@ def test_threads_each_keep_their_own_connection(service):
 ])
 def test_only_a_url_both_clients_send_alike_is_posted_directly(url, environ, plain):
     assert plain_http(url, environ) is plain
+
+
+def test_a_closed_target_fails_as_a_closed_httpx_client_does(service):
+    """Closed (an interrupted run) under searches still asked: no connection opened again, httpx's refusal."""
+    svc = service()
+    direct, over_httpx = _both(svc.url)
+    outcomes = []
+    for target in (direct, over_httpx):
+        target.check()  # as resolve_target opens it
+        target({"query": "ok", "top_k": 1})
+        target.close()
+        with pytest.raises(RuntimeError) as caught:
+            target({"query": "ok", "top_k": 1})
+        outcomes.append(str(caught.value))
+    assert outcomes[0] == outcomes[1] and len(svc.agents) == 2  # no search reached the service after close

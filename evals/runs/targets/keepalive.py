@@ -87,6 +87,7 @@ class KeepAlive:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._open: list[http.client.HTTPConnection] = []
+        self._closed = False
 
     def _connection(self) -> http.client.HTTPConnection:
         conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
@@ -105,6 +106,8 @@ class KeepAlive:
         """
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
         for _ in range(2):
+            if self._closed:  # closed under a search in flight (an interrupted run): httpx, closed too, says so
+                return None
             conn = self._connection()
             reused = conn.sock is not None
             try:
@@ -127,6 +130,7 @@ class KeepAlive:
         return None
 
     def close(self) -> None:
+        self._closed = True
         with self._lock:
             for conn in self._open:
                 conn.close()
