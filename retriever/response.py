@@ -3,9 +3,13 @@
 Every reader in every package uses the records' attributes. The JSON exists in
 two places only: :meth:`SearchResponse.to_json` writes it (HTTP, MCP, the
 CLI's ``--json``, each byte for byte the same: ``tests/test_wire_golden.py``)
-and :meth:`SearchResponse.from_json` reads it back (``eval --target``, a
-replay), refusing what does not fit with a :class:`ValidationError` that
-names the field. The TypedDicts describe that JSON for type checkers.
+and :meth:`SearchResponse.from_json` reads it back (a replay; ``eval --target``
+reads it with :meth:`SearchResponse.ranked_from_json`, the same reader keeping
+only what an eval shows), refusing what does not fit with a
+:class:`ValidationError` that names the field. The TypedDicts describe that
+JSON for type checkers. A passage as served is read in a few exact type tests,
+anything else field by field: both read the same records and refuse the same
+answers (``tests/retriever/test_response_record.py``).
 """
 
 from __future__ import annotations
