@@ -46,7 +46,15 @@ if TYPE_CHECKING:
         SearchRequest,
         validate_request,
     )
-    from searchtrace.retriever.response import Hit, RelationHit, Result, RetryHints, SearchResponse, Triple
+    from searchtrace.retriever.response import (
+        Hit,
+        Ranking,
+        RelationHit,
+        Result,
+        RetryHints,
+        SearchResponse,
+        Triple,
+    )
     from searchtrace.retriever.search.answer import Answer, SearchDetail
     from searchtrace.retriever.search.confidence import (
         FEATURES,

@@ -3,23 +3,28 @@
 Every reader in every package uses the records' attributes. The JSON exists in
 two places only: :meth:`SearchResponse.to_json` writes it (HTTP, MCP, the
 CLI's ``--json``, each byte for byte the same: ``tests/test_wire_golden.py``)
-and :meth:`SearchResponse.from_json` reads it back (``eval --target``, a
-replay), refusing what does not fit with a :class:`ValidationError` that
-names the field. The TypedDicts describe that JSON for type checkers.
+and :meth:`SearchResponse.from_json` reads it back (a replay; ``eval --target``
+reads it with :meth:`SearchResponse.ranked_from_json`, the same reader keeping
+only what an eval shows), refusing what does not fit with a
+:class:`ValidationError` that names the field. The TypedDicts describe that
+JSON for type checkers. A passage as served is read in a few exact type tests,
+anything else field by field: both read the same records and refuse the same
+answers (``tests/retriever/test_response_record.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, NotRequired, TypedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from operator import itemgetter
+from typing import Any, ClassVar, Literal, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from searchtrace.errors import ValidationError
 from searchtrace.names import Band, Mode
 from searchtrace.retriever.types import ComponentType, Triple
 from searchtrace.typedreads import LIST, OBJECT, REAL, STRING, STRINGS, Kind, read
 
-__all__ = ["Hit", "Metadata", "RelationHit", "Result", "RetryHints", "ScoreDetail", "SearchResponse", "Triple"]
+__all__ = ["Hit", "Metadata", "Ranking", "RelationHit", "Result", "RetryHints", "ScoreDetail", "SearchResponse", "Triple"]
 
 
 # -- the JSON, as type checkers see it ----------------------------------------------------------
@@ -335,25 +340,116 @@ def _hit_from_json(data: Any, i: int) -> Hit:
     return Result.from_json(data, where)
 
 
+T = TypeVar("T")
 _BANDS = {b.value: b for b in Band}
-_NO_TAGS: list[str] = []  # read, never written
+_MISSING = object()
 
 
-def _plain_metadata(data: Any) -> Metadata | None:
-    """:meth:`Metadata.from_json` of plain JSON (a dict of strings, ``tags`` a list of strings); None for
-    anything else, which the checked reader then reads (and refuses with the field named)."""
+def _builder(cls: type[T]) -> Callable[..., T]:
+    """``cls(*fields)`` for a frozen slotted dataclass, each slot set through its descriptor rather than by
+    ``__init__``'s ``object.__setattr__``: 40% less (an answer's hundred passages are built per query). Only
+    for a class whose ``__init__`` does nothing else (no ``__post_init__``), every field given in order."""
+    new = object.__new__
+    setters = tuple(cls.__dict__[f.name].__set__ for f in fields(cls))  # type: ignore[arg-type]
+    if len(setters) == 4:
+        s0, s1, s2, s3 = setters
+
+        def build4(a: Any, b: Any, c: Any, d: Any) -> T:
+            obj = new(cls)
+            s0(obj, a)
+            s1(obj, b)
+            s2(obj, c)
+            s3(obj, d)
+            return obj
+        return build4
+    s0, s1, s2, s3, s4, s5 = setters  # the others built here have six fields
+
+    def build6(a: Any, b: Any, c: Any, d: Any, e: Any, f: Any) -> T:
+        obj = new(cls)
+        s0(obj, a)
+        s1(obj, b)
+        s2(obj, c)
+        s3(obj, d)
+        s4(obj, e)
+        s5(obj, f)
+        return obj
+    return build6
+
+
+_new_result, _new_metadata, _new_triple = _builder(Result), _builder(Metadata), _builder(Triple)
+_SERVED = itemgetter("id", "content", "score", "confidenceBand", "component_type")
+_TRIPLE = itemgetter("subject", "relation", "object", "doc_id")
+_METADATA = itemgetter("title", "url", "language", "timestamp", "tags", "collection")
+
+MetadataValues = tuple[str, str, str, str, Sequence[str], str]
+_NO_METADATA: tuple[()] = ()
+
+
+def _metadata_values(data: Any) -> MetadataValues | None:
+    """The title, url, language, timestamp, tags and collection of plain metadata JSON (a dict of strings,
+    ``tags`` a list of strings; a key left out: its empty value); None for anything else, which the checked
+    reader reads (and refuses, naming the field)."""
     if type(data) is not dict:
         return None
-    get = data.get
-    title, url, language = get("title", ""), get("url", ""), get("language", "")
-    timestamp, collection, tags = get("timestamp", ""), get("collection", ""), get("tags", _NO_TAGS)
+    try:  # as served: the six keys, in one lookup
+        title, url, language, timestamp, tags, collection = _METADATA(data)
+    except KeyError:
+        get = data.get
+        title, url, language = get("title", ""), get("url", ""), get("language", "")
+        timestamp, tags, collection = get("timestamp", ""), get("tags", _NO_METADATA), get("collection", "")
     if not (type(title) is str and type(url) is str and type(language) is str and type(timestamp) is str
-            and type(collection) is str and type(tags) is list):
+            and type(collection) is str and (type(tags) is list or tags is _NO_METADATA)):
         return None
     for tag in tags:
         if type(tag) is not str:
             return None
-    return Metadata(title, url, language, timestamp, tuple(tags), collection)
+    return title, url, language, timestamp, tags, collection
+
+
+def _plain_metadata(data: Any) -> Metadata | None:
+    """:meth:`Metadata.from_json` of plain JSON (:func:`_metadata_values`); None for anything else."""
+    values = _metadata_values(data)
+    if values is None:
+        return None
+    title, url, language, timestamp, tags, collection = values
+    return _new_metadata(title, url, language, timestamp, tuple(tags), collection)
+
+
+def _served(data: Any) -> tuple[str, str, float, Band, MetadataValues | tuple[()]] | None:
+    """The id, content, score, band and metadata values (``()``: none) of a passage as served, and as a mapped
+    target's answer is written: a dict of ``id``, ``content``, ``score`` (a float), ``confidenceBand``,
+    ``component_type`` and perhaps ``metadata``, nothing else. None for anything else, which
+    :func:`_plain_chunk` reads."""
+    if type(data) is not dict:
+        return None
+    try:
+        doc, content, score, band, kind = _SERVED(data)
+    except KeyError:
+        return None
+    if not (type(doc) is str and doc and type(content) is str and type(score) is float and score == score
+            and type(band) is str and type(kind) is str and kind == "chunk"):
+        return None
+    n, band = len(data), _BANDS.get(band)
+    if band is None:
+        return None
+    if n == 5:
+        return doc, content, score, band, _NO_METADATA
+    meta = data.get("metadata", _MISSING) if n == 6 else _MISSING
+    if meta is None:
+        return doc, content, score, band, _NO_METADATA
+    values = _metadata_values(meta) if meta is not _MISSING else None
+    return None if values is None else (doc, content, score, band, values)
+
+
+def _served_chunk(data: Any) -> Result | None:
+    """:meth:`Result.from_json` of a passage as served (:func:`_served`); None for anything else."""
+    served = _served(data)
+    if served is None:
+        return None
+    doc, content, score, band, meta = served
+    metadata = EMPTY_METADATA if not meta else _new_metadata(meta[0], meta[1], meta[2], meta[3], tuple(meta[4]),
+                                                             meta[5])
+    return _new_result(doc, content, score, band, metadata, None)
 
 
 def _plain_chunk(data: Any) -> Result | None:
@@ -378,15 +474,71 @@ def _plain_chunk(data: Any) -> Result | None:
     components, ranks = data.get("score_components"), data.get("ranks")
     detail = (ScoreDetail.from_json(components, ranks) if components is not None and ranks is not None
               and isinstance(components, Mapping) and isinstance(ranks, Mapping) else None)
-    return Result(doc, content, score, band, metadata, detail)
+    return _new_result(doc, content, score, band, metadata, detail)
+
+
+def _hit(data: Any, i: int) -> Hit:
+    """One result: as served, else plain, else read field by field (and refused naming the field)."""
+    hit = _served_chunk(data) or _plain_chunk(data)  # a record is never false (no __bool__, no __len__)
+    return hit if hit is not None else _hit_from_json(data, i)
 
 
 def _hits_from_json(data: list[Any]) -> tuple[Hit, ...]:
     """Each result, the plain passage read fast and any other through :func:`_hit_from_json`, checked."""
-    out: list[Hit] = []
-    for i, r in enumerate(data):
-        hit = _plain_chunk(r)
-        out.append(hit if hit is not None else _hit_from_json(r, i))
+    return tuple(map(_hit, data, range(len(data))))
+
+
+class Ranking(NamedTuple):
+    """A response's passages in order (facts left out): each one's id, score and band."""
+
+    ids: tuple[str, ...]
+    scores: tuple[float, ...]
+    bands: tuple[Band, ...]
+
+
+def _ranked(data: list[Any], shown: int) -> tuple[tuple[Result, ...], Ranking]:
+    """The first ``shown`` passages of the results, and the ranking of all; each result checked as
+    :func:`_hit` checks it, a passage as served past ``shown`` without building its record."""
+    keep = shown if shown >= 0 else len(data)  # a negative count cuts from the end, as a slice does
+    kept: list[Result] = []
+    ids: list[str] = []
+    scores: list[float] = []
+    bands: list[Band] = []
+    for i, item in enumerate(data):
+        if len(kept) >= keep:
+            served = _served(item)
+            if served is not None:
+                ids.append(served[0])
+                scores.append(served[2])
+                bands.append(served[3])
+                continue
+        hit = _hit(item, i)
+        if isinstance(hit, Result):
+            if len(kept) < keep:
+                kept.append(hit)
+            ids.append(hit.id)
+            scores.append(hit.score)
+            bands.append(hit.band)
+    return tuple(kept if shown >= 0 else kept[:shown]), Ranking(tuple(ids), tuple(scores), tuple(bands))
+
+
+def _kg_from_json(data: Any) -> tuple[Triple, ...]:
+    """Each triple: four strings read in one lookup and four tests, any other through :func:`_triple_from_json`."""
+    if type(data) is not list:
+        return tuple(_triple_from_json(t, i) for i, t in enumerate(data or []))
+    out: list[Triple] = []
+    append = out.append
+    for i, t in enumerate(data):
+        if type(t) is dict and len(t) == 4:
+            try:
+                subject, relation, obj, doc = _TRIPLE(t)
+            except KeyError:
+                append(_triple_from_json(t, i))
+                continue
+            if type(subject) is str and type(relation) is str and type(obj) is str and type(doc) is str:
+                append(_new_triple(subject, relation, obj, doc))
+                continue
+        append(_triple_from_json(t, i))
     return tuple(out)
 
 
@@ -488,24 +640,44 @@ class SearchResponse:
         Only ``results`` (and in each an ``id`` and a ``score``) is required; what is missing takes its empty
         value (``noConfidentResults``: no results). Raises ValidationError naming the field at fault.
         """
+        results = _hits_from_json(cls._results_json(data))
+        return cls._around(data, results, bool(results))
+
+    @classmethod
+    def ranked_from_json(cls, data: Any, shown: int) -> tuple[SearchResponse, Ranking]:
+        """:meth:`from_json` as an eval reads a target's answer: the response with only its first ``shown``
+        passages as results (facts left out), and the :class:`Ranking` of all its passages.
+
+        The same checks and the same refusals as :meth:`from_json`; a passage past ``shown`` is checked, not
+        built (an eval asks a hundred deep and shows ten).
+        """
+        listed = cls._results_json(data)
+        kept, ranking = _ranked(listed, shown)
+        return cls._around(data, kept, bool(listed)), ranking
+
+    @staticmethod
+    def _results_json(data: Any) -> list[Any]:
+        """The answer's ``results`` list, after the checks made before it is read."""
         if not isinstance(data, Mapping):
             raise ValidationError(f"response: expected an object, got {type(data).__name__}")
-        hints = data.get("retryHints")
         mode = data.get("mode", Mode.FAST.value)
         if mode not in (Mode.FAST.value, Mode.GRAPH.value):
             raise ValidationError(f"mode: expected fast or graph, got {mode!r}", field="mode")
-        trace_url = data.get("traceUrl")
-        results = _hits_from_json(_list(data, "results"))
+        return _list(data, "results")
+
+    @classmethod
+    def _around(cls, data: Mapping[str, Any], results: tuple[Hit, ...], answered: bool) -> SearchResponse:
+        """The response of ``results`` (read from ``data``, ``answered``: it listed any) and the rest of ``data``."""
+        hints, trace_url = data.get("retryHints"), data.get("traceUrl")
         return cls(
             results=results,
-            kg=tuple(_triple_from_json(t, i) for i, t in enumerate(data.get("kg") or [])),
+            kg=_kg_from_json(data.get("kg")),
             rewrite_terms=_strings(data, "rewrite_terms") if "rewrite_terms" in data else (),
             best_score=_number(data, "bestScore") if "bestScore" in data else 0.0,
-            no_confident_results=bool(data.get("noConfidentResults", not results)),
+            no_confident_results=bool(data.get("noConfidentResults", not answered)),
             retry_hints=RetryHints.from_json(hints) if isinstance(hints, Mapping) else None,
             trace_id=data["traceId"] if isinstance(data.get("traceId"), str) else "",
-            mode=Mode(mode),
+            mode=Mode(data.get("mode", Mode.FAST.value)),
             degraded=_strings(data, "degraded") if "degraded" in data else (),
             trace_url=trace_url if isinstance(trace_url, str) else None,
         )
-

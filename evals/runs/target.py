@@ -41,11 +41,13 @@ from searchtrace.errors import (
 from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retry_after_seconds, stream_bounded
 from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
+from searchtrace.evals.runs.targets.keepalive import KeepAlive, plain_http
+from searchtrace.evals.runs.targets.wire import json_of
 from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
     MAX_TOP_K_FIELD,
     Answer,
-    Result,
+    Ranking,
     RetrieverConfig,
     SearchDetail,
     SearchResponse,
@@ -71,7 +73,9 @@ class HttpTarget:
     A 429 or 503 is :class:`Overloaded` (with its ``Retry-After``), a timeout :class:`SearchTimeout`, no
     connection :class:`BackendUnavailable`, an answer that is not a JSON object (or an error status without
     an error object) :class:`SearchFailed`; an error object is raised as the error it names. Messages name
-    the URL masked (:func:`~searchtrace.evals.runs.masking.mask_target`).
+    the URL masked (:func:`~searchtrace.evals.runs.masking.mask_target`). A plain ``http://`` URL is posted
+    to over a kept ``http.client`` connection (:mod:`~searchtrace.evals.runs.targets.keepalive`), through
+    ``httpx`` where that cannot answer as ``httpx`` would.
 
     Args:
         url: the service's base URL.
@@ -88,6 +92,7 @@ class HttpTarget:
         self._transport = transport
         self._secrets = secrets_of(url)
         self._client: Any = None
+        self._direct = KeepAlive(self.url, timeout_s) if transport is None and plain_http(self.url) else None
 
     def _http(self) -> Any:
         import httpx
@@ -97,20 +102,14 @@ class HttpTarget:
         return self._client
 
     def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
-        import httpx
-
-        try:
-            reply = self._http().post(self.url, json=request)
-        except httpx.TimeoutException:
-            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
-        except httpx.HTTPError as exc:
-            raise BackendUnavailable(f"{self.shown}: {redact(str(exc), self._secrets) or type(exc).__name__}") \
-                from None
+        reply = self._post_directly(self._direct, request) if self._direct is not None else None
+        if reply is None:
+            reply = self._post(request)
         if reply.status_code in OVERLOADED_STATUSES:
             raise Overloaded(f"{self.shown}: HTTP {reply.status_code}",
                              retry_after_s=retry_after_seconds(reply.headers.get("Retry-After")))
         try:
-            body = reply.json()
+            body = json_of(reply)
         except ValueError:
             why = "" if reply.is_error else ", the answer is not JSON"
             raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}{why}") from None
@@ -119,6 +118,24 @@ class HttpTarget:
         if reply.is_error and "error" not in body:
             raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}")
         return body
+
+    def _post_directly(self, direct: KeepAlive, request: dict[str, Any]) -> Any:
+        """The answer over a kept ``http.client`` connection; None where ``httpx`` must ask (:mod:`.keepalive`)."""
+        try:
+            return direct.post(request)
+        except TimeoutError:
+            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
+
+    def _post(self, request: dict[str, Any]) -> Any:
+        import httpx
+
+        try:
+            return self._http().post(self.url, json=request)
+        except httpx.TimeoutException:
+            raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
+        except httpx.HTTPError as exc:
+            raise BackendUnavailable(f"{self.shown}: {redact(str(exc), self._secrets) or type(exc).__name__}") \
+                from None
 
     def max_top_k(self) -> int | None:
         """The most results the service answers, as its ``GET /v1/stats`` states (None: it states none)."""
@@ -153,6 +170,8 @@ class HttpTarget:
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
+        if self._direct is not None:
+            self._direct.close()
 
 
 def resolve_target(spec: str, timeout_s: float | None = None) -> SearchFn:
@@ -224,22 +243,22 @@ def short_answers(lengths: Sequence[int], asked: int, documents: int) -> str | N
             f"(at most {max(lengths)})")
 
 
-def detail_of(chunks: Sequence[Result]) -> SearchDetail:
-    """What the runner reads off a local search, from a response's chunk results (best first)."""
-    ids = tuple(r.id for r in chunks)
+def detail_of(ranking: Ranking) -> SearchDetail:
+    """What the runner reads off a local search, from a response's ranking of passages (best first)."""
+    ids = ranking.ids
     return SearchDetail(stage_ids={}, fused_ids=ids, dropped_ids=(), ranking=ids,
-                        ranking_scores=tuple(float(len(ids) - i) for i in range(len(ids))),
-                        relevance=tuple(r.score for r in chunks), bands=tuple(r.band for r in chunks),
-                        features=np.zeros((len(ids), 0)))
+                        ranking_scores=tuple(map(float, range(len(ids), 0, -1))),
+                        relevance=ranking.scores, bands=ranking.bands, features=np.zeros((len(ids), 0)))
 
 
-def _response_of(spec: str, answer: Any) -> SearchResponse:
-    """The target's answer as a response; its error object raised as the error it names."""
+def _response_of(spec: str, answer: Any, shown: int) -> tuple[SearchResponse, Ranking]:
+    """The target's answer as a response with its first ``shown`` passages, and its ranking; its error object
+    raised as the error it names."""
     error = error_from_object(answer)
     if error is not None:
         raise error
     try:
-        return SearchResponse.from_json(answer)
+        return SearchResponse.ranked_from_json(answer, shown)
     except ValidationError as exc:
         raise SearchFailed(f"{spec}: response {exc.message}") from None
 
@@ -281,7 +300,7 @@ class TargetRetriever:
         with self.tracer.start_as_current_span(v.SEARCH_SPAN, attributes=span_attrs, record_exception=False,
                                                set_status_on_exception=False) as span:
             try:
-                response = _response_of(self.spec, self._call(asked))
+                response, ranking = _response_of(self.spec, self._call(asked), self.shown)
                 if response.trace_id:
                     span.set_attribute(v.TARGET_TRACE_ID, response.trace_id)
             except SearchtraceError as exc:
@@ -291,9 +310,7 @@ class TargetRetriever:
                 span.set_attribute(v.ERROR_CODE, exc.code.value)
                 raise
             trace_id = format(span.get_span_context().trace_id, "032x")
-        chunks = response.chunks
-        shown = replace(response, results=chunks[: self.shown], trace_id=trace_id, trace_url=None)
-        return shown, detail_of(chunks)
+        return replace(response, trace_id=trace_id, trace_url=None), detail_of(ranking)
 
     def _call(self, request: dict[str, Any]) -> Any:
         try:

@@ -170,3 +170,62 @@ def test_a_served_answer_takes_the_fast_read():
     assert _plain_chunk(passage) == RESPONSE.results[0]
     assert _plain_chunk({**passage, "score": 1}) == replace(RESPONSE.results[0], score=1.0)
     assert _plain_chunk({**passage, "score": "0.5"}) is None and _plain_chunk(wire["results"][2]) is None
+
+
+_SERVED_HIT = {k: v for k, v in _PLAIN_HIT.items() if k not in ("score_components", "ranks")}
+_SERVED_EDITS = [_edited(_SERVED_HIT, key, value) for key in [*_SERVED_HIT, "other"] for value in _ODD_VALUES] + [
+    _edited(_SERVED_HIT, "metadata", _edited(_PLAIN_META, key, value))
+    for key in [*_PLAIN_META, "other"] for value in _ODD_VALUES] + [
+    {k: v for k, v in _SERVED_HIT.items() if k != "metadata"}, {**_SERVED_HIT, "metadata": None}]
+_TRIPLE_JSON = {"subject": "A", "relation": "r", "object": "B", "doc_id": "d1"}
+_KG_EDITS = [[_edited(_TRIPLE_JSON, key, value)] for key in [*_TRIPLE_JSON, "other"] for value in _ODD_VALUES] + [
+    None, "ab", {}, {"a": 1}, [], [_TRIPLE_JSON, _TRIPLE_JSON]]
+
+
+def _read(read, payload):
+    """What ``read(payload)`` gives, or the (message, field) of its refusal; records compared by repr, so a
+    score read as an int rather than a float, or tags as a list, differs."""
+    try:
+        return repr(read(payload))
+    except ValidationError as exc:
+        return exc.message, exc.field
+
+
+def test_each_fast_read_gives_what_the_checked_reader_gives():
+    """A served passage (and its metadata), each field changed to each odd value or left out, and a triple
+    likewise, read as a response: the same records (types included) as field by field, or the same refusal."""
+    from searchtrace.retriever.response import _hit_from_json, _triple_from_json
+
+    def checked(payload):
+        return (tuple(_hit_from_json(r, i) for i, r in enumerate(payload["results"])),
+                tuple(_triple_from_json(t, i) for i, t in enumerate(payload.get("kg") or [])))
+
+    cases = [{"results": [_SERVED_HIT, hit, _SERVED_HIT]} for hit in _SERVED_EDITS + _EDITED_HITS] + [
+        {"results": [_SERVED_HIT], "kg": kg} for kg in _KG_EDITS]
+    refused = 0
+    for payload in cases:
+        expected = _read(checked, payload)
+        refused += isinstance(expected, tuple)
+        assert _read(lambda p: (lambda r: (r.results, r.kg))(SearchResponse.from_json(p)), payload) == expected, \
+            payload
+    assert 0 < refused < len(cases)
+
+
+@pytest.mark.parametrize("shown", [0, 1, 2, 3, 10, -1])
+def test_the_ranked_read_is_the_full_read_cut(shown):
+    """``ranked_from_json`` is ``from_json`` with the results cut to the first ``shown`` passages, and the
+    ranking every passage's id, score and band; the same refusal for each malformed answer."""
+    from searchtrace.retriever.response import Ranking
+
+    def full(payload):
+        response = SearchResponse.from_json(payload)
+        chunks = response.chunks
+        return (replace(response, results=chunks[:shown]),
+                Ranking(tuple(c.id for c in chunks), tuple(c.score for c in chunks), tuple(c.band for c in chunks)))
+
+    wire = json.loads(json.dumps(RESPONSE.to_json()))
+    answers = [{**wire, "results": [_SERVED_HIT, hit, *wire["results"], _SERVED_HIT, hit]}
+               for hit in _SERVED_EDITS + _EDITED_HITS] + [
+        wire, {"results": []}, {"results": [_SERVED_HIT] * 12}, [], {"results": {}}, {"results": [], "mode": "x"}]
+    for payload in answers:
+        assert _read(lambda p: SearchResponse.ranked_from_json(p, shown), payload) == _read(full, payload), payload

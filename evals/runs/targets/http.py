@@ -15,7 +15,7 @@ from searchtrace.errors import BackendUnavailable, SearchFailed, SearchTimeout
 from searchtrace.evals.runs.targets.config import TargetFile
 from searchtrace.evals.runs.targets.mapping import Mapped, map_results, results_of
 from searchtrace.evals.runs.targets.shaped import ShapedSearch
-from searchtrace.evals.runs.targets.wire import header_values, status_error, trace_carrier
+from searchtrace.evals.runs.targets.wire import header_values, json_of, status_error, trace_carrier
 
 __all__ = ["HttpShaped", "query_params"]
 
@@ -68,7 +68,7 @@ class HttpShaped(ShapedSearch):
         reply = self._send(body)
         origin = self.where(offset)
         try:
-            answer = reply.json()
+            answer = json_of(reply)
         except ValueError:
             answer = None
             if reply.is_success:
