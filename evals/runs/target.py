@@ -42,7 +42,7 @@ from searchtrace.evals.runs.client import OVERLOADED_STATUSES, map_bounded, retr
 from searchtrace.evals.runs.masking import mask_target, redact, secrets_of
 from searchtrace.evals.runs.runfolder import ExternalRun
 from searchtrace.evals.runs.targets.keepalive import KeepAlive, plain_http
-from searchtrace.evals.runs.targets.wire import json_of
+from searchtrace.evals.runs.targets.wire import json_of, trace_carrier
 from searchtrace.retriever import (
     FORMER_MAX_TOP_K,
     MAX_TOP_K_FIELD,
@@ -68,7 +68,8 @@ SearchFn = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 
 class HttpTarget:
-    """POST a request to ``URL/v1/search``; the response dict, or the failure raised by the error seam.
+    """POST a request to ``URL/v1/search`` (the eval's ``traceparent`` in its headers); the response dict, or the
+    failure raised by the error seam.
 
     A 429 or 503 is :class:`Overloaded` (with its ``Retry-After``), a timeout :class:`SearchTimeout`, no
     connection :class:`BackendUnavailable`, an answer that is not a JSON object (or an error status without
@@ -102,9 +103,10 @@ class HttpTarget:
         return self._client
 
     def __call__(self, request: dict[str, Any]) -> Mapping[str, Any]:
-        reply = self._post_directly(self._direct, request) if self._direct is not None else None
+        carrier = trace_carrier()  # the eval's search span: a service that joins it lands in the eval's trace
+        reply = self._post_directly(self._direct, request, carrier) if self._direct is not None else None
         if reply is None:
-            reply = self._post(request)
+            reply = self._post(request, carrier)
         if reply.status_code in OVERLOADED_STATUSES:
             raise Overloaded(f"{self.shown}: HTTP {reply.status_code}",
                              retry_after_s=retry_after_seconds(reply.headers.get("Retry-After")))
@@ -119,18 +121,18 @@ class HttpTarget:
             raise SearchFailed(f"{self.shown}: HTTP {reply.status_code}")
         return body
 
-    def _post_directly(self, direct: KeepAlive, request: dict[str, Any]) -> Any:
+    def _post_directly(self, direct: KeepAlive, request: dict[str, Any], headers: dict[str, str]) -> Any:
         """The answer over a kept ``http.client`` connection; None where ``httpx`` must ask (:mod:`.keepalive`)."""
         try:
-            return direct.post(request)
+            return direct.post(request, headers)
         except TimeoutError:
             raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
 
-    def _post(self, request: dict[str, Any]) -> Any:
+    def _post(self, request: dict[str, Any], headers: dict[str, str]) -> Any:
         import httpx
 
         try:
-            return self._http().post(self.url, json=request)
+            return self._http().post(self.url, json=request, headers=headers)
         except httpx.TimeoutException:
             raise SearchTimeout(f"{self.shown}: no answer within {self.timeout_s:g} s") from None
         except httpx.HTTPError as exc:

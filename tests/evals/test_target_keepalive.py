@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
 
 from searchtrace.errors import SearchFailed as Failed
 from searchtrace.errors import SearchtraceError, error_object
@@ -52,6 +53,7 @@ class _Service:
     def __init__(self, drop: bool = False, delay: float = 0.0) -> None:
         service = self
         self.agents: list[str] = []
+        self.traceparents: list[str | None] = []
         self.connections = 0
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,6 +66,7 @@ class _Service:
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 service.agents.append(self.headers.get("User-Agent", ""))
+                service.traceparents.append(self.headers.get("traceparent"))
                 time.sleep(delay)
                 status, headers, body = _answer(request["query"])
                 self.send_response(status)
@@ -128,6 +131,26 @@ def test_each_answer_reads_as_over_httpx(service, query):
     assert svc.connections == (2 if query != "gzip" else 3)
 
 
+def test_each_search_carries_the_callers_traceparent_either_way(service):
+    """The eval's ``search`` span reaches the service (which joins it, as ``serve`` does), over both clients;
+    outside any span nothing is sent."""
+    svc = service()
+    tracer = TracerProvider().get_tracer("t")
+    spans = []
+    for target in _both(svc.url):
+        try:
+            with tracer.start_as_current_span("search") as span:
+                target({"query": "ok", "top_k": 1})
+            spans.append(span.get_span_context())
+            target({"query": "ok", "top_k": 1})
+        finally:
+            target.close()
+    sent = [(tp.split("-")[1], tp.split("-")[2]) if tp else None for tp in svc.traceparents]
+    assert sent == [(format(spans[0].trace_id, "032x"), format(spans[0].span_id, "016x")), None,
+                    (format(spans[1].trace_id, "032x"), format(spans[1].span_id, "016x")), None]
+    assert not any("httpx" in a for a in svc.agents[:2]) and all("httpx" in a for a in svc.agents[2:])
+
+
 def test_a_kept_connection_the_service_closed_is_opened_again(service):
     svc = service(drop=True)
     target = HttpTarget(svc.url, 5.0)
@@ -143,7 +166,7 @@ def test_a_slow_service_is_a_timeout_either_way(service, monkeypatch):
     svc = service(delay=1.0)
     direct, over_httpx = _both(svc.url, timeout_s=0.2)
 
-    def not_again(request: dict) -> None:
+    def not_again(request: dict, headers: dict) -> None:
         raise AssertionError("a timeout over the kept connection is not asked again through httpx")
 
     monkeypatch.setattr(direct, "_post", not_again)

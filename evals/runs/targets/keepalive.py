@@ -97,21 +97,23 @@ class KeepAlive:
                 self._open.append(conn)
         return conn
 
-    def post(self, payload: Any) -> Reply | None:
-        """The answer to ``payload`` sent as JSON (encoded as ``httpx`` encodes it); None where ``httpx`` must ask.
+    def post(self, payload: Any, headers: Mapping[str, str] | None = None) -> Reply | None:
+        """The answer to ``payload`` sent as JSON (encoded as ``httpx`` encodes it), with ``headers`` besides the
+        fixed ones; None where ``httpx`` must ask.
 
         Raises:
             TimeoutError: no answer within the timeout.
             ValueError: ``payload`` is not JSON (NaN among its numbers), as ``httpx`` raises it.
         """
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        sent = {**_HEADERS, **headers} if headers else _HEADERS
         for _ in range(2):
             if self._closed:  # closed under a search in flight (an interrupted run): httpx, closed too, says so
                 return None
             conn = self._connection()
             reused = conn.sock is not None
             try:
-                conn.request("POST", self.target, body, _HEADERS)
+                conn.request("POST", self.target, body, sent)
                 response = conn.getresponse()
                 content = response.read()
             except TimeoutError:
