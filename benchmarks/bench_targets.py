@@ -3,7 +3,8 @@
 Usage:
     flock /tmp/searchtrace-bench.lock python benchmarks/bench_targets.py \
         [--dataset datasets/sample] [--home DIR] [--copies 6] [--rounds 3] \
-        [--throughput-copies 9] [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--out results.json]
+        [--transports http,mcp-http,mcp-stdio] [--throughput-copies 9] \
+        [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--out results.json]
 
 CPU: ``searchtrace serve`` runs on a free loopback port (HTTP and MCP streamable
 HTTP at ``/mcp``), and as a child over stdio (``serve --mcp stdio``, started by
@@ -253,6 +254,8 @@ def cpu_phase(args: argparse.Namespace, small: Path, large: Path, work: Path) ->
         }
         out = {}
         for name, (target, bare) in phases.items():
+            if name not in args.transports:
+                continue
             home = work / f"home-{name}"
             run_eval(small, home, target)  # warm: the first imports, the session's first connection or child
             rounds = []
@@ -371,6 +374,8 @@ def main() -> None:
     p.add_argument("--home", type=Path, help="the server's home (default: searchtrace's; the index is built there)")
     p.add_argument("--copies", type=int, default=6)
     p.add_argument("--rounds", type=int, default=3, help="CPU rounds per transport (medians reported)")
+    p.add_argument("--transports", type=lambda s: s.split(","), default=["http", "mcp-http", "mcp-stdio"],
+                   help="the CPU phase's transports (default: http,mcp-http,mcp-stdio)")
     p.add_argument("--throughput-copies", type=int, default=9)
     p.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4, 16])
     p.add_argument("--delay-ms", type=float, default=50.0)
