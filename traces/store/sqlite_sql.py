@@ -212,7 +212,7 @@ class WritePlan:
 
 
 def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
-    rows = [span_row(s) for s in spans]
+    rows = []
     partial: dict[str, list] = {}
     roots, searches = [], []
     foreign: list[Pending] = []
@@ -220,7 +220,11 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
     shown: dict[tuple[str, str, str], None] = {}
     long_attrs: dict[tuple[str, str], None] = {}
     resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
-    for span, row in zip(spans, rows):
+    for span in spans:
+        # the attributes read once, as a plain dict: every read of the SDK's mapping goes through its lock
+        attributes = dict(span.attributes) if span.attributes else {}
+        row = span_row(span, attributes)
+        rows.append(row)
         trace_id, start, end = row[0], row[5], row[6]
         if id(span.resource) not in resources:
             attrs = dict(span.resource.attributes) if span.resource else {}
@@ -228,17 +232,18 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
         resource, service, project = resources[id(span.resource)]
         if span.parent is None or span.parent.is_remote:
             roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7],
-                          *root_columns(span.name, span.attributes or {}), service, project))
+                          *root_columns(span.name, attributes), service, project))
         else:
             seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource, service, project])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
             seen[3] = (seen[2] - seen[1]) / 1e6
         if span.name == v.SEARCH_SPAN:
-            searches.append((*search_columns(span.attributes or {}), trace_id))
+            searches.append((*search_columns(attributes), trace_id))
         elif (found := pending(span, trace_id, row[1], row[2])) is not None:
             foreign.append(found)
-        docs.update(dict.fromkeys((d, trace_id) for d in named_documents(span.attributes or {})))
-        _add_shown(span.attributes or {}, trace_id, shown, long_attrs)
+        if not DOC_ID_KEYS.isdisjoint(attributes):
+            docs.update(dict.fromkeys((d, trace_id) for d in named_documents(attributes)))
+        _add_shown(attributes, trace_id, shown, long_attrs)
     return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
                      foreign, list(docs), list(shown), list(long_attrs))
 
@@ -247,6 +252,16 @@ def shown_value(value: Any) -> str | None:
     """A span attribute's value as the attribute filter reads it (``span_match.has_attribute``), casefolded; None
     when longer than :data:`ATTR_VALUE_MAX` or not surely read back the same from the stored JSON (a float that
     is not finite, an integer over 64 bits, a map, a nested array, text with a NUL)."""
+    if type(value) is str:  # the common case, shown as :func:`_shown_any` shows it
+        if len(value) > ATTR_VALUE_MAX:
+            return None
+        folded = value.casefold()
+        return folded if len(folded) <= ATTR_VALUE_MAX and "\x00" not in folded else None
+    return _shown_any(value)
+
+
+def _shown_any(value: Any) -> str | None:
+    """:func:`shown_value` of any value."""
     if isinstance(value, (list, tuple)):
         if 3 * len(value) - 2 > ATTR_VALUE_MAX:  # each item at least one character, ", " between them
             return None
@@ -402,14 +417,20 @@ def interactions(rows: Sequence[Sequence[Any]], sources: frozenset[str]) -> list
     return out
 
 
-def span_row(span: ReadableSpan) -> tuple:
+def span_row(span: ReadableSpan, attributes: Mapping[str, Any] | None = None) -> tuple:
+    """The ``spans`` row of ``span`` (``attributes``: its attributes as a dict, when the caller read them)."""
     ctx = span.context
-    events = [{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in span.events]
+    events = span.events
     scope = span.instrumentation_scope.name if span.instrumentation_scope else None
     parent = format(span.parent.span_id, "016x") if span.parent else None
     return (format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"), parent, span.name, span.kind.name,
             span.start_time, span.end_time, span.status.status_code.name, span.status.description, scope,
-            pack(dict(span.attributes or {})), pack(events))
+            pack(dict(span.attributes or {}) if attributes is None else attributes),
+            pack([{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in events])
+            if events else _NO_EVENTS)
+
+
+_NO_EVENTS = pack([])
 
 
 # --- schema 4: what a trace is, cold searches, what a served request answered ---------------
