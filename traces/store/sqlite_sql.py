@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
@@ -193,6 +194,25 @@ KEPT_FROM_ROOT = ("error_code", "source")
 """Search columns the root span may have filled already (a server span's), which a search without one keeps."""
 _SET_SEARCH = ", ".join(f"{c} = coalesce(?, {c})" if c in KEPT_FROM_ROOT else f"{c} = ?" for c in SEARCH_COLUMNS)
 UPDATE_SEARCH = f"UPDATE traces SET {_SET_SEARCH} WHERE trace_id = ?"
+_ROOT_SEARCH_PARAMS = 17
+"""A root ``search`` span's parameters: :data:`UPSERT_ROOT`'s (17, ?1 to ?17), then :data:`UPDATE_SEARCH`'s without
+its trace id (?18 to ?34, in :data:`SEARCH_COLUMNS` order)."""
+_S = {c: f"?{_ROOT_SEARCH_PARAMS + 1 + i}" for i, c in enumerate(SEARCH_COLUMNS)}
+UPSERT_ROOT_SEARCH = f"""INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
+    status, session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code, service, project,
+    {", ".join(c for c in SEARCH_COLUMNS if c not in ("error_code", "source", "dataset", "kind"))})
+VALUES (?1,?2,?3,?4,?5,1,?6,?7,?8,?9,?10,{_S["dataset"]},{_S["kind"]},coalesce({_S["source"]},?13),
+    coalesce({_S["error_code"]},?14),?15,?16,?17,
+    {",".join(p for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))})
+ON CONFLICT (trace_id) DO UPDATE SET start_ns = ?2, end_ns = ?3, duration_ms = ?4, resource = ?5, has_root = 1,
+    root_name = ?6, status = ?7, session_id = ?8, fetched_ids = ?9, fetch_of = ?10, dataset = {_S["dataset"]},
+    kind = {_S["kind"]}, source = coalesce({_S["source"]}, source, ?13),
+    error_code = coalesce({_S["error_code"]}, error_code, ?14), status_code = ?15, service = coalesce(?16, service),
+    project = coalesce(?17, project),
+    {", ".join(f"{c} = {p}" for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))}"""
+""":data:`UPSERT_ROOT` then :data:`UPDATE_SEARCH` (a root span's, then a search span's of the same trace: an
+eval's one span is both) in one statement, one write of the row and its indexes, not two: each column as the
+two leave it, the search's over the root's (its source and error code first, then the row's, then the root's)."""
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 
 
@@ -204,6 +224,7 @@ class WritePlan:
     partial: list[list]
     roots: list[tuple]
     searches: list[tuple]
+    root_searches: list[tuple]
     trace_ids: list[tuple[str]]
     foreign: list[Pending]
     docs: list[tuple[str, str]]
@@ -211,7 +232,9 @@ class WritePlan:
     long_attrs: list[tuple[str, str]]
 
 
-def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
+def plan(spans: Sequence[ReadableSpan], merge: bool = True) -> WritePlan:
+    """The statements' parameters for ``spans``. ``merge``: a trace with one root span and one search span in the
+    batch (one span, as an eval's, or two) is written by :data:`UPSERT_ROOT_SEARCH`."""
     rows = []
     partial: dict[str, list] = {}
     roots, searches = [], []
@@ -244,8 +267,24 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
         if not DOC_ID_KEYS.isdisjoint(attributes):
             docs.update(dict.fromkeys((d, trace_id) for d in named_documents(attributes)))
         _add_shown(attributes, trace_id, shown, long_attrs)
-    return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
-                     foreign, list(docs), list(shown), list(long_attrs))
+    roots, searches, root_searches = _merged(roots, searches) if merge else (roots, searches, [])
+    return WritePlan(rows, list(partial.values()), roots, searches, root_searches,
+                     [(t,) for t in dict.fromkeys(r[0] for r in rows)], foreign, list(docs), list(shown),
+                     list(long_attrs))
+
+
+def _merged(roots: list[tuple], searches: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The roots, the searches and, merged, the root and search of each trace with one of each in the batch (a
+    search's trace id last). The trace's row is written by nothing else between its root's statement and its
+    search's (the other roots and searches are other traces'), so the merged statement leaves it as they did."""
+    once_root = Counter(r[0] for r in roots)
+    once_search = Counter(s[-1] for s in searches)
+    both = {t for t, n in once_root.items() if n == 1 and once_search.get(t) == 1}
+    if not both:
+        return roots, searches, []
+    search_of = {s[-1]: s for s in searches if s[-1] in both}
+    merged = [(*r, *search_of[r[0]][:-1]) for r in roots if r[0] in both]
+    return ([r for r in roots if r[0] not in both], [s for s in searches if s[-1] not in both], merged)
 
 
 def shown_value(value: Any) -> str | None:
