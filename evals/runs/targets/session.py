@@ -156,5 +156,4 @@ class LoopSession:
             return
         self.reset()
         with self._driving:
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
