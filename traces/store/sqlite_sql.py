@@ -198,21 +198,24 @@ _ROOT_SEARCH_PARAMS = 17
 """A root ``search`` span's parameters: :data:`UPSERT_ROOT`'s (17, ?1 to ?17), then :data:`UPDATE_SEARCH`'s without
 its trace id (?18 to ?34, in :data:`SEARCH_COLUMNS` order)."""
 _S = {c: f"?{_ROOT_SEARCH_PARAMS + 1 + i}" for i, c in enumerate(SEARCH_COLUMNS)}
+_COUNT = "(SELECT count(*) FROM spans WHERE trace_id = ?1)"
 UPSERT_ROOT_SEARCH = f"""INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
     status, session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code, service, project,
-    {", ".join(c for c in SEARCH_COLUMNS if c not in ("error_code", "source", "dataset", "kind"))})
+    {", ".join(c for c in SEARCH_COLUMNS if c not in ("error_code", "source", "dataset", "kind"))}, n_spans)
 VALUES (?1,?2,?3,?4,?5,1,?6,?7,?8,?9,?10,{_S["dataset"]},{_S["kind"]},coalesce({_S["source"]},?13),
     coalesce({_S["error_code"]},?14),?15,?16,?17,
-    {",".join(p for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))})
+    {",".join(p for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))}, {_COUNT})
 ON CONFLICT (trace_id) DO UPDATE SET start_ns = ?2, end_ns = ?3, duration_ms = ?4, resource = ?5, has_root = 1,
     root_name = ?6, status = ?7, session_id = ?8, fetched_ids = ?9, fetch_of = ?10, dataset = {_S["dataset"]},
     kind = {_S["kind"]}, source = coalesce({_S["source"]}, source, ?13),
     error_code = coalesce({_S["error_code"]}, error_code, ?14), status_code = ?15, service = coalesce(?16, service),
     project = coalesce(?17, project),
-    {", ".join(f"{c} = {p}" for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))}"""
+    {", ".join(f"{c} = {p}" for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))},
+    n_spans = {_COUNT}"""
 """:data:`UPSERT_ROOT` then :data:`UPDATE_SEARCH` (a root span's, then a search span's of the same trace: an
 eval's one span is both) in one statement, one write of the row and its indexes, not two: each column as the
-two leave it, the search's over the root's (its source and error code first, then the row's, then the root's)."""
+two leave it, the search's over the root's (its source and error code first, then the row's, then the root's).
+It counts the trace's spans too, as :data:`COUNT_SPANS` would after it: the batch's spans are stored before."""
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 
 
@@ -268,9 +271,10 @@ def plan(spans: Sequence[ReadableSpan], merge: bool = True) -> WritePlan:
             docs.update(dict.fromkeys((d, trace_id) for d in named_documents(attributes)))
         _add_shown(attributes, trace_id, shown, long_attrs)
     roots, searches, root_searches = _merged(roots, searches) if merge else (roots, searches, [])
+    counted = {r[0] for r in root_searches}  # by the merged statement
     return WritePlan(rows, list(partial.values()), roots, searches, root_searches,
-                     [(t,) for t in dict.fromkeys(r[0] for r in rows)], foreign, list(docs), list(shown),
-                     list(long_attrs))
+                     [(t,) for t in dict.fromkeys(r[0] for r in rows) if t not in counted], foreign, list(docs),
+                     list(shown), list(long_attrs))
 
 
 def _merged(roots: list[tuple], searches: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
