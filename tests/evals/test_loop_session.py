@@ -1,6 +1,6 @@
 """The MCP target's session (``LoopSession``) over a fake async client: calls from several threads at once share
-one session, the thread running the loop hands it over when its own call ends, a hung call is cut off, a failed
-connection is the call's error and the next call connects again, and close leaves the session."""
+one session and run beside each other, a hung call is cut off, a failed connection is the call's error and the
+next call connects again, and close leaves the session."""
 
 from __future__ import annotations
 
@@ -68,9 +68,9 @@ def test_a_call_returns_the_tool_s_answer_with_its_meta_and_timeout_on_one_sessi
     assert fake.left == 1
 
 
-def test_calls_from_several_threads_share_the_session_and_the_loop_is_handed_over():
-    """The first thread runs the loop for its call, which ends only once a second thread's call has run beside
-    it; that second call goes on after the first thread returned, so the second thread takes the loop over."""
+def test_calls_from_several_threads_share_the_session_and_run_beside_each_other():
+    """The first thread's call ends only once a second thread's call has run beside it; that second call goes on
+    after the first thread returned, and is answered when it ends."""
     fake = Fake()
     session = LoopSession(fake.connect)
     answers: dict[str, Any] = {}
@@ -90,7 +90,7 @@ def test_calls_from_several_threads_share_the_session_and_the_loop_is_handed_ove
         second.start()
         first.join(30)
         assert not first.is_alive() and answers["first"] == ("search", "first", None, 5.0)
-        assert second.is_alive()  # its call waits for the release, its thread now runs the loop
+        assert second.is_alive()  # its call waits for the release
         fake.released.set()
         second.join(60)
         assert answers["second"] == ("search", "second", None, 5.0)
@@ -110,7 +110,7 @@ def test_a_call_hung_past_its_guard_is_a_timeout_and_the_session_goes_on(monkeyp
     fake = Fake()
     session = LoopSession(fake.connect)
     try:
-        with pytest.raises(TimeoutError, match="no answer within"):
+        with pytest.raises(TimeoutError):
             session.call("search", {"step": "hang"}, {}, 0.0)
         assert session.call("search", {"n": 1}, {}, 5.0) == ("search", 1, None, 5.0)
         assert fake.opened == 1
