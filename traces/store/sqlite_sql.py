@@ -195,8 +195,8 @@ KEPT_FROM_ROOT = ("error_code", "source")
 _SET_SEARCH = ", ".join(f"{c} = coalesce(?, {c})" if c in KEPT_FROM_ROOT else f"{c} = ?" for c in SEARCH_COLUMNS)
 UPDATE_SEARCH = f"UPDATE traces SET {_SET_SEARCH} WHERE trace_id = ?"
 _ROOT_SEARCH_PARAMS = 17
-"""A root ``search`` span's parameters: :data:`UPSERT_ROOT`'s (17, ?1 to ?17), then :data:`UPDATE_SEARCH`'s without
-its trace id (?18 to ?34, in :data:`SEARCH_COLUMNS` order)."""
+""":data:`UPSERT_ROOT_SEARCH`'s parameters: :data:`UPSERT_ROOT`'s (17, ?1 to ?17), then :data:`UPDATE_SEARCH`'s
+without its trace id (?18 to ?34, in :data:`SEARCH_COLUMNS` order)."""
 _S = {c: f"?{_ROOT_SEARCH_PARAMS + 1 + i}" for i, c in enumerate(SEARCH_COLUMNS)}
 _COUNT = "(SELECT count(*) FROM spans WHERE trace_id = ?1)"
 UPSERT_ROOT_SEARCH = f"""INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
@@ -247,7 +247,7 @@ def plan(spans: Sequence[ReadableSpan], merge: bool = True) -> WritePlan:
     long_attrs: dict[tuple[str, str], None] = {}
     resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
     for span in spans:
-        # the attributes read once, as a plain dict: every read of the SDK's mapping goes through its lock
+        # the attributes read once, as a plain dict: each read of the SDK's read-only view is a Python call
         attributes = dict(span.attributes) if span.attributes else {}
         row = span_row(span, attributes)
         rows.append(row)
