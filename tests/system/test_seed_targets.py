@@ -46,10 +46,10 @@ def run_trec(folder: Path) -> dict[str, list[str]]:
     return {q: [d for _, d in sorted(r)] for q, r in rows.items()}
 
 
-def evaluate(tmp_path: Path, profile: str, endpoint: str, depth: int) -> Path:
-    out, home = tmp_path / f"run-{profile}", tmp_path / "home"
+def evaluate(tmp_path: Path, profile: str, endpoint: str, depth: int, concurrency: int = 1) -> Path:
+    out, home = tmp_path / f"run-{profile}-{concurrency}", tmp_path / "home"
     code = main(["eval", str(SAMPLE), "--target-profile", profile, endpoint, "--depth", str(depth), "--out", str(out),
-                 "--home", str(home), "--no-progress"])
+                 "--home", str(home), "--no-progress", "--concurrency", str(concurrency)])
     assert code in (0, 1), code  # 1: the run's verdict on the made-up ranking is not the point here
     assert json.loads((out / "run.json").read_text())["errors"] == 0
     return out
@@ -140,6 +140,25 @@ def test_concept_rag_over_stdio_ranks_each_source_once(tmp_path, monkeypatch):
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert all(set(c["args"]) == {"text"} for c in calls)
     check_traceparents([{"traceparent": c["meta"].get("traceparent")} for c in calls], tmp_path / "home")
+
+
+@pytest.mark.parametrize("transport", ["mcp-http", "stdio"])
+def test_an_mcp_session_asked_from_four_threads_at_once_answers_each_query_its_own(tmp_path, monkeypatch,
+                                                                                  transport):
+    """``--concurrency 4``: one MCP session (one stdio child) serves the eval's four threads, each query gets its
+    own ranking and carries its own trace's traceparent."""
+    if transport == "stdio":
+        log = tmp_path / "calls.jsonl"
+        monkeypatch.setenv("CONCEPT_RAG_LOG", str(log))
+        out = evaluate(tmp_path, "concept-rag", CONCEPT_RAG, depth=100, concurrency=4)
+        check_ranking(out, 12)
+        seen = [{"traceparent": c["meta"].get("traceparent")} for c in map(json.loads, log.read_text().splitlines())]
+    else:
+        seen = []
+        with running(hawki_app(seen)) as url:
+            out = evaluate(tmp_path, "hawki", f"{url}/mcp/hawki", depth=50, concurrency=4)
+        check_ranking(out, 50)
+    check_traceparents(seen, tmp_path / "home")
 
 
 def test_a_child_dying_mid_run_is_that_querys_error_and_the_eval_finishes(tmp_path, monkeypatch):

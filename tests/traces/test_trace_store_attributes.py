@@ -10,6 +10,8 @@ import sqlite3
 import orjson
 import pytest
 from foreign_fixtures import as_fifth_schema
+from hypothesis import given
+from hypothesis import strategies as st
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -150,3 +152,29 @@ def test_rows_a_repair_copies_gain_their_attributes(tmp_path):
     assert _rows(tmp_path / "b.sqlite") == _rows(tmp_path / "a.sqlite")
     assert copy.count(TraceFilter(attribute=("app.note", "note 1"))) == 11
     copy.close()
+
+
+@given(st.one_of(st.text(max_size=260), st.text(alphabet="ßﬁİŉ\x00aA", max_size=120)))
+def test_a_text_s_shown_value_is_what_the_general_path_shows(text):
+    """Text (the common case) has its own path in ``shown_value``: the same as any value's, at every length and
+    with characters whose casefold is longer ("ß" is "ss") or a NUL."""
+    from searchtrace.traces.store.sqlite_sql import _shown_any, shown_value
+
+    assert shown_value(text) == _shown_any(text)
+
+
+def test_a_write_plan_reads_the_span_s_attributes_as_the_sdk_holds_them():
+    """``plan`` reads each span's attributes once, as a dict: the same rows as from the SDK's own mapping."""
+    from dataclasses import astuple
+
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    from searchtrace.traces.store.sqlite_sql import plan, span_row
+
+    spans = _traces(30)
+    assert [span_row(s, dict(s.attributes or {})) for s in spans] == [span_row(s) for s in spans]
+    bare = [ReadableSpan(name=s.name, context=s.context, parent=s.parent, resource=s.resource,
+                         attributes=dict(s.attributes or {}), events=s.events, kind=s.kind, status=s.status,
+                         start_time=s.start_time, end_time=s.end_time, instrumentation_scope=s.instrumentation_scope)
+            for s in spans]
+    assert astuple(plan(spans)) == astuple(plan(bare))

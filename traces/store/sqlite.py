@@ -147,6 +147,7 @@ class TraceStore:
             conn.executemany(sql.INSERT_SPAN, p.spans)
             conn.executemany(sql.UPSERT_PARTIAL, p.partial)
             conn.executemany(sql.UPSERT_ROOT, p.roots)
+            conn.executemany(sql.UPSERT_ROOT_SEARCH, p.root_searches)
             conn.executemany(sql.UPDATE_SEARCH, p.searches)
             conn.executemany(sql.COUNT_SPANS, p.trace_ids)
             conn.executemany(sql.INSERT_DOC, p.docs)

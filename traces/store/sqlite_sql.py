@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
@@ -193,6 +194,28 @@ KEPT_FROM_ROOT = ("error_code", "source")
 """Search columns the root span may have filled already (a server span's), which a search without one keeps."""
 _SET_SEARCH = ", ".join(f"{c} = coalesce(?, {c})" if c in KEPT_FROM_ROOT else f"{c} = ?" for c in SEARCH_COLUMNS)
 UPDATE_SEARCH = f"UPDATE traces SET {_SET_SEARCH} WHERE trace_id = ?"
+_ROOT_SEARCH_PARAMS = 17
+""":data:`UPSERT_ROOT_SEARCH`'s parameters: :data:`UPSERT_ROOT`'s (17, ?1 to ?17), then :data:`UPDATE_SEARCH`'s
+without its trace id (?18 to ?34, in :data:`SEARCH_COLUMNS` order)."""
+_S = {c: f"?{_ROOT_SEARCH_PARAMS + 1 + i}" for i, c in enumerate(SEARCH_COLUMNS)}
+_COUNT = "(SELECT count(*) FROM spans WHERE trace_id = ?1)"
+UPSERT_ROOT_SEARCH = f"""INSERT INTO traces (trace_id, start_ns, end_ns, duration_ms, resource, has_root, root_name,
+    status, session_id, fetched_ids, fetch_of, dataset, kind, source, error_code, status_code, service, project,
+    {", ".join(c for c in SEARCH_COLUMNS if c not in ("error_code", "source", "dataset", "kind"))}, n_spans)
+VALUES (?1,?2,?3,?4,?5,1,?6,?7,?8,?9,?10,{_S["dataset"]},{_S["kind"]},coalesce({_S["source"]},?13),
+    coalesce({_S["error_code"]},?14),?15,?16,?17,
+    {",".join(p for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))}, {_COUNT})
+ON CONFLICT (trace_id) DO UPDATE SET start_ns = ?2, end_ns = ?3, duration_ms = ?4, resource = ?5, has_root = 1,
+    root_name = ?6, status = ?7, session_id = ?8, fetched_ids = ?9, fetch_of = ?10, dataset = {_S["dataset"]},
+    kind = {_S["kind"]}, source = coalesce({_S["source"]}, source, ?13),
+    error_code = coalesce({_S["error_code"]}, error_code, ?14), status_code = ?15, service = coalesce(?16, service),
+    project = coalesce(?17, project),
+    {", ".join(f"{c} = {p}" for c, p in _S.items() if c not in ("error_code", "source", "dataset", "kind"))},
+    n_spans = {_COUNT}"""
+""":data:`UPSERT_ROOT` then :data:`UPDATE_SEARCH` (a root span's, then a search span's of the same trace: an
+eval's one span is both) in one statement, one write of the row and its indexes, not two: each column as the
+two leave it, the search's over the root's (its source and error code first, then the row's, then the root's).
+It counts the trace's spans too, as :data:`COUNT_SPANS` would after it: the batch's spans are stored before."""
 COUNT_SPANS = "UPDATE traces SET n_spans = (SELECT count(*) FROM spans WHERE trace_id = ?1) WHERE trace_id = ?1"
 
 
@@ -204,6 +227,7 @@ class WritePlan:
     partial: list[list]
     roots: list[tuple]
     searches: list[tuple]
+    root_searches: list[tuple]
     trace_ids: list[tuple[str]]
     foreign: list[Pending]
     docs: list[tuple[str, str]]
@@ -211,8 +235,10 @@ class WritePlan:
     long_attrs: list[tuple[str, str]]
 
 
-def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
-    rows = [span_row(s) for s in spans]
+def plan(spans: Sequence[ReadableSpan], merge: bool = True) -> WritePlan:
+    """The statements' parameters for ``spans``. ``merge``: a trace with one root span and one search span in the
+    batch (one span, as an eval's, or two) is written by :data:`UPSERT_ROOT_SEARCH`."""
+    rows = []
     partial: dict[str, list] = {}
     roots, searches = [], []
     foreign: list[Pending] = []
@@ -220,7 +246,11 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
     shown: dict[tuple[str, str, str], None] = {}
     long_attrs: dict[tuple[str, str], None] = {}
     resources: dict[int, tuple[str | None, str | None, str | None]] = {}  # one process's spans share one Resource
-    for span, row in zip(spans, rows):
+    for span in spans:
+        # the attributes read once, as a plain dict: each read of the SDK's read-only view is a Python call
+        attributes = dict(span.attributes) if span.attributes else {}
+        row = span_row(span, attributes)
+        rows.append(row)
         trace_id, start, end = row[0], row[5], row[6]
         if id(span.resource) not in resources:
             attrs = dict(span.resource.attributes) if span.resource else {}
@@ -228,25 +258,53 @@ def plan(spans: Sequence[ReadableSpan]) -> WritePlan:
         resource, service, project = resources[id(span.resource)]
         if span.parent is None or span.parent.is_remote:
             roots.append((trace_id, start, end, (end - start) / 1e6, resource, span.name, row[7],
-                          *root_columns(span.name, span.attributes or {}), service, project))
+                          *root_columns(span.name, attributes), service, project))
         else:
             seen = partial.setdefault(trace_id, [trace_id, start, end, 0.0, resource, service, project])
             seen[1], seen[2] = min(seen[1], start), max(seen[2], end)
             seen[3] = (seen[2] - seen[1]) / 1e6
         if span.name == v.SEARCH_SPAN:
-            searches.append((*search_columns(span.attributes or {}), trace_id))
+            searches.append((*search_columns(attributes), trace_id))
         elif (found := pending(span, trace_id, row[1], row[2])) is not None:
             foreign.append(found)
-        docs.update(dict.fromkeys((d, trace_id) for d in named_documents(span.attributes or {})))
-        _add_shown(span.attributes or {}, trace_id, shown, long_attrs)
-    return WritePlan(rows, list(partial.values()), roots, searches, [(t,) for t in dict.fromkeys(r[0] for r in rows)],
-                     foreign, list(docs), list(shown), list(long_attrs))
+        if not DOC_ID_KEYS.isdisjoint(attributes):
+            docs.update(dict.fromkeys((d, trace_id) for d in named_documents(attributes)))
+        _add_shown(attributes, trace_id, shown, long_attrs)
+    roots, searches, root_searches = _merged(roots, searches) if merge else (roots, searches, [])
+    counted = {r[0] for r in root_searches}  # by the merged statement
+    return WritePlan(rows, list(partial.values()), roots, searches, root_searches,
+                     [(t,) for t in dict.fromkeys(r[0] for r in rows) if t not in counted], foreign, list(docs),
+                     list(shown), list(long_attrs))
+
+
+def _merged(roots: list[tuple], searches: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The roots, the searches and, merged, the root and search of each trace with one of each in the batch (a
+    search's trace id last). The trace's row is written by nothing else between its root's statement and its
+    search's (the other roots and searches are other traces'), so the merged statement leaves it as they did."""
+    once_root = Counter(r[0] for r in roots)
+    once_search = Counter(s[-1] for s in searches)
+    both = {t for t, n in once_root.items() if n == 1 and once_search.get(t) == 1}
+    if not both:
+        return roots, searches, []
+    search_of = {s[-1]: s for s in searches if s[-1] in both}
+    merged = [(*r, *search_of[r[0]][:-1]) for r in roots if r[0] in both]
+    return ([r for r in roots if r[0] not in both], [s for s in searches if s[-1] not in both], merged)
 
 
 def shown_value(value: Any) -> str | None:
     """A span attribute's value as the attribute filter reads it (``span_match.has_attribute``), casefolded; None
     when longer than :data:`ATTR_VALUE_MAX` or not surely read back the same from the stored JSON (a float that
     is not finite, an integer over 64 bits, a map, a nested array, text with a NUL)."""
+    if type(value) is str:  # the common case, shown as :func:`_shown_any` shows it
+        if len(value) > ATTR_VALUE_MAX:
+            return None
+        folded = value.casefold()
+        return folded if len(folded) <= ATTR_VALUE_MAX and "\x00" not in folded else None
+    return _shown_any(value)
+
+
+def _shown_any(value: Any) -> str | None:
+    """:func:`shown_value` of any value."""
     if isinstance(value, (list, tuple)):
         if 3 * len(value) - 2 > ATTR_VALUE_MAX:  # each item at least one character, ", " between them
             return None
@@ -402,14 +460,20 @@ def interactions(rows: Sequence[Sequence[Any]], sources: frozenset[str]) -> list
     return out
 
 
-def span_row(span: ReadableSpan) -> tuple:
+def span_row(span: ReadableSpan, attributes: Mapping[str, Any] | None = None) -> tuple:
+    """The ``spans`` row of ``span`` (``attributes``: its attributes as a dict, when the caller read them)."""
     ctx = span.context
-    events = [{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in span.events]
+    events = span.events
     scope = span.instrumentation_scope.name if span.instrumentation_scope else None
     parent = format(span.parent.span_id, "016x") if span.parent else None
     return (format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"), parent, span.name, span.kind.name,
             span.start_time, span.end_time, span.status.status_code.name, span.status.description, scope,
-            pack(dict(span.attributes or {})), pack(events))
+            pack(dict(span.attributes or {}) if attributes is None else attributes),
+            pack([{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})} for e in events])
+            if events else _NO_EVENTS)
+
+
+_NO_EVENTS = pack([])
 
 
 # --- schema 4: what a trace is, cold searches, what a served request answered ---------------

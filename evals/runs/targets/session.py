@@ -21,6 +21,9 @@ __all__ = ["LoopSession"]
 Connect = Callable[[], AbstractAsyncContextManager[Any]]
 """Opens the client (an ``mcp`` ``Client``, entered by the owning task)."""
 
+_GUARD_S = 30.0
+"""How long past its own timeout a call may hang before the caller stops waiting (the SDK's timeout fires first)."""
+
 
 class LoopSession:
     """Calls tools over a client that ``connect`` opens, from any thread.
@@ -63,14 +66,14 @@ class LoopSession:
             return self._client
 
     async def _call(self, name: str, arguments: dict[str, Any], meta: Mapping[str, str], timeout_s: float) -> Any:
-        client = await self._open()
+        client = self._client if self._client is not None else await self._open()  # no lock once open
         return await client.call_tool(name, arguments, read_timeout_seconds=timeout_s, meta=dict(meta) or None)
 
     def call(self, name: str, arguments: dict[str, Any], meta: Mapping[str, str], timeout_s: float) -> Any:
         """One ``tools/call`` (connecting first when no session is open); the SDK's exception as raised."""
         future = asyncio.run_coroutine_threadsafe(self._call(name, arguments, meta, timeout_s), self._loop)
         try:
-            return future.result(timeout_s + 30)  # the SDK's own timeout fires first; this only guards a hang
+            return future.result(timeout_s + _GUARD_S)  # the SDK's own timeout fires first; this only guards a hang
         except Exception:
             future.cancel()
             raise
