@@ -67,3 +67,13 @@ def with_journal(folder: RunFolder) -> RunFolder:
     records = folder.records()
     assert not folder.journal.problems and len(records) == 2
     return folder
+
+
+def run_trec(folder: Path) -> dict[str, list[str]]:
+    """Each query's documents in a run folder's ``run.trec``, in rank order (read apart from the package's reader:
+    the tests that use it check what the eval wrote)."""
+    rows: dict[str, list[tuple[int, str]]] = {}
+    for line in (folder / "run.trec").read_text().splitlines():
+        qid, _, doc, rank, *_ = line.split()
+        rows.setdefault(qid, []).append((int(rank), doc))
+    return {q: [d for _, d in sorted(r)] for q, r in rows.items()}

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from run_folders import run_trec
 from seed_servers import (
     PROXYSQL_TOKEN,
     SAMPLE,
@@ -36,14 +37,6 @@ def split_queries() -> dict[str, str]:
     rows = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text().splitlines() if line.strip()]
     return {r["_id"]: r["text"] for r in rows if r["metadata"].get("split") == "test"}
 
-
-def run_trec(folder: Path) -> dict[str, list[str]]:
-    """Each query's documents in ``run.trec``, in rank order."""
-    rows: dict[str, list[tuple[int, str]]] = {}
-    for line in (folder / "run.trec").read_text().splitlines():
-        qid, _, doc, rank, *_ = line.split()
-        rows.setdefault(qid, []).append((int(rank), doc))
-    return {q: [d for _, d in sorted(r)] for q, r in rows.items()}
 
 
 def evaluate(tmp_path: Path, profile: str, endpoint: str, depth: int, concurrency: int = 1) -> Path:

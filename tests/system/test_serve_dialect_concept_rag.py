@@ -16,6 +16,7 @@ import pytest
 from concept_rag_seed import TOOLS, same_shape, tools
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from run_folders import run_trec
 
 from searchtrace.cli import main
 
@@ -63,13 +64,6 @@ def test_the_dialect_over_stdio_answers_the_seeds_requests(sample_index_path, sa
         assert answer and same_shape(seed[name].answer, answer) == [], name
     assert refused.is_error and json.loads(refused.content[0].text)["error"]["code"] == "CONCEPT_NOT_FOUND"
 
-
-def run_trec(folder: Path) -> dict[str, list[str]]:
-    rows: dict[str, list[tuple[int, str]]] = {}
-    for line in (folder / "run.trec").read_text().splitlines():
-        qid, _, doc, rank, *_ = line.split()
-        rows.setdefault(qid, []).append((int(rank), doc))
-    return {q: [d for _, d in sorted(r)] for q, r in rows.items()}
 
 
 def test_eval_against_the_dialect_ranks_as_the_in_process_eval_up_to_its_cap(sample_index_path, sample_config,

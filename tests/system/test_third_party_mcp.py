@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from run_folders import run_trec
 
 from searchtrace.cli import main
 
@@ -85,13 +86,6 @@ def call_tool(name: str, arguments: dict[str, Any]) -> Any:
 
     return asyncio.run(call())
 
-
-def run_trec(folder: Path) -> dict[str, list[str]]:
-    rows: dict[str, list[tuple[int, str]]] = {}
-    for line in (folder / "run.trec").read_text().splitlines():
-        qid, _, doc, rank, *_ = line.split()
-        rows.setdefault(qid, []).append((int(rank), doc))
-    return {q: [d for _, d in sorted(r)] for q, r in rows.items()}
 
 
 def ndcg10(ranking: list[str], grades: dict[str, int]) -> float:
