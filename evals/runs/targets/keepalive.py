@@ -3,10 +3,11 @@
 An eval asks its target a hundred results a query, a query after another:
 ``httpx`` spends about 0.7 ms of CPU a request more than ``http.client`` (the
 sample's served answers over loopback, 75 kB each, measured 1.6 against 0.9 ms
-with the JSON decoded). :class:`KeepAlive` does only what both do alike: a plain ``http://`` POST, no proxy, an answer not compressed. Where it
-cannot (the connection fails, the answer is compressed), it answers None and
-the caller asks through ``httpx``, which then answers, or fails in its own
-words; a timeout is a timeout either way.
+with the JSON decoded; BENCHMARKS.md, issue 38). :class:`KeepAlive` does only
+what both do alike: a plain ``http://`` POST, no proxy, an answer not
+compressed. Where it cannot (the connection fails, the answer is compressed),
+it answers None and the caller asks through ``httpx``, which then answers, or
+fails in its own words; a timeout is a timeout either way.
 """
 
 from __future__ import annotations
