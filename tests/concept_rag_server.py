@@ -1,7 +1,8 @@
 """A Concept-RAG stand-in over MCP stdio (run as a child): ``broad_chunks_search {text}`` answers a JSON array in a
 text block, ``score`` a string, no chunk id (a document is its ``source``), two chunks per document.
 
-The query ``fail please`` answers a tool error (``isError``), ``slow please`` after 5 s; the query ``$CONCEPT_RAG_DIE_ON`` makes the child
+The query ``fail please`` answers a tool error (``isError``), ``slow please`` after 5 s, ``ping please`` and
+``roots please`` after asking the client that; the query ``$CONCEPT_RAG_DIE_ON`` makes the child
 exit mid-call. When ``CONCEPT_RAG_PIDFILE`` is set the child
 writes its pid there, so a test can kill it; ``CONCEPT_RAG_LOG`` appends each call's arguments and ``_meta``.
 """
@@ -40,6 +41,16 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
         os._exit(1)  # the child dies mid-call, as a crashed server does
     if args.get("text") == "slow please":
         await anyio.sleep(5)
+    if args.get("text") in ("ping please", "roots please"):  # the server asks the client back, mid-call
+        from mcp.shared.message import ServerMessageMetadata
+
+        ask = types.PingRequest() if args["text"] == "ping please" else types.ListRootsRequest()
+        try:
+            await ctx.session.send_request(ask, types.EmptyResult if args["text"] == "ping please"
+                                           else types.ListRootsResult,
+                                           metadata=ServerMessageMetadata(related_request_id=ctx.request_id))
+        except Exception as exc:  # the client refused (no roots): the answer says so
+            return types.CallToolResult(content=[types.TextContent(text=f"asked back: {exc}")], is_error=True)
     if params.name != "broad_chunks_search" or args.get("text") == "fail please":
         return types.CallToolResult(content=[types.TextContent(text='{"error": {"code": "SEARCH_FAILED"}}')],
                                     is_error=True)

@@ -96,11 +96,13 @@ def _mcp_server(name: str, tools: dict[str, Tool], seen: list[dict[str, Any]]) -
     return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
-def _mcp_app(server: Server[Any], path: str, token: str | None = None) -> Starlette:
+def _mcp_app(server: Server[Any], path: str, token: str | None = None, json_response: bool = True,
+             stateless: bool = True) -> Starlette:
+    """``server`` at ``path``, answering JSON (or event streams), with no session (or one per client)."""
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
-    manager = StreamableHTTPSessionManager(server, json_response=True, stateless=True,
+    manager = StreamableHTTPSessionManager(server, json_response=json_response, stateless=stateless,
                                            security_settings=TransportSecuritySettings(
                                                enable_dns_rebinding_protection=False))
     inner = StreamableHTTPASGIApp(manager)
@@ -121,7 +123,8 @@ def _mcp_app(server: Server[Any], path: str, token: str | None = None) -> Starle
     return Starlette(routes=[Route(path, endpoint=Guarded(), methods=["GET", "POST", "DELETE"])], lifespan=lifespan)
 
 
-def hawki_app(seen: list[dict[str, Any]], path: str = "/mcp/hawki") -> Starlette:
+def hawki_app(seen: list[dict[str, Any]], path: str = "/mcp/hawki", json_response: bool = True,
+              stateless: bool = True) -> Starlette:
     """MCP tool ``query-search {query, top_k 1-50, default 5}``: ``{results, kg, rewrite_terms}``; no ids, no
     scores: a chunk's page is its ``metadata.url``."""
 
@@ -137,7 +140,8 @@ def hawki_app(seen: list[dict[str, Any]], path: str = "/mcp/hawki") -> Starlette
                     "relation": "connected_to", "object": "Entity B"}
         return {"results": results[:1] + [relation] + results[1:], "kg": [], "rewrite_terms": ["entity a"]}
 
-    return _mcp_app(_mcp_server("hawki", {"query-search": query_search}, seen), path)
+    return _mcp_app(_mcp_server("hawki", {"query-search": query_search}, seen), path,
+                    json_response=json_response, stateless=stateless)
 
 
 def proxysql_app(seen: list[dict[str, Any]], path: str = "/mcp/rag") -> Starlette:

@@ -475,7 +475,7 @@ EVALS_ORDER = {
     "runs.store": ("schema", "entry", "snapshot", "rows", "rebuild", "materialize", "protocol", "local", "postgres_publish",
                    "postgres", "opening"),
     "runs.execution": ("loop", "corrective", "orchestrate"),
-    "runs.targets": ("config", "profiles", "mapping", "wire", "keepalive", "shaped", "session", "http", "mcp", "opening",
+    "runs.targets": ("config", "profiles", "mapping", "wire", "keepalive", "shaped", "session", "lean", "http", "mcp", "opening",
                      "cli"),
     "labels": ("judgments", "querysets", "implicit", "cli"),
     "labels.judgments": ("records", "scale", "labels", "store", "queue", "tally", "agreement", "status", "folder",

@@ -1,6 +1,9 @@
-"""A target that is an MCP tool, over stdio (a child process) or streamable HTTP, through the ``mcp`` SDK's client.
+"""A target that is an MCP tool, over stdio (a child process) or streamable HTTP.
 
-Each call passes the eval's ``traceparent`` in the request's ``_meta``; the
+Each call is spoken directly where :mod:`.lean` reads everything the server
+says (a tool answering text blocks or structured content, as searches do),
+and through the ``mcp`` SDK's client from the first thing it does not: both
+read an answer alike and fail alike. Each call passes the eval's ``traceparent`` in the request's ``_meta``; the
 answer is read from the result's ``structuredContent`` or its first JSON text
 block. A tool error (``isError``) is the query's failure; a closed connection
 (the child died) is :class:`BackendUnavailable` and the next call starts a new
@@ -9,18 +12,31 @@ session, over stdio a new child.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from searchtrace.errors import BackendUnavailable, SearchFailed, SearchTimeout, SearchtraceError
 from searchtrace.evals.runs.targets.config import TargetFile
+from searchtrace.evals.runs.targets.lean import (
+    HttpStatus,
+    LeanHttp,
+    LeanStdio,
+    Lost,
+    RpcError,
+    Unsupported,
+    lean_http_url,
+)
 from searchtrace.evals.runs.targets.mapping import Mapped, line_answer, map_results, results_of, text_answer
 from searchtrace.evals.runs.targets.session import LoopSession
 from searchtrace.evals.runs.targets.shaped import ShapedSearch
 from searchtrace.evals.runs.targets.wire import header_values, status_error, trace_carrier
 
 __all__ = ["McpShaped"]
+
+log = logging.getLogger(__name__)
 
 
 def _stdio(command: Sequence[str]) -> Any:
@@ -77,19 +93,65 @@ class McpShaped(ShapedSearch):
     def __init__(self, spec: TargetFile, endpoint: str | Sequence[str], origin: str) -> None:
         super().__init__(spec, origin)
         self.statuses = _Statuses()
+        self.lean: LeanHttp | LeanStdio | None
         if isinstance(endpoint, str):
-            connect = _http(endpoint, header_values(spec.headers, spec.origin), spec.target.timeout_s, self.statuses)
+            headers = header_values(spec.headers, spec.origin)
+            self.lean = LeanHttp(endpoint, spec.target.tool, headers, spec.target.timeout_s) \
+                if lean_http_url(endpoint) else None
+            self._connect = _http(endpoint, headers, spec.target.timeout_s, self.statuses)
         else:
-            connect = _stdio(endpoint)
-        self.session = LoopSession(connect)
+            self.lean = LeanStdio(endpoint, spec.target.tool)
+            self._connect = _stdio(endpoint)
+        self._sdk: LoopSession | None = None
+        self._switch = threading.Lock()
+
+    @property
+    def session(self) -> LoopSession:
+        """The SDK's session, its loop started at the first call it answers."""
+        with self._switch:
+            if self._sdk is None:
+                self._sdk = LoopSession(self._connect)
+            return self._sdk
+
+    def _to_sdk(self, lean: LeanHttp | LeanStdio, why: Unsupported) -> None:
+        """Leave the direct client for the SDK's, for this call and every later one."""
+        with self._switch:
+            if self.lean is not lean:
+                return
+            self.lean = None
+        log.info("%s: asked through the mcp SDK from now on: %s", self.origin, why)
+        lean.close()
 
     def _result(self, arguments: dict[str, Any], origin: str) -> Any:
         timeout = self.spec.target.timeout_s
+        lean = self.lean
+        if lean is not None:
+            try:
+                return lean.call(arguments, trace_carrier(), timeout)
+            except Unsupported as why:
+                self._to_sdk(lean, why)
+            except Exception as exc:
+                raise self._lean_error(lean, exc, origin) from None
         self.statuses.take()  # a status an earlier call met is not this call's
         try:
             return self.session.call(self.spec.target.tool, arguments, trace_carrier(), timeout)
         except Exception as exc:
             raise self._error(exc, origin) from None
+
+    def _lean_error(self, lean: LeanHttp | LeanStdio, exc: Exception, origin: str) -> SearchtraceError:
+        """The direct client's failure as the seam's error, the words the SDK's would give."""
+        if isinstance(exc, TimeoutError):
+            return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
+        if isinstance(exc, RpcError):
+            return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
+                                field=self.spec.target.tool)
+        lean.reset()
+        if isinstance(exc, HttpStatus):
+            return status_error(origin, exc.status, exc.headers)
+        if isinstance(exc, Lost):
+            return BackendUnavailable(f"{origin}: {exc} (the session is reopened on the next query)")
+        return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
+                                  "(the session is reopened on the next query)")
 
     def _error(self, exc: Exception, origin: str) -> SearchtraceError:
         """The SDK's exception as the seam's error; a broken session is dropped so the next call reconnects."""
@@ -133,7 +195,13 @@ class McpShaped(ShapedSearch):
         return map_results(items, self.spec.answer, where, origin)
 
     def close(self) -> None:
-        self.session.close()
+        lean, self.lean = self.lean, None
+        if lean is not None:
+            lean.close()
+        with self._switch:
+            sdk, self._sdk = self._sdk, None
+        if sdk is not None:
+            sdk.close()
 
 
 def _leaf(exc: Exception) -> Exception:
