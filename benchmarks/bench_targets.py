@@ -4,7 +4,8 @@ Usage:
     flock /tmp/searchtrace-bench.lock python benchmarks/bench_targets.py \
         [--dataset datasets/sample] [--home DIR] [--copies 6] [--rounds 3] \
         [--transports http,mcp-http,mcp-stdio] [--throughput-copies 9] \
-        [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--out results.json]
+        [--concurrency 1,4,16] [--delay-ms 50] [--batch-size N] [--skip cpu|throughput] \
+        [--out results.json]
 
 CPU: ``searchtrace serve`` runs on a free loopback port (HTTP and MCP streamable
 HTTP at ``/mcp``), and as a child over stdio (``serve --mcp stdio``, started by
@@ -19,7 +20,10 @@ own client alone (``httpx``, the answer's JSON decoded; the ``mcp`` SDK's
 ``Client``, which decodes it), its CPU per request in this process. Between the two, the eval's client alone: the target opened
 and asked as ``eval`` does (its retry discipline, its ``search`` span with the
 traceparent, the answer mapped and checked, the spans exported to the store),
-without the run around it (journal, scoring, run folder). The server's CPU is
+without the run around it (journal, scoring, run folder). Besides, the direct
+round trip: the client the eval itself speaks through, alone (``http.client``,
+the answer decoded by orjson; the direct MCP client of ``targets/lean.py``, the
+result read), so the eval's own work beside its transport shows too. The server's CPU is
 in another process and counted in none. Each transport is measured in
 ``--rounds`` rounds, each round the bare client, the eval's client and the
 eval in turn (so a load that drifts reaches all three); the figures are the
@@ -195,6 +199,45 @@ def bare_mcp(connect: Callable[[], Any], requests: list[dict[str, Any]]) -> floa
     return asyncio.run(calls())
 
 
+def bare_direct(call: Callable[[dict[str, Any]], Any], close: Callable[[], None],
+                requests: list[dict[str, Any]]) -> float:
+    """CPU ms per request of the client the eval itself speaks through (``http.client`` with the answer decoded
+    by orjson; the direct MCP client, the result read), alone, after a warm-up."""
+    try:
+        for r in requests[:WARM]:
+            call(r)
+        cpu = time.process_time()
+        for r in requests:
+            call(r)
+        return (time.process_time() - cpu) * 1000 / len(requests)
+    finally:
+        close()
+
+
+def direct_http(url: str, requests: list[dict[str, Any]]) -> float:
+    from searchtrace.evals.runs.targets.keepalive import KeepAlive
+    from searchtrace.evals.runs.targets.wire import json_of
+
+    client = KeepAlive(f"{url}/v1/search", 60)
+
+    def call(r: dict[str, Any]) -> Any:
+        reply = client.post(r)
+        assert reply is not None and reply.status_code == 200
+        return json_of(reply)
+
+    return bare_direct(call, client.close, requests)
+
+
+def direct_mcp(client: Any, requests: list[dict[str, Any]]) -> float:
+    def call(r: dict[str, Any]) -> Any:
+        result = client.call(r, {}, 60)
+        if result.is_error:
+            raise SystemExit(f"the search tool failed: {result.content[0].text}")
+        return result
+
+    return bare_direct(call, client.close, requests)
+
+
 def mcp_http(url: str) -> Callable[[], Any]:
     import httpx2
     from mcp.client.client import Client
@@ -245,25 +288,30 @@ def cpu_phase(args: argparse.Namespace, small: Path, large: Path, work: Path) ->
     server = start_server(args, port, work / "serve.log")
     url = f"http://127.0.0.1:{port}"
     try:
+        from searchtrace.evals.runs.targets.lean import LeanHttp, LeanStdio
+
         phases = {
-            "http": (["--target", url], lambda: bare_http(url, requests)),
+            "http": (["--target", url], lambda: bare_http(url, requests), lambda: direct_http(url, requests)),
             "mcp-http": (["--target", f"mcp+{url}/mcp", "--tool", "search"],
-                         lambda: bare_mcp(mcp_http(f"{url}/mcp"), requests)),
+                         lambda: bare_mcp(mcp_http(f"{url}/mcp"), requests),
+                         lambda: direct_mcp(LeanHttp(f"{url}/mcp", "search", {}, 60), requests)),
             "mcp-stdio": (["--target", "mcp+stdio:" + " ".join(stdio), "--tool", "search"],
-                          lambda: bare_mcp(mcp_stdio(stdio), requests)),
+                          lambda: bare_mcp(mcp_stdio(stdio), requests),
+                          lambda: direct_mcp(LeanStdio(stdio, "search"), requests)),
         }
         out = {}
-        for name, (target, bare) in phases.items():
+        for name, (target, bare, direct) in phases.items():
             if name not in args.transports:
                 continue
             home = work / f"home-{name}"
             run_eval(small, home, target)  # warm: the first imports, the session's first connection or child
             rounds = []
             for r in range(args.rounds):  # each round measures the three in turn: a load that drifts hits all
-                bare_ms = bare()
+                bare_ms, direct_ms = bare(), direct()
                 client_ms = client_path(target, work / f"home-{name}-client-{r}", requests)
                 ours = per_query(small, large, home, target, warm=False)
-                rounds.append({"bare": bare_ms, "client": client_ms, "eval": ours["cpu_ms_per_query"],
+                rounds.append({"bare": bare_ms, "direct": direct_ms, "client": client_ms,
+                               "eval": ours["cpu_ms_per_query"],
                                "failed": ours["failed"], "queries": ours["queries"]})
                 print(json.dumps({name: {"round": r + 1, **{k: round(v, 3) for k, v in rounds[-1].items()}}}),
                       flush=True)
@@ -283,12 +331,16 @@ def summarize(rounds: list[dict[str, float]]) -> dict[str, Any]:
 
     above_client = [r["client"] - r["bare"] for r in rounds]
     above_eval = [r["eval"] - r["bare"] for r in rounds]
+    above_direct = [r["eval"] - r["direct"] for r in rounds]
     return {"rounds": len(rounds), "queries_per_round": rounds[0]["queries"],
             "failed": sum(int(r["failed"]) for r in rounds),
             "bare_cpu_ms_per_request": med([r["bare"] for r in rounds]),
             "client_cpu_ms_per_query": med([r["client"] for r in rounds]),
             "client_above_bare_ms": med(above_client),
             "client_above_bare_range": [round(min(above_client), 3), round(max(above_client), 3)],
+            "direct_cpu_ms_per_request": med([r["direct"] for r in rounds]),
+            "eval_above_direct_ms": med(above_direct),
+            "eval_above_direct_range": [round(min(above_direct), 3), round(max(above_direct), 3)],
             "eval": {"cpu_ms_per_query": med([r["eval"] for r in rounds]), "above_bare_ms": med(above_eval),
                      "above_bare_range": [round(min(above_eval), 3), round(max(above_eval), 3)],
                      "goal_met": max(above_eval) <= GOAL_MS}}
@@ -308,6 +360,13 @@ def table(cpu: dict[str, Any]) -> str:
     lines.append(f"ms of CPU a query, medians of {next(iter(cpu.values()))['rounds']} rounds; goal: the eval at most "
                  f"{GOAL_MS:g} ms")
     lines.append("above the bare round trip in every round")
+    lines += ["", f"{'transport':<10} {'direct':>7} {'eval':>6} {'+direct':>8} {'range':>13}", "-" * 48]
+    for name, row in cpu.items():
+        low, high = row["eval_above_direct_range"]
+        lines.append(f"{name:<10} {row['direct_cpu_ms_per_request']:>7.2f} {row['eval']['cpu_ms_per_query']:>6.2f} "
+                     f"{row['eval_above_direct_ms']:>+8.2f} {f'{low:+.2f}..{high:+.2f}':>13}")
+    lines.append("direct: the client the eval speaks through, alone (http.client, or the")
+    lines.append("direct MCP client); the eval's own work beside its transport")
     return "\n".join(lines)
 
 
@@ -382,7 +441,7 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, help="eval --batch-size (default: the eval's)")
     p.add_argument("--out", type=Path)
     p.add_argument("--stand-in", help=argparse.SUPPRESS)
-    p.add_argument("--skip", choices=("cpu", "throughput"), help=argparse.SUPPRESS)
+    p.add_argument("--skip", choices=("cpu", "throughput"), help="leave one phase out")
     args = p.parse_args()
     if args.stand_in:
         stand_in(args.stand_in, args.delay_ms)

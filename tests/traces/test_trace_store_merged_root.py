@@ -67,16 +67,17 @@ def _spans(traces: list[tuple[str, dict, list[dict]]]) -> list[ReadableSpan]:
 
 
 @st.composite
-def batches(draw) -> list[list[ReadableSpan]]:
-    """Traces of every shape, their spans in any order, cut into batches, some spans sent twice."""
+def batches(draw) -> tuple[list[tuple[str, dict, list[dict]]], list[list[int]]]:
+    """Traces of every shape (what to build), then their spans in any order (by index), some sent twice, cut
+    into batches. Plain data only: the spans are built in the test, outside the strategy."""
     traces = draw(st.lists(st.tuples(st.sampled_from(SHAPES), ROOT_ATTRS, st.lists(SEARCH_ATTRS, min_size=2,
                                                                                       max_size=2)),
                            min_size=1, max_size=3))
-    made = _spans(traces)
-    resent = draw(st.lists(st.sampled_from(made), max_size=4))  # as after a retried export
-    spans = draw(st.permutations(made + resent))
-    cuts = sorted(draw(st.sets(st.integers(1, len(spans) - 1), max_size=3))) if len(spans) > 1 else []
-    return [spans[a:b] for a, b in zip([0, *cuts], [*cuts, len(spans)])]
+    made = sum(len(shape.split("+")) for shape, _, _ in traces)
+    resent = draw(st.lists(st.integers(0, made - 1), max_size=4))  # as after a retried export
+    order = draw(st.permutations(list(range(made)) + resent))
+    cuts = sorted(draw(st.sets(st.integers(1, len(order) - 1), max_size=3))) if len(order) > 1 else []
+    return traces, [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)])]
 
 
 def _traces_table(path: Path, split: list[list[ReadableSpan]], merge: bool) -> list[tuple]:
@@ -93,7 +94,11 @@ def _traces_table(path: Path, split: list[list[ReadableSpan]], merge: bool) -> l
 
 @settings(max_examples=300, deadline=None)
 @given(batches())
-def test_a_root_and_search_written_at_once_leave_the_row_the_two_statements_leave(split):
+def test_a_root_and_search_written_at_once_leave_the_row_the_two_statements_leave(drawn):
+    traces, cut = drawn
+    made = _spans(traces)
+    assert len(made) == sum(len(shape.split("+")) for shape, _, _ in traces)
+    split = [[made[i] for i in batch] for batch in cut]
     with tempfile.TemporaryDirectory() as tmp:
         merged = _traces_table(Path(tmp) / "merged.sqlite", split, merge=True)
         apart = _traces_table(Path(tmp) / "apart.sqlite", split, merge=False)

@@ -204,6 +204,8 @@ class _Child:
                                      start_new_session=True)
         self.waiting: dict[int, _Slot] = {}
         self.lock = threading.Lock()
+        self.writing = threading.Lock()
+        """Held while a message is written (apart from ``lock``, which the reader takes to hand answers over)."""
         self.failed: BaseException | None = None
         self.reader = threading.Thread(target=self._read, name="searchtrace-mcp-stdio", daemon=True)
         self.reader.start()
@@ -231,8 +233,11 @@ class _Child:
                 raise Unsupported(f"the server's request {message['method']!r}")
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
             return
+        ident = message.get("id")
+        if type(ident) is not int:  # this client's ids are numbers: a null id is an error it cannot place
+            raise Unsupported("a response to no request of this client's")
         with self.lock:
-            slot = self.waiting.pop(message.get("id"), None)  # type: ignore[arg-type]
+            slot = self.waiting.pop(ident, None)
         if slot is not None:  # none: the answer to a call that timed out
             slot.message = message
             slot.done.set()
@@ -249,7 +254,7 @@ class _Child:
     def send(self, message: dict[str, Any]) -> None:
         data = encode(message) + b"\n"
         assert self.proc.stdin is not None
-        with self.lock:
+        with self.writing:
             try:
                 self.proc.stdin.write(data)
                 self.proc.stdin.flush()
