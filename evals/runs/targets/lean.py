@@ -47,7 +47,7 @@ _TOOL_PAGES = 100
 """``tools/list`` pages read at most (a server paging forever is not read forever)."""
 _DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG_RUN = b"0" * 19
-"""Nineteen digits in a row: perhaps an integer beyond 64 bits, which orjson refuses or reads otherwise."""
+"""Nineteen digits in a row: perhaps an integer beyond 64 bits, which orjson reads as a float."""
 _STOP_S = 2.0
 """How long a child has to exit after its stdin closes, then after SIGTERM (the SDK's grace periods)."""
 
@@ -120,13 +120,17 @@ def tool_result(result: Any) -> ToolResult:
 
 
 def decode(data: bytes) -> Any:
-    """A JSON message, read by orjson where it reads what the SDK reads; otherwise :class:`Unsupported`."""
-    if _LONG_RUN in data.translate(_DIGITS):
-        raise Unsupported("a message with a number orjson may read otherwise")
+    """A JSON message, read as the SDK reads it; :class:`Unsupported` for what orjson refuses (a lone surrogate,
+    NaN, a byte order mark). orjson reads an integer beyond 64 bits as a float, so a message with a run of 19
+    digits (in a string, as a rule: a timestamp in nanoseconds, an id) is read again by the standard library,
+    which keeps such an integer whole, as the SDK does."""
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise Unsupported("a message orjson does not read") from None
+    if _LONG_RUN in data.translate(_DIGITS):
+        return json.loads(data)
+    return value
 
 
 def encode(message: dict[str, Any]) -> bytes:
