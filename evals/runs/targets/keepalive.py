@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-__all__ = ["KeepAlive", "Reply", "plain_http"]
+__all__ = ["Connections", "KeepAlive", "Reply", "plain_http"]
 
 _PROXY_VARIABLES = ("http_proxy", "all_proxy")
 _HEADERS = {"Content-Type": "application/json", "Accept": "*/*", "Accept-Encoding": "identity"}
@@ -72,6 +72,40 @@ class _Headers:
         return self._response.getheader(name, default)
 
 
+class Connections:
+    """One ``http.client`` connection to ``host:port`` per thread, kept, and all of them closed at once.
+
+    Args:
+        timeout_s: each socket operation's limit.
+    """
+
+    def __init__(self, host: str, port: int, timeout_s: float) -> None:
+        self.host, self.port, self.timeout_s = host, port, timeout_s
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[http.client.HTTPConnection] = []
+
+    def get(self) -> http.client.HTTPConnection:
+        """This thread's connection (made at its first use)."""
+        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
+            with self._lock:
+                self._open.append(conn)
+        return conn
+
+    def sockets(self) -> list[Any]:
+        """The sockets open now, every thread's."""
+        with self._lock:
+            return [c.sock for c in self._open if c.sock is not None]
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._open:
+                conn.close()
+            self._open.clear()
+
+
 class KeepAlive:
     """POST JSON to ``url`` (``http://`` only: see :func:`plain_http`), a connection kept per thread.
 
@@ -85,18 +119,8 @@ class KeepAlive:
         self.host, self.port = parts.hostname or "", parts.port or 80
         self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.timeout_s = timeout_s
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._open: list[http.client.HTTPConnection] = []
+        self._connections = Connections(self.host, self.port, timeout_s)
         self._closed = False
-
-    def _connection(self) -> http.client.HTTPConnection:
-        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
-            with self._lock:
-                self._open.append(conn)
-        return conn
 
     def post(self, payload: Any, headers: Mapping[str, str] | None = None) -> Reply | None:
         """The answer to ``payload`` sent as JSON (encoded as ``httpx`` encodes it), with ``headers`` besides the
@@ -111,7 +135,7 @@ class KeepAlive:
         for _ in range(2):
             if self._closed:  # closed under a search in flight (an interrupted run): httpx, closed too, says so
                 return None
-            conn = self._connection()
+            conn = self._connections.get()
             reused = conn.sock is not None
             try:
                 conn.request("POST", self.target, body, sent)
@@ -134,7 +158,4 @@ class KeepAlive:
 
     def close(self) -> None:
         self._closed = True
-        with self._lock:
-            for conn in self._open:
-                conn.close()
-            self._open.clear()
+        self._connections.close()

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from searchtrace.evals.runs.targets.keepalive import plain_http
+from searchtrace.evals.runs.targets.keepalive import Connections, plain_http
 
 __all__ = ["HttpStatus", "LeanHttp", "LeanStdio", "Lost", "RpcError", "ToolResult", "Unsupported", "tool_result"]
 
@@ -406,19 +406,11 @@ class LeanHttp:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._opening = threading.Lock()
-        self._open: list[http.client.HTTPConnection] = []
+        self._connections = Connections(self.host, self.port, timeout_s)
         self._headers: dict[str, str] | None = None
         """Every request's headers once the session is open (its id and version among them); None: closed."""
         self._listener: http.client.HTTPConnection | None = None
         self._unsupported: Unsupported | None = None
-
-    def _connection(self) -> http.client.HTTPConnection:
-        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout_s)
-            with self._lock:
-                self._open.append(conn)
-        return conn
 
     def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> Any:
         """The response to ``message`` (None for a notification's 202)."""
@@ -426,7 +418,7 @@ class LeanHttp:
             raise self._unsupported
         body = encode(message)
         for _ in range(2):
-            conn = self._connection()
+            conn = self._connections.get()
             reused = conn.sock is not None
             try:
                 conn.request("POST", self.target, body, dict(headers))
@@ -531,8 +523,7 @@ class LeanHttp:
         """Leave the session to the SDK: each call in flight is woken (its socket shut) and raises ``why``."""
         with self._lock:
             self._unsupported = why
-            socks = [c.sock for c in self._open if c.sock is not None]
-        for sock in socks:
+        for sock in self._connections.sockets():
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
@@ -596,7 +587,4 @@ class LeanHttp:
 
     def close(self) -> None:
         self.reset()
-        with self._lock:
-            for conn in self._open:
-                conn.close()
-            self._open.clear()
+        self._connections.close()
