@@ -2,7 +2,7 @@
 text block, ``score`` a string, no chunk id (a document is its ``source``), two chunks per document.
 
 The query ``fail please`` answers a tool error (``isError``), ``slow please`` after 5 s, ``ping please`` and
-``roots please`` after asking the client that; the query ``$CONCEPT_RAG_DIE_ON`` makes the child
+``roots please`` after asking the client that, ``image please`` with an image block besides; the query ``$CONCEPT_RAG_DIE_ON`` makes the child
 exit mid-call. When ``CONCEPT_RAG_PIDFILE`` is set the child
 writes its pid there, so a test can kill it; ``CONCEPT_RAG_LOG`` appends each call's arguments and ``_meta``.
 """
@@ -59,7 +59,8 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
         for part in range(2):
             chunks.append({"text": f"{source} part {part}", "source": source,
                            "score": f"{1 - (2 * i + part) / 100:.3f}", "expanded_terms": []})
-    return types.CallToolResult(content=[types.TextContent(text=json.dumps(chunks))])
+    image = [types.ImageContent(data="aGk=", mime_type="image/png")] if args["text"] == "image please" else []
+    return types.CallToolResult(content=[types.TextContent(text=json.dumps(chunks)), *image])
 
 
 async def main() -> None:

@@ -172,3 +172,22 @@ def test_a_stdio_server_asking_the_client_back_is_answered_alike(query, direct):
     finally:
         direct_search.close()
         sdk.close()
+
+
+def test_calls_in_flight_when_the_target_moves_to_the_sdk_are_asked_there_not_failed():
+    """Four threads share one stdio child; one answer holds an image block, so the direct client is closed (its
+    child stopped) under the calls in flight: each of them is asked again through the SDK, none fails."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    search = open_shaped(f"target-profile:concept-rag {CONCEPT_RAG}")
+    assert isinstance(search, McpShaped)
+    queries = ["harbour", "ferry", "lamps", "salt"] * 3
+    queries.insert(5, "image please")
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda q: outcome(search, q), queries))
+        assert search.lean is None
+    finally:
+        search.close()
+    assert all(isinstance(o, dict) for o in got), [o for o in got if not isinstance(o, dict)]
+    assert [[r["id"] for r in o["results"]] for o in got] == [ranking(q)[:12] for q in queries]

@@ -104,11 +104,14 @@ class McpShaped(ShapedSearch):
             self._connect = _stdio(endpoint)
         self._sdk: LoopSession | None = None
         self._switch = threading.Lock()
+        self._closed = False
 
     @property
     def session(self) -> LoopSession:
         """The SDK's session, its loop started at the first call it answers."""
         with self._switch:
+            if self._closed:
+                raise BackendUnavailable(f"{self.origin}: the target was closed (the run is ending)")
             if self._sdk is None:
                 self._sdk = LoopSession(self._connect)
             return self._sdk
@@ -131,12 +134,17 @@ class McpShaped(ShapedSearch):
             except Unsupported as why:
                 self._to_sdk(lean, why)
             except Exception as exc:
-                raise self._lean_error(lean, exc, origin) from None
+                if self.lean is lean:
+                    raise self._lean_error(lean, exc, origin) from None
+                # the direct client was left for the SDK under this call (another call met what it does not
+                # read, and closed it): this call is asked through the SDK too, not failed
+
+        session = self.session
         self.statuses.take()  # a status an earlier call met is not this call's
         try:
-            return self.session.call(self.spec.target.tool, arguments, trace_carrier(), timeout)
+            return session.call(self.spec.target.tool, arguments, trace_carrier(), timeout)
         except Exception as exc:
-            raise self._error(exc, origin) from None
+            raise self._error(session, exc, origin) from None
 
     def _lean_error(self, lean: LeanHttp | LeanStdio, exc: Exception, origin: str) -> SearchtraceError:
         """The direct client's failure as the seam's error, the words the SDK's would give."""
@@ -153,7 +161,7 @@ class McpShaped(ShapedSearch):
         return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
                                   "(the session is reopened on the next query)")
 
-    def _error(self, exc: Exception, origin: str) -> SearchtraceError:
+    def _error(self, session: LoopSession, exc: Exception, origin: str) -> SearchtraceError:
         """The SDK's exception as the seam's error; a broken session is dropped so the next call reconnects."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -166,7 +174,7 @@ class McpShaped(ShapedSearch):
             # the server refused the call itself (an unknown tool, bad arguments): the session is sound
             return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
                                 field=self.spec.target.tool)
-        self.session.reset()
+        session.reset()
         if status is not None:
             return status_error(origin, status[0], status[1])
         if isinstance(exc, MCPError):
@@ -195,11 +203,12 @@ class McpShaped(ShapedSearch):
         return map_results(items, self.spec.answer, where, origin)
 
     def close(self) -> None:
-        lean, self.lean = self.lean, None
+        with self._switch:
+            self._closed = True
+            lean, self.lean = self.lean, None
+            sdk, self._sdk = self._sdk, None
         if lean is not None:
             lean.close()
-        with self._switch:
-            sdk, self._sdk = self._sdk, None
         if sdk is not None:
             sdk.close()
 
