@@ -12,7 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchtrace.evals.runs.targets.lean import RpcError, Unsupported, _answer, decode, tool_result
+from searchtrace.evals.runs.targets.lean import (
+    PROTOCOL_VERSIONS,
+    RpcError,
+    Unsupported,
+    _answer,
+    _initialize,
+    decode,
+    tool_result,
+)
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
                     st.text(max_size=5))
@@ -107,3 +115,11 @@ def test_a_response_is_its_result_its_error_or_left_to_the_sdk():
                 {"jsonrpc": "2.0", "id": 3, "result": [1]}, [1]):
         with pytest.raises(Unsupported):
             _answer(odd, 3)
+
+
+def test_the_handshake_offers_and_reads_the_versions_the_sdk_does_in_legacy_mode():
+    """Written out to spare the SDK's import: held equal here, so an upgraded SDK shows."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    assert PROTOCOL_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    assert _initialize(1)["params"]["protocolVersion"] == LATEST_HANDSHAKE_VERSION

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-__all__ = ["Connections", "KeepAlive", "Reply", "plain_http"]
+__all__ = ["Connections", "KeepAlive", "Reply", "json_body", "plain_http"]
 
 _PROXY_VARIABLES = ("http_proxy", "all_proxy")
 _HEADERS = {"Content-Type": "application/json", "Accept": "*/*", "Accept-Encoding": "identity"}
@@ -46,6 +46,15 @@ def plain_http(url: str, environ: Mapping[str, str] | None = None) -> bool:
     except ValueError:
         return False
     return bool(parts.hostname)
+
+
+def json_body(payload: Any) -> bytes:
+    """``payload`` as a request body, encoded as ``httpx`` encodes JSON: UTF-8, compact, no NaN.
+
+    Raises:
+        ValueError, TypeError: ``payload`` is not JSON.
+    """
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 class Reply(NamedTuple):
@@ -130,7 +139,7 @@ class KeepAlive:
             TimeoutError: no answer within the timeout.
             ValueError: ``payload`` is not JSON (NaN among its numbers), as ``httpx`` raises it.
         """
-        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        body = json_body(payload)
         sent = {**_HEADERS, **headers} if headers else _HEADERS
         for _ in range(2):
             if self._closed:  # closed under a search in flight (an interrupted run): httpx, closed too, says so

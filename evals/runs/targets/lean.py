@@ -1,10 +1,10 @@
 """MCP ``tools/call`` spoken directly (JSON-RPC over a stdio child's lines, or POSTs over ``http.client``), the
 ``mcp`` SDK's client kept as the careful path for anything else.
 
-An eval asks one tool a hundred results a query, query after query. The SDK's
-client spends about 4.5 ms of CPU a call on loopback (its models, streams and
-task groups), the eval's whole cost per query beside it about 1 ms; asked
-directly, the same call costs a tenth of that (BENCHMARKS.md, issue 38). This
+An eval asks one tool a hundred results a query, query after query. Against
+``searchtrace serve`` on loopback the SDK's client spends 4.2-5.7 ms of CPU a
+call (its models, streams and task groups), this one 1.0-1.2 ms, the answer
+read (BENCHMARKS.md, issue 38: ``benchmarks/bench_targets.py``). This
 client speaks only what a search needs, the 2025 handshake (``initialize``,
 then ``notifications/initialized``), ``tools/list`` once and ``tools/call``, and
 reads only answers it can read exactly as the SDK reads them: a result whose
@@ -31,23 +31,22 @@ import signal
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from searchtrace.evals.runs.targets.keepalive import Connections, plain_http
+from searchtrace.evals.runs.targets.keepalive import Connections, json_body
+from searchtrace.evals.runs.targets.wire import may_hold_long_integer
 
 __all__ = ["HttpStatus", "LeanHttp", "LeanStdio", "Lost", "RpcError", "ToolResult", "Unsupported", "tool_result"]
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-"""The handshake's revisions this client reads (the SDK's in legacy mode); it offers the newest."""
+"""The handshake's revisions this client reads, the newest offered: the SDK's ``HANDSHAKE_PROTOCOL_VERSIONS``
+(its legacy mode's; a test holds them equal), written out because importing the SDK's types costs 0.2 s."""
 _TOOL_PAGES = 100
 """``tools/list`` pages read at most (a server paging forever is not read forever)."""
-_DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
-_LONG_RUN = b"0" * 19
-"""Nineteen digits in a row: perhaps an integer beyond 64 bits, which orjson reads as a float."""
 _STOP_S = 2.0
 """How long a child has to exit after its stdin closes, then after SIGTERM (the SDK's grace periods)."""
 
@@ -128,14 +127,14 @@ def decode(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise Unsupported("a message orjson does not read") from None
-    if _LONG_RUN in data.translate(_DIGITS):
+    if may_hold_long_integer(data):
         return json.loads(data)
     return value
 
 
 def encode(message: dict[str, Any]) -> bytes:
     try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        return json_body(message)
     except (TypeError, ValueError):
         raise Unsupported("arguments that are not plain JSON") from None
 
@@ -170,18 +169,24 @@ def _version_of(result: dict[str, Any]) -> str:
     return str(version)
 
 
-def _schema_check(tool: str, page: dict[str, Any]) -> tuple[bool, Any]:
-    """Whether ``tool`` is on this ``tools/list`` page, and the next page's cursor. Raises Unsupported when the
-    tool declares an output schema (the SDK checks each answer against it)."""
-    tools, cursor = page.get("tools"), page.get("nextCursor")
-    if not isinstance(tools, list):
-        raise Unsupported("a tools/list answer with no list of tools")
-    for t in tools:
-        if isinstance(t, dict) and t.get("name") == tool:
-            if t.get("outputSchema") is not None:
-                raise Unsupported(f"tool {tool} declares an output schema")
-            return True, None
-    return False, cursor
+def _check_tool(tool: str, ask: Callable[[dict[str, Any]], dict[str, Any]], ids: Iterator[int]) -> None:
+    """Read ``tools/list`` (its pages) until ``tool`` is on it. Raises Unsupported when the tool declares an output
+    schema (the SDK checks each answer against it) or a page is not a list of tools; a tool not listed is
+    called all the same, as the SDK calls it, and the server's answer says what is wrong."""
+    cursor: Any = None
+    for _ in range(_TOOL_PAGES):
+        params = {"cursor": cursor} if cursor is not None else {}
+        page = ask({"jsonrpc": "2.0", "id": next(ids), "method": "tools/list", "params": params})
+        tools, cursor = page.get("tools"), page.get("nextCursor")
+        if not isinstance(tools, list):
+            raise Unsupported("a tools/list answer with no list of tools")
+        for t in tools:
+            if isinstance(t, dict) and t.get("name") == tool:
+                if t.get("outputSchema") is not None:
+                    raise Unsupported(f"tool {tool} declares an output schema")
+                return
+        if cursor is None:
+            return
 
 
 def _call(ident: int, tool: str, arguments: dict[str, Any], meta: Mapping[str, str]) -> dict[str, Any]:
@@ -328,14 +333,7 @@ class LeanStdio:
             try:
                 _version_of(child.ask(_initialize(next(self._ids)), timeout_s))
                 child.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                cursor: Any = None
-                for _ in range(_TOOL_PAGES):
-                    ident = next(self._ids)
-                    params = {"cursor": cursor} if cursor is not None else {}
-                    found, cursor = _schema_check(self.tool, child.ask(
-                        {"jsonrpc": "2.0", "id": ident, "method": "tools/list", "params": params}, timeout_s))
-                    if found or cursor is None:
-                        break
+                _check_tool(self.tool, lambda m: child.ask(m, timeout_s), self._ids)
             except RpcError as exc:
                 child.stop()
                 raise Unsupported(f"the handshake was refused: {exc}") from None
@@ -380,16 +378,11 @@ def _messages(response: http.client.HTTPResponse) -> Iterator[Any]:
             yield message
 
 
-def lean_http_url(url: str) -> bool:
-    """Whether :class:`LeanHttp` speaks to ``url`` (``http://``, no proxy: :func:`keepalive.plain_http`)."""
-    return plain_http(url)
-
-
 class LeanHttp:
     """Calls ``tool`` at a streamable HTTP endpoint, from any thread; a kept connection per thread.
 
     Args:
-        url: the endpoint (``http://``; see :func:`lean_http_url`).
+        url: the endpoint (``http://``, no proxy: :func:`keepalive.plain_http`).
         tool: the tool every call names.
         headers: sent with every request (the target file's, a Bearer token among them).
         timeout_s: each socket operation's limit.
@@ -542,14 +535,7 @@ class LeanHttp:
         if session:
             headers["Mcp-Session-Id"] = session
         self._post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
-        cursor: Any = None
-        for _ in range(_TOOL_PAGES):
-            ident = next(self._ids)
-            params = {"cursor": cursor} if cursor is not None else {}
-            found, cursor = _schema_check(self.tool, _answer(self._post(
-                {"jsonrpc": "2.0", "id": ident, "method": "tools/list", "params": params}, headers), ident))
-            if found or cursor is None:
-                break
+        _check_tool(self.tool, lambda m: _answer(self._post(m, headers), m["id"]), self._ids)
         self._headers = headers
         if session:  # a session of its own: the server may ask things outside a call, on the session's stream
             threading.Thread(target=self._listen, args=(headers,), name="searchtrace-mcp-listen", daemon=True).start()

@@ -20,6 +20,7 @@ from typing import Any
 
 from searchtrace.errors import BackendUnavailable, SearchFailed, SearchTimeout, SearchtraceError
 from searchtrace.evals.runs.targets.config import TargetFile
+from searchtrace.evals.runs.targets.keepalive import plain_http
 from searchtrace.evals.runs.targets.lean import (
     HttpStatus,
     LeanHttp,
@@ -27,7 +28,6 @@ from searchtrace.evals.runs.targets.lean import (
     Lost,
     RpcError,
     Unsupported,
-    lean_http_url,
 )
 from searchtrace.evals.runs.targets.mapping import Mapped, line_answer, map_results, results_of, text_answer
 from searchtrace.evals.runs.targets.session import LoopSession
@@ -97,7 +97,7 @@ class McpShaped(ShapedSearch):
         if isinstance(endpoint, str):
             headers = header_values(spec.headers, spec.origin)
             self.lean = LeanHttp(endpoint, spec.target.tool, headers, spec.target.timeout_s) \
-                if lean_http_url(endpoint) else None
+                if plain_http(endpoint) else None
             self._connect = _http(endpoint, headers, spec.target.timeout_s, self.statuses)
         else:
             self.lean = LeanStdio(endpoint, spec.target.tool)
@@ -146,20 +146,24 @@ class McpShaped(ShapedSearch):
         except Exception as exc:
             raise self._error(session, exc, origin) from None
 
+    def _timeout(self, origin: str) -> SearchTimeout:
+        return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
+
+    def _refused(self, origin: str, message: str, code: int) -> SearchFailed:
+        """The server refused the call itself (an unknown tool, bad arguments): the session is sound."""
+        return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {message} (MCP error {code})",
+                            field=self.spec.target.tool)
+
     def _lean_error(self, lean: LeanHttp | LeanStdio, exc: Exception, origin: str) -> SearchtraceError:
-        """The direct client's failure as the seam's error, the words the SDK's would give."""
+        """The direct client's failure as the seam's error, in the words the SDK's path gives."""
         if isinstance(exc, TimeoutError):
-            return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
+            return self._timeout(origin)
         if isinstance(exc, RpcError):
-            return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
-                                field=self.spec.target.tool)
+            return self._refused(origin, exc.message, exc.code)
         lean.reset()
         if isinstance(exc, HttpStatus):
             return status_error(origin, exc.status, exc.headers)
-        if isinstance(exc, Lost):
-            return BackendUnavailable(f"{origin}: {exc} (the session is reopened on the next query)")
-        return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
-                                  "(the session is reopened on the next query)")
+        return _lost(origin, str(exc) if isinstance(exc, Lost) else _named(exc))
 
     def _error(self, session: LoopSession, exc: Exception, origin: str) -> SearchtraceError:
         """The SDK's exception as the seam's error; a broken session is dropped so the next call reconnects."""
@@ -167,20 +171,15 @@ class McpShaped(ShapedSearch):
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT):
-            return SearchTimeout(f"{origin}: no answer within {self.spec.target.timeout_s:g} s")
+            return self._timeout(origin)
         status = _status(exc) or self.statuses.take()
         exc = _leaf(exc)
         if status is None and isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
-            # the server refused the call itself (an unknown tool, bad arguments): the session is sound
-            return SearchFailed(f"{origin}: tool {self.spec.target.tool}: {exc.message} (MCP error {exc.code})",
-                                field=self.spec.target.tool)
+            return self._refused(origin, exc.message, exc.code)
         session.reset()
         if status is not None:
             return status_error(origin, status[0], status[1])
-        if isinstance(exc, MCPError):
-            return BackendUnavailable(f"{origin}: {exc.message} (the session is reopened on the next query)")
-        return BackendUnavailable(f"{origin}: {type(exc).__name__}: {exc or 'connection lost'} "
-                                  "(the session is reopened on the next query)")
+        return _lost(origin, exc.message if isinstance(exc, MCPError) else _named(exc))
 
     def fetch(self, body: dict[str, Any], offset: int, size: int) -> list[Mapped]:
         origin = self.where(offset)
@@ -211,6 +210,15 @@ class McpShaped(ShapedSearch):
             lean.close()
         if sdk is not None:
             sdk.close()
+
+
+def _lost(origin: str, what: str) -> BackendUnavailable:
+    """The session broke (a child that died, a connection gone): the next query opens a new one."""
+    return BackendUnavailable(f"{origin}: {what} (the session is reopened on the next query)")
+
+
+def _named(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc or 'connection lost'}"
 
 
 def _leaf(exc: Exception) -> Exception:
