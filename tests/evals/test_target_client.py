@@ -393,7 +393,8 @@ def test_concurrency_keeps_n_searches_in_flight_each_in_its_own_eval_trace(tmp_p
 def test_a_slow_query_holds_back_neither_the_other_searches_nor_their_journal(tmp_path, config, module):
     """A sliding window, not waves: the first query answers only once every other query has been answered
     (an event, waited for at most 10 s). Searched in waves of a batch, the first wave would wait for it and
-    the others would never be asked; kept 4 in flight, they all are, and all but it are journaled first."""
+    the others would never be asked; kept 4 in flight, they all are, and journaled before it (all but those still
+    handing their answers on)."""
     from searchtrace.evals.runs.execution import run_eval
 
     slow, lock = TEST_IDS[0], threading.Lock()
@@ -418,7 +419,9 @@ def test_a_slow_query_holds_back_neither_the_other_searches_nor_their_journal(tm
     assert released == [True]  # the others were all answered while the slow one was in flight
     assert answered[-1] == slow and folder.summary().errors == 0
     journal = [o.query_id for o in folder.outcomes()]
-    assert sorted(journal) == sorted(TEST_IDS) and journal[-1] == slow
+    # journaled as answers come back: behind the slow one, at most the three other queries in flight when the
+    # last of them was answered (each thread hands its answer on after the event is set, a race not ours)
+    assert sorted(journal) == sorted(TEST_IDS) and journal.index(slow) >= len(TEST_IDS) - 4
     assert trec_rows(folder) == trec_rows(run_eval(settings, config, out=tmp_path / "one", target=spec,
                                                    progress=False, trace_settings=trace_settings()))
 
